@@ -1,0 +1,76 @@
+"""Lemma 5: the product of A (r x k) and B (k x c) in two attention layers.
+
+Input: <A, B>: A[i][m] at i*k + m, B[m][j] at r*k + m*c + j (n = k*(r + c)).
+Output: AB (r x c) row-major from position 0, zeros after.
+
+Let m(p) = p mod k at every position p.
+
+Layer 1 (r + c heads, all pure routing):
+  head a_i (i < r) selects key i*k + m(p): it moves A[i][m(p)] to position p;
+  head b_j (j < c) selects key r*k + m(p)*c + j: it moves B[m(p)][j] to p.
+Element-wise: prod_ij = a_i * b_j, so prod_ij(p) = A[i][m] * B[m][j], m = m(p).
+Layer 2 (r*c heads): head (i, j) selects, at the single query i*c + j, the keys
+  0..k-1 (where m(p) = p): its mean there is (1/k) sum_m A[i][m] B[m][j]; at
+  every other query it selects nothing and gives 0.
+Element-wise: out = k * sum_ij head_ij: at i*c + j exactly (AB)[i][j], 0 past r*c.
+
+The result needs r*c positions but the sequence has k*(r + c): the construction
+is defined only when r*c <= k*(r + c) (3x1 times 1x3 does not fit). As in the
+paper, r and c are fixed and k = length // (r + c).
+Cost: 2 layers with r + c and r*c heads; with the length layer, 3.
+"""
+
+from __future__ import annotations
+
+from usim.constructions.base import Construction, gather
+from usim.encodings.layout import SequenceLayout
+from usim.errors import ShapeError
+from usim.rasp.expr import Predicate, SOp, aggregate, indices, length, select, tokens
+from usim.rasp.program import Program
+
+
+def matmul_block(values: SOp, rows: int, inner: int | SOp, cols: int,
+                 a_offset: int | SOp = 0, b_offset: int | SOp | None = None) -> SOp:
+    """A B at [0, r*c) for A (rows x inner) at a_offset and B (inner x cols) at b_offset."""
+    if b_offset is None:
+        b_offset = a_offset + rows * inner
+    m = (indices % inner).named("m")
+    a = [gather(values, m + i * inner + a_offset).named(f"a{i}") for i in range(rows)]
+    b = [gather(values, m * cols + (b_offset + j)).named(f"b{j}") for j in range(cols)]
+    total = None
+    for i in range(rows):
+        for j in range(cols):
+            product = (a[i] * b[j]).named(f"prod{i}{j}")
+            selector = (select(indices, inner, Predicate.LT)
+                        & select(i * cols + j, indices, Predicate.EQ)).named(f"dot{i}{j}")
+            head = aggregate(selector, product).named(f"mean{i}{j}")
+            total = head if total is None else total + head
+    return (inner * total).named("product")
+
+
+def matmul_program(rows: int, cols: int) -> Program:
+    inner = (length // (rows + cols)).named("k")
+    return Program.of(
+        f"matmul_r{rows}_c{cols}",
+        {"product": matmul_block(tokens, rows, inner, cols)},
+        f"A B for A with {rows} rows and B with {cols} columns (k read from length)",
+    )
+
+
+def matmul_fits(rows: int, inner: int, cols: int) -> bool:
+    return rows * cols <= inner * (rows + cols)
+
+
+def matmul_construction(rows: int, inner: int, cols: int) -> Construction:
+    if not matmul_fits(rows, inner, cols):
+        raise ShapeError(
+            f"the product of {rows}x{inner} and {inner}x{cols} has {rows * cols} entries but the "
+            f"input sequence only {inner * (rows + cols)} positions: Lemma 5's layout cannot hold it"
+        )
+    n = inner * (rows + cols)
+    return Construction(
+        name=f"matmul {rows}x{inner} . {inner}x{cols}",
+        program=matmul_program(rows, cols),
+        input_layout=SequenceLayout.of(("A", (rows, inner)), ("B", (inner, cols))),
+        output_layout=SequenceLayout.of(("AB", (rows, cols)), length=n),
+    )

@@ -1,0 +1,55 @@
+"""Lemma 3: matrix transposition in one attention layer with one head.
+
+Input: M (r x c) row-major, M[i][j] at position i*c + j.
+Output: M^T (c x r) row-major from position 0: M^T[a][b] = M[b][a] at a*r + b.
+
+At output position p we want a = p // r, b = p mod r, so the source position is
+
+    src(p) = (p mod r) * c + p // r.
+
+The single head selects, at query p, the key whose index equals src(p) and
+aggregates the tokens: a mean over one key, hence exactly M[b][a]. src is an
+element-wise map of ``indices`` (and of ``length`` when c is read from it), so
+the head's selector is decided by positions alone.
+
+As in the paper, the standalone program fixes r and reads c = length // r:
+1 attention layer, 1 head; counting the layer that computes ``length``, 2.
+"""
+
+from __future__ import annotations
+
+from usim.constructions.base import Construction, gather, guarded
+from usim.encodings.layout import SequenceLayout
+from usim.rasp.expr import SOp, indices, length, tokens
+from usim.rasp.program import Program
+
+
+def transpose_block(values: SOp, rows: int, cols: int | SOp, offset: int = 0,
+                    out_size_guard: bool = False) -> SOp:
+    """M^T at positions [0, r*c) for M (rows x cols) read from ``offset``.
+
+    With ``out_size_guard`` positions past r*c select nothing (default 0); the
+    standalone program fills the sequence and needs no guard.
+    """
+    p = indices
+    source = ((p % rows) * cols + p // rows + offset).named("transpose_src")
+    if out_size_guard:
+        source = guarded(source, 0, rows * cols).named("transpose_src")
+    return gather(values, source).named("transpose")
+
+
+def transpose_program(rows: int) -> Program:
+    """The paper's program: r fixed, c = length // r."""
+    cols = (length // rows).named("cols")
+    out = transpose_block(tokens, rows, cols)
+    return Program.of(f"transpose_r{rows}", {"transpose": out},
+                      f"M^T for M with {rows} rows (columns read from length)")
+
+
+def transpose_construction(rows: int, cols: int) -> Construction:
+    return Construction(
+        name=f"transpose {rows}x{cols}",
+        program=transpose_program(rows),
+        input_layout=SequenceLayout.of(("M", (rows, cols))),
+        output_layout=SequenceLayout.of(("MT", (cols, rows))),
+    )

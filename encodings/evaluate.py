@@ -1,0 +1,236 @@
+"""The meaning of a RASP program, defined once for every interpretation.
+
+Evaluation has two passes over the expression graph, in topological order.
+
+1. *Static pass* (once per length n, cached). Every node that does not depend on
+   the tokens (indices, length, constants and whatever is computed from them
+   alone) is evaluated exactly, with :class:`ExactInterpretation`; a selector
+   whose keys and queries are static is decided into a sparse
+   :class:`StaticSelection`. Index routing thus costs nothing at run time and
+   nothing symbolic. A static node with no exact value (``exp(1)``) is left to
+   the second pass.
+2. *Dynamic pass* (per input). The remaining nodes are evaluated by the chosen
+   interpretation; a static value it needs is lifted into its domain.
+
+:func:`_node_value` below is the single definition of what each node means.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Mapping
+
+from usim.encodings.exact import ExactInterpretation
+from usim.encodings.interpretation import Interpretation
+from usim.encodings.selection import StaticSelection, decide
+from usim.errors import EvaluationError, NotExactError, UsimError
+from usim.rasp.expr import (
+    Aggregate,
+    Constant,
+    Expr,
+    Indices,
+    Length,
+    Map,
+    Op,
+    Select,
+    Selector,
+    SelectorAnd,
+    SelectorNot,
+    SelectorOr,
+    SelectorWidth,
+    SOp,
+    Tokens,
+)
+from usim.rasp.printing import expression
+from usim.rasp.program import Program, topological_order
+
+EXACT = ExactInterpretation()
+
+
+@dataclass(eq=False)
+class Plan:
+    """The static part of a program at one length: exact values and selections."""
+
+    n: int
+    order: list[Expr]
+    static: dict[int, Any] = field(default_factory=dict)  # node id -> exact list or selection
+
+    def is_static(self, node: Expr) -> bool:
+        return node.id in self.static
+
+    def selection(self, selector: Selector) -> StaticSelection | None:
+        value = self.static.get(selector.id)
+        return value if isinstance(value, StaticSelection) else None
+
+
+_PLANS: dict[tuple[tuple[int, ...], int], tuple[tuple[SOp, ...], Plan]] = {}
+_PLAN_CACHE_SIZE = 64
+
+
+def plan_for(roots: tuple[SOp, ...], n: int) -> Plan:
+    """The static pass for these outputs at length n (cached; roots kept alive)."""
+    key = (tuple(r.id for r in roots), n)
+    hit = _PLANS.get(key)
+    if hit is not None:
+        return hit[1]
+    order = topological_order(roots)
+    plan = Plan(n, order)
+    depends_on_tokens: set[int] = set()
+    for node in order:
+        if isinstance(node, Tokens) or any(c.id in depends_on_tokens for c in node.children()):
+            depends_on_tokens.add(node.id)
+            continue
+        if any(c.id not in plan.static for c in node.children()):
+            depends_on_tokens.add(node.id)  # a child had no exact value
+            continue
+        try:
+            plan.static[node.id] = _node_value(node, EXACT, plan, {}, n)
+        except NotExactError:
+            depends_on_tokens.add(node.id)
+    if len(_PLANS) >= _PLAN_CACHE_SIZE:
+        _PLANS.pop(next(iter(_PLANS)))
+    _PLANS[key] = (roots, plan)
+    return plan
+
+
+def _describe(node: Expr) -> str:
+    try:
+        text = expression(node)[0]
+    except Exception:  # pragma: no cover - printing must never hide the real error
+        text = "?"
+    return f"{node.name} = {text}" if node.has_name or text != node.name else node.name
+
+
+def _node_value(node: Expr, interp: Interpretation, plan: Plan, env: dict, n: int) -> Any:
+    """What ``node`` means, in ``interp``, given the values of its children."""
+
+    def value(child: Expr) -> Any:
+        if child.id in env:
+            return env[child.id]
+        static = plan.static[child.id]
+        if isinstance(static, StaticSelection):
+            return static
+        lifted = interp.lift(static) if interp is not EXACT else static
+        env[child.id] = lifted
+        return lifted
+
+    def number(child: SOp) -> Any:
+        v = value(child)
+        return interp.to_number(v) if child.is_bool else v
+
+    def boolean(child: SOp) -> Any:
+        v = value(child)
+        return v if child.is_bool else interp.to_bool(v)
+
+    def dynamic(selector: Selector) -> Any:
+        v = value(selector)
+        return interp.densify(v) if isinstance(v, StaticSelection) else v
+
+    try:
+        if isinstance(node, Indices):
+            return list(range(n))
+        if isinstance(node, Length):
+            return [n] * n
+        if isinstance(node, Constant):
+            return [node.value] * n
+        if isinstance(node, Tokens):
+            raise AssertionError("tokens are given, not computed")
+        if isinstance(node, Map):
+            kind = node.op.kind
+            if kind in ("num", "cmp"):
+                args = [number(a) for a in node.args]
+            elif kind == "bool":
+                args = [boolean(a) for a in node.args]
+            else:  # where
+                args = [boolean(node.args[0]), number(node.args[1]), number(node.args[2])]
+            return interp.map(node.op, args)
+        if isinstance(node, Select):
+            keys, queries = value(node.keys), value(node.queries)
+            if interp is EXACT:
+                return decide(node.predicate, keys, queries)
+            return interp.select(
+                node.predicate, number(node.keys), number(node.queries)
+            )
+        if isinstance(node, (SelectorAnd, SelectorNot)):
+            parts = list(node.children())
+            values = [value(p) for p in parts]
+            op = Op.NOT if isinstance(node, SelectorNot) else (
+                Op.OR if isinstance(node, SelectorOr) else Op.AND)
+            if all(isinstance(v, StaticSelection) for v in values):
+                if op is Op.NOT:
+                    return ~values[0]
+                return values[0] & values[1] if op is Op.AND else values[0] | values[1]
+            return interp.combine(op, [dynamic(p) for p in parts])
+        if isinstance(node, Aggregate):
+            selection = value(node.selector)
+            values = number(node.values)
+            if isinstance(selection, StaticSelection):
+                return interp.aggregate_static(selection, values, node.default, node.semantics)
+            return interp.aggregate_dynamic(selection, values, node.default, node.semantics)
+        if isinstance(node, SelectorWidth):
+            selection = value(node.selector)
+            if isinstance(selection, StaticSelection):
+                counts = [int(c) for c in selection.counts]
+                return counts if interp is EXACT else interp.lift(counts)
+            return interp.width(selection)
+    except NotExactError as error:
+        raise NotExactError(f"in {_describe(node)}: {error}") from None
+    except UsimError:
+        raise
+    except (ArithmeticError, ValueError) as error:
+        raise EvaluationError(
+            f"{interp.name} evaluation failed in {_describe(node)}: {error or type(error).__name__}"
+        ) from None
+    raise TypeError(f"unknown expression {node!r}")
+
+
+def evaluate_sops(roots: tuple[SOp, ...], interp: Interpretation, tokens: Any) -> list[Any]:
+    """The values of ``roots`` on ``tokens`` (already in ``interp``'s domain)."""
+    n = interp.length(tokens)
+    plan = plan_for(roots, n)
+    env: dict[int, Any] = {}
+    for node in plan.order:
+        if plan.is_static(node):
+            continue
+        if isinstance(node, Tokens):
+            env[node.id] = tokens
+        else:
+            env[node.id] = _node_value(node, interp, plan, env, n)
+    out = []
+    for root in roots:
+        if root.id in env:
+            out.append(env[root.id])
+        else:
+            static = plan.static[root.id]
+            out.append(static if interp is EXACT else interp.lift(static))
+    return out
+
+
+def evaluate(program: Program, interp: Interpretation, tokens: Any) -> dict[str, Any]:
+    """Every output of ``program`` on ``tokens`` under ``interp``, by name."""
+    roots = tuple(sop for _, sop in program.outputs)
+    values = evaluate_sops(roots, interp, tokens)
+    return {name: v for (name, _), v in zip(program.outputs, values)}
+
+
+def evaluate_all(program: Program, interp: Interpretation, tokens: Any) -> Mapping[int, Any]:
+    """The value of every sequence node (by node id), static ones lifted.
+
+    Used to find where a wrong construction first diverges and to draw pictures.
+    """
+    roots = tuple(sop for _, sop in program.outputs)
+    n = interp.length(tokens)
+    plan = plan_for(roots, n)
+    env: dict[int, Any] = {}
+    for node in plan.order:
+        if plan.is_static(node):
+            if isinstance(node, SOp):
+                static = plan.static[node.id]
+                env[node.id] = static if interp is EXACT else interp.lift(static)
+            else:
+                env[node.id] = plan.static[node.id]
+        elif isinstance(node, Tokens):
+            env[node.id] = tokens
+        else:
+            env[node.id] = _node_value(node, interp, plan, env, n)
+    return env

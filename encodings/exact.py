@@ -1,0 +1,149 @@
+"""The exact interpretation: rational arithmetic with Python's Fraction.
+
+Every value is an int, a Fraction or a bool, and every operation is exact.
+Floor division and remainder follow Python (floor) semantics, as numpy's do.
+``exp`` has no rational value at a rational point other than 0 and raises
+:class:`NotExactError`; a root or a fractional power is computed exactly when
+the result is rational (``length ** 0.5`` at a perfect square) and raises
+otherwise. This is also the arithmetic by which the evaluator decides, once per
+length, every value that does not depend on the tokens.
+
+(Fraction was chosen over python-flint's fmpq: on the product block the
+difference is small next to the traversal itself, and it keeps the dependency
+list short; ``benchmarks/bench_interpretations.py`` prints both.)
+"""
+
+from __future__ import annotations
+
+import math
+from fractions import Fraction
+from typing import ClassVar
+
+from usim.encodings.interpretation import ElementwiseInterpretation, Scalar
+from usim.errors import NotExactError
+from usim.rasp.expr import Op
+
+
+def _normal(x: Fraction | int) -> Fraction | int:
+    if isinstance(x, Fraction) and x.denominator == 1:
+        return int(x)
+    return x
+
+
+def _exact_root(x: Fraction | int, degree: int) -> Fraction | int:
+    """The exact degree-th root of x if it is rational, else NotExactError."""
+    x = Fraction(x)
+    if x < 0 and degree % 2 == 0:
+        raise NotExactError(f"the square root of the negative number {x} is not real")
+    sign = -1 if x < 0 else 1
+    num, den = abs(x.numerator), x.denominator
+    rn, rd = round(num ** (1 / degree)), round(den ** (1 / degree))
+    for a in (rn - 1, rn, rn + 1):
+        for b in (rd - 1, rd, rd + 1):
+            if a >= 0 and b > 0 and a**degree == num and b**degree == den:
+                return _normal(sign * Fraction(a, b))
+    if degree == 2:
+        a, b = math.isqrt(num), math.isqrt(den)
+        if a * a == num and b * b == den:
+            return _normal(Fraction(a, b))
+    raise NotExactError(f"the {degree}-th root of {x} is irrational")
+
+
+def exact_pow(base: Fraction | int, exponent: Fraction | int) -> Fraction | int:
+    exponent = Fraction(exponent)
+    if exponent.denominator == 1:
+        e = exponent.numerator
+        if e < 0 and base == 0:
+            raise ZeroDivisionError("0 to a negative power")
+        return _normal(Fraction(base) ** e)
+    if base == 0:
+        if exponent < 0:
+            raise ZeroDivisionError("0 to a negative power")
+        return 0
+    root = _exact_root(base, exponent.denominator)
+    return exact_pow(root, exponent.numerator)
+
+
+def _exp(_: Scalar, x: Scalar) -> Scalar:
+    if x == 0:
+        return 1
+    raise NotExactError(
+        f"exp({x}) is irrational: the exact interpretation has no exp; "
+        "use the symbolic, smt or numeric interpretation"
+    )
+
+
+def _div(_: Scalar, a: Scalar, b: Scalar) -> Scalar:
+    return _normal(Fraction(a) / Fraction(b))
+
+
+class ExactInterpretation(ElementwiseInterpretation):
+    name: ClassVar[str] = "exact"
+
+    ops: ClassVar[dict] = {
+        Op.ADD: lambda _, a, b: _normal(a + b),
+        Op.SUB: lambda _, a, b: _normal(a - b),
+        Op.MUL: lambda _, a, b: _normal(a * b),
+        Op.TRUEDIV: _div,
+        Op.FLOORDIV: lambda _, a, b: _normal(a // b),
+        Op.MOD: lambda _, a, b: _normal(a % b),
+        Op.POW: lambda _, a, b: exact_pow(a, b),
+        Op.NEG: lambda _, a: -a,
+        Op.ABS: lambda _, a: abs(a),
+        Op.EXP: _exp,
+        Op.SQRT: lambda _, a: _exact_root(a, 2),
+        Op.MAXIMUM: lambda _, a, b: max(a, b),
+        Op.MINIMUM: lambda _, a, b: min(a, b),
+        Op.EQ: lambda _, a, b: a == b,
+        Op.NE: lambda _, a, b: a != b,
+        Op.LT: lambda _, a, b: a < b,
+        Op.LE: lambda _, a, b: a <= b,
+        Op.GT: lambda _, a, b: a > b,
+        Op.GE: lambda _, a, b: a >= b,
+        Op.AND: lambda _, a, b: bool(a and b),
+        Op.OR: lambda _, a, b: bool(a or b),
+        Op.NOT: lambda _, a: not a,
+        Op.WHERE: lambda _, c, a, b: a if c else b,
+    }
+
+    def constant(self, value: int | Fraction | bool) -> Scalar:
+        return value
+
+    def truth(self, condition: Scalar) -> bool | None:
+        return bool(condition)
+
+    def ite(self, condition: Scalar, if_true: Scalar, if_false: Scalar) -> Scalar:
+        return if_true if condition else if_false
+
+    def total(self, terms: list[Scalar]) -> Scalar:
+        return _normal(sum(terms, 0))
+
+    def divide(self, numerator: Scalar, denominator: Scalar) -> Scalar:
+        return _normal(Fraction(numerator) / Fraction(denominator))
+
+    def to_number(self, seq):
+        return [int(bool(c)) for c in seq]
+
+
+def as_exact(value: object) -> int | Fraction:
+    """A user's number as an exact rational (a float is read as its decimal)."""
+    if isinstance(value, bool):
+        return int(value)
+    if isinstance(value, (int, Fraction)):
+        return _normal(Fraction(value))
+    if isinstance(value, float):
+        if not math.isfinite(value):
+            raise ValueError(f"non-finite value {value!r}")
+        return _normal(Fraction(repr(value)))
+    try:
+        import numpy as np
+
+        if isinstance(value, np.integer):
+            return int(value)
+        if isinstance(value, np.floating):
+            return as_exact(float(value))
+    except ImportError:  # pragma: no cover
+        pass
+    if isinstance(value, str):
+        return _normal(Fraction(value))
+    raise TypeError(f"cannot read {value!r} as an exact number")

@@ -1,0 +1,230 @@
+"""What an interpretation supplies: the arithmetic, never the traversal.
+
+The meaning of a program is defined once, in :mod:`usim.encodings.evaluate`. An
+interpretation says how to represent a sequence and do each operation on it.
+Most interpretations (exact, symbolic, smt) work position by position: they
+subclass :class:`ElementwiseInterpretation` and give only scalar operations in a
+table; the numeric one works on whole batches of sequences at once.
+
+The aggregate is defined here once for every element-wise interpretation:
+
+* concrete selection: at query q with selected keys K, ``mean(v[k] for k in K)``;
+  if K is empty, the default (RASP) or the mean over every position (AHAT);
+* data-dependent selection with entries s_k (terms or booleans): the guarded sum
+  ``total = sum(ite(s_k, v_k, 0))`` over the guarded count
+  ``count = sum(ite(s_k, 1, 0))``, and ``ite(count == 0, empty, total / count)``.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from fractions import Fraction
+from typing import Any, Callable, ClassVar, Sequence
+
+from usim.encodings.selection import StaticSelection
+from usim.rasp.expr import Op, Predicate, Semantics
+
+Scalar = Any
+Seq = Any
+DynamicSelection = Any
+
+
+class Interpretation(ABC):
+    """A domain for sequence values and the operations on it."""
+
+    name: ClassVar[str]
+
+    @abstractmethod
+    def length(self, tokens: Seq) -> int: ...
+
+    @abstractmethod
+    def lift(self, values: Sequence[Scalar]) -> Seq:
+        """A sequence of exact values (ints, Fractions, bools) in this domain."""
+
+    @abstractmethod
+    def map(self, op: Op, args: list[Seq]) -> Seq: ...
+
+    @abstractmethod
+    def to_number(self, seq: Seq) -> Seq:
+        """A boolean sequence as 1/0."""
+
+    @abstractmethod
+    def to_bool(self, seq: Seq) -> Seq:
+        """A number sequence as booleans (non-zero is true)."""
+
+    @abstractmethod
+    def select(self, predicate: Predicate, keys: Seq, queries: Seq) -> DynamicSelection: ...
+
+    @abstractmethod
+    def densify(self, selection: StaticSelection) -> DynamicSelection: ...
+
+    @abstractmethod
+    def combine(self, op: Op, selections: list[DynamicSelection]) -> DynamicSelection:
+        """AND, OR of two selections, NOT of one."""
+
+    @abstractmethod
+    def aggregate_static(
+        self, selection: StaticSelection, values: Seq, default: Scalar, semantics: Semantics
+    ) -> Seq: ...
+
+    @abstractmethod
+    def aggregate_dynamic(
+        self, selection: DynamicSelection, values: Seq, default: Scalar, semantics: Semantics
+    ) -> Seq: ...
+
+    @abstractmethod
+    def width(self, selection: DynamicSelection) -> Seq: ...
+
+
+class ElementwiseInterpretation(Interpretation):
+    """An interpretation whose sequences are Python lists of scalars.
+
+    Subclasses give ``ops`` (a table from :class:`Op` to a scalar function) and
+    the few scalar primitives below; everything sequence-level is defined here.
+    """
+
+    ops: ClassVar[dict[Op, Callable[..., Scalar]]]
+
+    # -- scalar primitives a subclass supplies -------------------------------
+    @abstractmethod
+    def constant(self, value: int | Fraction | bool) -> Scalar: ...
+
+    @abstractmethod
+    def truth(self, condition: Scalar) -> bool | None:
+        """True/False when the condition is decided concretely, else None."""
+
+    @abstractmethod
+    def ite(self, condition: Scalar, if_true: Scalar, if_false: Scalar) -> Scalar: ...
+
+    @abstractmethod
+    def total(self, terms: list[Scalar]) -> Scalar: ...
+
+    @abstractmethod
+    def divide(self, numerator: Scalar, denominator: Scalar) -> Scalar: ...
+
+    def scalar(self, op: Op, *args: Scalar) -> Scalar:
+        return self.ops[op](self, *args)
+
+    # -- sequences -----------------------------------------------------------
+    def length(self, tokens: Seq) -> int:
+        return len(tokens)
+
+    def lift(self, values: Sequence[Scalar]) -> Seq:
+        return [self.constant(v) for v in values]
+
+    def map(self, op: Op, args: list[Seq]) -> Seq:
+        return [self.scalar(op, *xs) for xs in zip(*args)]
+
+    def to_number(self, seq: Seq) -> Seq:
+        one, zero = self.constant(1), self.constant(0)
+        return [self._decided(c, one, zero) for c in seq]
+
+    def to_bool(self, seq: Seq) -> Seq:
+        zero = self.constant(0)
+        return [self.scalar(Op.NE, x, zero) for x in seq]
+
+    def _decided(self, condition: Scalar, if_true: Scalar, if_false: Scalar) -> Scalar:
+        decided = self.truth(condition)
+        if decided is None:
+            return self.ite(condition, if_true, if_false)
+        return if_true if decided else if_false
+
+    # -- selectors -----------------------------------------------------------
+    def select(self, predicate: Predicate, keys: Seq, queries: Seq) -> DynamicSelection:
+        if predicate is Predicate.TRUE:
+            return [[True] * len(keys) for _ in queries]
+        if predicate is Predicate.FALSE:
+            return [[False] * len(keys) for _ in queries]
+        op = predicate.as_op()
+        return [[self.scalar(op, k, q) for k in keys] for q in queries]
+
+    def densify(self, selection: StaticSelection) -> DynamicSelection:
+        return selection.dense().tolist()
+
+    def combine(self, op: Op, selections: list[DynamicSelection]) -> DynamicSelection:
+        if op is Op.NOT:
+            return [[self._not(s) for s in row] for row in selections[0]]
+        left, right = selections
+        pick = self._and if op is Op.AND else self._or
+        return [[pick(a, b) for a, b in zip(ra, rb)] for ra, rb in zip(left, right)]
+
+    def _not(self, a: Scalar) -> Scalar:
+        t = self.truth(a)
+        return (not t) if t is not None else self.scalar(Op.NOT, a)
+
+    def _and(self, a: Scalar, b: Scalar) -> Scalar:
+        ta, tb = self.truth(a), self.truth(b)
+        if ta is False or tb is False:
+            return False
+        if ta is True:
+            return b
+        if tb is True:
+            return a
+        return self.scalar(Op.AND, a, b)
+
+    def _or(self, a: Scalar, b: Scalar) -> Scalar:
+        ta, tb = self.truth(a), self.truth(b)
+        if ta is True or tb is True:
+            return True
+        if ta is False:
+            return b
+        if tb is False:
+            return a
+        return self.scalar(Op.OR, a, b)
+
+    # -- aggregation ---------------------------------------------------------
+    def _mean(self, terms: list[Scalar]) -> Scalar:
+        if len(terms) == 1:
+            return terms[0]
+        return self.divide(self.total(terms), self.constant(len(terms)))
+
+    def _empty(self, values: Seq, default: Scalar, semantics: Semantics) -> Scalar:
+        if semantics is Semantics.AHAT:
+            return self._mean(list(values))
+        return self.constant(default)
+
+    def aggregate_static(
+        self, selection: StaticSelection, values: Seq, default: Scalar, semantics: Semantics
+    ) -> Seq:
+        out = []
+        empty = None
+        for q in range(selection.n):
+            keys = selection.keys_of(q)
+            if keys.size:
+                out.append(self._mean([values[k] for k in keys]))
+            else:
+                if empty is None:
+                    empty = self._empty(values, default, semantics)
+                out.append(empty)
+        return out
+
+    def aggregate_dynamic(
+        self, selection: DynamicSelection, values: Seq, default: Scalar, semantics: Semantics
+    ) -> Seq:
+        zero, one = self.constant(0), self.constant(1)
+        out = []
+        empty = None
+        for row in selection:
+            decided = [self.truth(s) for s in row]
+            if all(d is not None for d in decided):
+                chosen = [v for v, d in zip(values, decided) if d]
+                if chosen:
+                    out.append(self._mean(chosen))
+                    continue
+                if empty is None:
+                    empty = self._empty(values, default, semantics)
+                out.append(empty)
+                continue
+            live = [(s, v, d) for s, v, d in zip(row, values, decided) if d is not False]
+            total = self.total([v if d else self.ite(s, v, zero) for s, v, d in live])
+            count = self.total([one if d else self.ite(s, one, zero) for s, _, d in live])
+            if empty is None:
+                empty = self._empty(values, default, semantics)
+            out.append(
+                self.ite(self.scalar(Op.EQ, count, zero), empty, self.divide(total, count))
+            )
+        return out
+
+    def width(self, selection: DynamicSelection) -> Seq:
+        zero, one = self.constant(0), self.constant(1)
+        return [self.total([self._decided(s, one, zero) for s in row]) for row in selection]

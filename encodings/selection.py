@@ -1,0 +1,115 @@
+"""Selectors decided concretely: which keys each query selects, as sparse rows.
+
+A selector whose keys and queries do not depend on the tokens (indices, length,
+constants and maps of them) is the same for every input of a given length. It is
+decided once per length, exactly, and stored in compressed sparse rows: query q
+selects ``keys[indptr[q]:indptr[q+1]]`` (ascending). No n x n matrix is built for
+an equality selector: it is a hash join (for each query, look up the keys that
+carry its value). Interpretations aggregate over such a selection by gathering.
+"""
+
+from __future__ import annotations
+
+import bisect
+from dataclasses import dataclass
+from typing import Sequence
+
+import numpy as np
+
+from usim.rasp.expr import Predicate
+
+
+@dataclass(frozen=True, eq=False)
+class StaticSelection:
+    n: int
+    indptr: np.ndarray  # (n + 1,) int64
+    keys: np.ndarray  # (nnz,) int64
+
+    @property
+    def counts(self) -> np.ndarray:
+        return np.diff(self.indptr)
+
+    @property
+    def is_gather(self) -> bool:
+        """Every query selects at most one key (the head only moves a value)."""
+        return bool(self.keys.size == 0 or self.counts.max() <= 1)
+
+    def keys_of(self, query: int) -> np.ndarray:
+        return self.keys[self.indptr[query] : self.indptr[query + 1]]
+
+    def rows(self) -> list[list[int]]:
+        return [self.keys_of(q).tolist() for q in range(self.n)]
+
+    def dense(self) -> np.ndarray:
+        """The boolean n x n matrix [query, key] (for pictures and small cases)."""
+        out = np.zeros((self.n, self.n), dtype=bool)
+        out[np.repeat(np.arange(self.n), self.counts), self.keys] = True
+        return out
+
+    # -- construction -------------------------------------------------------
+    @classmethod
+    def from_codes(cls, n: int, codes: np.ndarray) -> "StaticSelection":
+        """From sorted unique codes q * n + k."""
+        codes = np.asarray(codes, dtype=np.int64)
+        queries, keys = np.divmod(codes, n) if n else (codes, codes)
+        indptr = np.searchsorted(queries, np.arange(n + 1), side="left").astype(np.int64)
+        return cls(n, indptr, keys.astype(np.int64))
+
+    @classmethod
+    def from_rows(cls, n: int, rows: Sequence[Sequence[int]]) -> "StaticSelection":
+        counts = np.fromiter((len(r) for r in rows), dtype=np.int64, count=n)
+        indptr = np.concatenate([[0], np.cumsum(counts)]).astype(np.int64)
+        keys = (
+            np.concatenate([np.sort(np.asarray(r, dtype=np.int64)) for r in rows])
+            if n
+            else np.zeros(0, np.int64)
+        )
+        return cls(n, indptr, keys.astype(np.int64))
+
+    def codes(self) -> np.ndarray:
+        return np.repeat(np.arange(self.n, dtype=np.int64), self.counts) * self.n + self.keys
+
+    def __and__(self, other: "StaticSelection") -> "StaticSelection":
+        return StaticSelection.from_codes(self.n, np.intersect1d(self.codes(), other.codes()))
+
+    def __or__(self, other: "StaticSelection") -> "StaticSelection":
+        return StaticSelection.from_codes(self.n, np.union1d(self.codes(), other.codes()))
+
+    def __invert__(self) -> "StaticSelection":
+        everything = np.arange(self.n * self.n, dtype=np.int64)
+        return StaticSelection.from_codes(self.n, np.setdiff1d(everything, self.codes()))
+
+
+def decide(predicate: Predicate, keys: Sequence, queries: Sequence) -> StaticSelection:
+    """Entry [q][k] = predicate(keys[k], queries[q]) over exact values, sparsely.
+
+    Equality is a hash join; the orders are a binary search over the keys sorted
+    by value; ``!=`` is the complement of equality. All comparisons are exact
+    (Python ints and Fractions).
+    """
+    n = len(keys)
+    if predicate is Predicate.TRUE:
+        return StaticSelection(n, np.arange(0, n * n + 1, n, dtype=np.int64),
+                               np.tile(np.arange(n, dtype=np.int64), n))
+    if predicate is Predicate.FALSE:
+        return StaticSelection(n, np.zeros(n + 1, np.int64), np.zeros(0, np.int64))
+    if predicate in (Predicate.EQ, Predicate.NE):
+        where: dict = {}
+        for k, value in enumerate(keys):
+            where.setdefault(value, []).append(k)
+        equal = StaticSelection.from_rows(n, [where.get(q, ()) for q in queries])
+        return equal if predicate is Predicate.EQ else ~equal
+    order = sorted(range(n), key=lambda k: keys[k])
+    values = [keys[k] for k in order]
+    rows = []
+    for q in queries:
+        if predicate is Predicate.LT:  # key < query
+            chosen = order[: bisect.bisect_left(values, q)]
+        elif predicate is Predicate.LE:
+            chosen = order[: bisect.bisect_right(values, q)]
+        elif predicate is Predicate.GT:
+            chosen = order[bisect.bisect_right(values, q):]
+        else:  # GE
+            chosen = order[bisect.bisect_left(values, q):]
+        rows.append(chosen)
+    return StaticSelection.from_rows(n, rows)

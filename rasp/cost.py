@@ -1,0 +1,90 @@
+"""The cost of a RASP program as the RASP interpreter counts it.
+
+Attention layers are the nesting depth of attention nodes (aggregate and
+selector_width): such a node sits one layer above the deepest attention node its
+selector or values depend on. The heads of a layer are the attention nodes that
+sit at it. Element-wise maps cost no layer (they are MLPs).
+
+``length`` is free in the first count. The RASP interpreter computes it by an
+attention layer of its own (a selector width over an always-true selector), so
+the second count treats ``length`` as an attention node in layer 1: everything
+that depends on it moves up a layer, and layer 1 gains one head. The paper's
+figures ("depth 1, plus length") are the second count.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from usim.rasp.expr import Aggregate, Expr, Length, Map, SelectorWidth
+from usim.rasp.program import Program, topological_order
+
+
+@dataclass(frozen=True)
+class Cost:
+    layers: int
+    heads: tuple[tuple[str, ...], ...]  # names of the heads of each layer
+    layers_with_length: int
+    heads_with_length: tuple[tuple[str, ...], ...]
+    maps: int  # element-wise operations
+    uses_length: bool
+
+    @property
+    def heads_per_layer(self) -> tuple[int, ...]:
+        return tuple(len(h) for h in self.heads)
+
+    @property
+    def heads_per_layer_with_length(self) -> tuple[int, ...]:
+        return tuple(len(h) for h in self.heads_with_length)
+
+    @property
+    def width(self) -> int:
+        return max(self.heads_per_layer, default=0)
+
+    def summary(self) -> str:
+        per = ", ".join(str(h) for h in self.heads_per_layer) or "-"
+        text = f"{self.layers} attention layer(s), heads per layer [{per}], {self.maps} element-wise op(s)"
+        if self.uses_length:
+            per_l = ", ".join(str(h) for h in self.heads_per_layer_with_length)
+            text += f"; counting the length layer: {self.layers_with_length} layer(s) [{per_l}]"
+        return text
+
+    def as_dict(self) -> dict:
+        return {
+            "layers": self.layers,
+            "heads_per_layer": list(self.heads_per_layer),
+            "layers_with_length": self.layers_with_length,
+            "heads_per_layer_with_length": list(self.heads_per_layer_with_length),
+            "elementwise_ops": self.maps,
+            "uses_length": self.uses_length,
+        }
+
+
+def _layers(nodes: list[Expr], length_is_attention: bool) -> tuple[tuple[str, ...], ...]:
+    depth: dict[int, int] = {}
+    per_layer: dict[int, list[str]] = {}
+    for node in nodes:
+        below = max((depth[c.id] for c in node.children()), default=0)
+        if isinstance(node, (Aggregate, SelectorWidth)) or (
+            length_is_attention and isinstance(node, Length)
+        ):
+            depth[node.id] = below + 1
+            per_layer.setdefault(below + 1, []).append(node.name)
+        else:
+            depth[node.id] = below
+    top = max(per_layer, default=0)
+    return tuple(tuple(per_layer.get(layer, ())) for layer in range(1, top + 1))
+
+
+def cost(program: Program) -> Cost:
+    nodes = topological_order(sop for _, sop in program.outputs)
+    heads = _layers(nodes, length_is_attention=False)
+    heads_l = _layers(nodes, length_is_attention=True)
+    return Cost(
+        layers=len(heads),
+        heads=heads,
+        layers_with_length=len(heads_l),
+        heads_with_length=heads_l,
+        maps=sum(isinstance(n, Map) for n in nodes),
+        uses_length=any(isinstance(n, Length) for n in nodes),
+    )

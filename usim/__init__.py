@@ -1,0 +1,17 @@
+"""usim: a proof-checking companion for "On the Existence of Universal Simulators
+of Attention" (Dutta, Chakrabarty, Ansari, Das; arXiv 2506.18739).
+
+Layers, each importing only those below it:
+
+``usim.rasp``           the RASP language (expressions, printing, cost)
+``usim.encodings``      its interpretations (numeric, exact, symbolic, smt) and
+                        the layouts of matrices as sequences
+``usim.constructions``  the paper's constructions, written in RASP
+``usim.engine``         claims, obligations, proof engines, certificates
+``usim.proofs``         one module per result of the paper
+``usim.cli``            the ``usim`` command
+"""
+
+from __future__ import annotations
+
+__version__ = "0.1.0"

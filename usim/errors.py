@@ -1,0 +1,29 @@
+"""Errors a user can cause, reported as one clear line (never a traceback).
+
+Every layer raises a subclass of :class:`UsimError` for a mistake in its input
+(a shape that does not fit, a non-finite value, an expression with no exact
+value). The command line catches exactly this class, prints its message and
+exits with status 2; anything else is a bug in usim and keeps its traceback.
+"""
+
+from __future__ import annotations
+
+
+class UsimError(Exception):
+    """A problem with what the user asked for; the message says what and where."""
+
+
+class ShapeError(UsimError):
+    """A matrix shape, or a sequence length, that does not fit a layout."""
+
+
+class InputError(UsimError):
+    """An input value usim cannot accept (non-finite, wrong type, out of range)."""
+
+
+class EvaluationError(UsimError):
+    """Evaluating a RASP expression failed; the message names the expression."""
+
+
+class NotExactError(EvaluationError):
+    """The expression has no exact rational value (exp, an irrational root)."""
