@@ -1,2 +1,56 @@
-def main(argv=None):
-    return 0
+"""The ``usim`` command: one subcommand per module in :mod:`usim.commands`.
+
+Each command module defines ``register(subparsers)`` (adds its parser and sets
+``func``). A :class:`UsimError` (the user's mistake) is printed as one line and
+exits with status 2; the command's own status otherwise.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+
+from usim import __version__
+from usim.errors import UsimError
+
+COMMANDS = ("run", "prove", "report", "check", "show", "simulate")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="usim",
+        description="Run, prove and show the constructions of 'On the Existence of "
+        "Universal Simulators of Attention' (arXiv 2506.18739).",
+    )
+    parser.add_argument("--version", action="version", version=f"usim {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for name in COMMANDS:
+        try:
+            module = importlib.import_module(f"usim.commands.{name}")
+        except ModuleNotFoundError as error:
+            if error.name == f"usim.commands.{name}":
+                continue  # not built yet
+            raise
+        module.register(sub)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if not getattr(args, "func", None):
+        parser.print_help()
+        return 2
+    try:
+        return int(args.func(args) or 0)
+    except UsimError as error:
+        print(f"usim {args.command}: error: {error}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("interrupted", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

@@ -1,0 +1,75 @@
+"""Lemma 3 (arXiv v2): matrix transposition by a RASP program of depth 1.
+
+Claim, for every r, c <= N: the program of :mod:`usim.constructions.transpose`
+with r rows fixed (c read from ``length``), run on M (r x c) laid out row-major,
+outputs M^T (c x r) row-major from position 0, for every real matrix M.
+1 attention layer with 1 head (2 layers counting the layer that computes length).
+
+The target is sympy's own transpose of the symbolic input; the construction is
+interpreted, not trusted.
+"""
+
+from __future__ import annotations
+
+import sys
+
+from usim.constructions.base import Construction
+from usim.constructions.transpose import transpose_construction
+from usim.engine.claim import Claim, Obligation, Shape
+from usim.engine.registry import register
+from usim.rasp.expr import indices
+from usim.rasp.rewrite import substitute
+
+
+def _obligation(shape: Shape, construction: Construction | None = None, mutant: str | None = None) -> Obligation:
+    rows, cols = shape
+    right = transpose_construction(rows, cols)
+    return Obligation(
+        claim_id="lemma3",
+        shape=shape,
+        construction=construction or right,
+        target=lambda m: {"MT": m["M"].T},
+        reference=right,
+        mutant=mutant,
+    )
+
+
+def _mutant(name: str, replace):
+    def build(shape: Shape) -> Obligation:
+        right = transpose_construction(*shape)
+        program = substitute(right.program, replace(shape), name=f"{right.program.name}_{name}")
+        broken = Construction(right.name + f" [{name}]", program, right.input_layout, right.output_layout)
+        return _obligation(shape, broken, mutant=name)
+    return build
+
+
+MUTANTS = {
+    # row and column swapped in the source position: (p // r) * c + p mod r
+    "swapped-index": _mutant("swapped-index", lambda s: {
+        "transpose_src": lambda node: (indices // s[0]) * s[1] + indices % s[0]}),
+    # the source is one position too far (the last entry falls off the end)
+    "off-by-one": _mutant("off-by-one", lambda s: {"transpose_src": lambda node: node + 1}),
+}
+
+CLAIM = register(Claim(
+    id="lemma3",
+    paper="Lemma 3",
+    title="transpose of an r x c matrix: 1 layer, 1 head",
+    statement=(
+        "For every r, c <= N and every real r x c matrix M laid out row-major, the "
+        "transpose program with r fixed and c = length // r outputs M^T (c x r) "
+        "row-major from position 0, using 1 attention layer with 1 head "
+        "(2 layers counting the layer that computes length)."
+    ),
+    shapes=lambda n: [(r, c) for r in range(1, n + 1) for c in range(1, n + 1)],
+    obligation=_obligation,
+    mutants=MUTANTS,
+    default_max_n=8,
+    ci_max_n=4,
+))
+
+
+if __name__ == "__main__":
+    from usim.engine.runner import main_for
+
+    sys.exit(main_for(CLAIM))

@@ -1,0 +1,5 @@
+import sys
+
+from usim.cli import main
+
+sys.exit(main())
