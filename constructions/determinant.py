@@ -1,0 +1,277 @@
+"""3x3 cofactors, determinant and inverse as published, and an n x n determinant.
+
+**The published 3x3 construction.** Input: A (3 x 3) row-major, A[i][j] at
+p = 3i + j, sequence length 9. With i = p // 3, j = p mod 3 and every index
+taken mod 3, the signed cofactor of a 3x3 matrix is, by the cyclic symmetry of
+the 3x3 determinant,
+
+    C[i][j] = A[i+1][j+1] * A[i+2][j+2] - A[i+1][j+2] * A[i+2][j+1]
+
+(for i = 0, j = 1: A[1][2]A[2][0] - A[1][0]A[2][2] = -(A10 A22 - A12 A20), the
+sign (-1)^(i+j) comes out of the cyclic order by itself; this is a 3x3-only
+trick: for n = 4 the cyclic shifts do not give the alternating signs).
+
+Layer 1, four gather heads (each selects the single key at the given position):
+  g22: A[i+2][j+2], g11: A[i+1][j+1], g21: A[i+2][j+1], g12: A[i+1][j+2].
+Element-wise: cofactor = g11 * g22 - g12 * g21.
+Element-wise: row0 = A[p] * cofactor where p < 3, else 0 (row 0's products
+A[0][j] C[0][j] kept, the rest masked).
+Layer 2, one head selecting every key: its mean is (1/9) sum_p row0(p) =
+det(A)/9 (Laplace expansion along row 0); times 9 it is det(A) at every position.
+Layer 2, one transpose head: cofT(p) = cofactor at 3j + i, the adjugate.
+Element-wise: inverse = cofT / det.
+
+Cost: 2 attention layers (4 heads, then 2), no ``length`` (the size is fixed);
+the paper counts five layers for the same computation (it gives the mask, the
+product and the division layers of their own). Nothing in the program guards
+det = 0: :func:`invert3` and :func:`determinant3` are the run-time entry points
+and raise :class:`~usim.errors.InputError` for a singular matrix.
+
+**An n x n determinant at constant depth.** RASP can compute det(A) at constant
+depth for every n, and this module builds one (the Leibniz expansion,
+:func:`leibniz_construction`), but only by paying in sequence length:
+
+    det(A) = sum over permutations s of sign(s) * prod_i A[i][s(i)].
+
+Position p < n! stands for the permutation s_p whose Lehmer code is the
+factorial-base digits of p (d_k = (p // (n-1-k)!) mod (n-k)); s_p(i) and
+sign(s_p) = (-1)^(d_0 + ... + d_{n-1}) are element-wise maps of ``indices``
+(static: decided once per length, see :func:`permutation_of_index`).
+Layer 1, n heads: head i gathers A[i][s_p(i)] from position n*i + s_p(i).
+Element-wise: term = sign(s_p) * prod_i (head i), one Leibniz term per p < n!.
+Layer 2, one head: at query 0 select the keys p < n!; the mean times n! is the
+determinant. Output: det at position 0, 0 elsewhere.
+Cost: 2 attention layers, n + 1 heads; the sequence has max(n^2, n!) positions
+(the input A is followed by zeros): exponential length is the price.
+
+Why nothing cheaper is to be expected (written for the record, not proved
+here). (1) If element-wise maps are unrestricted, the question is empty: n^2
+heads copy every entry of A to every position (select the key at the constant
+position n*i + j) and one element-wise map evaluates any formula for det(A)
+(Leibniz, Gaussian elimination with pivoting by ``where``, or Berkowitz's
+division-free algorithm): depth 1, width n^2, and all the work is in one MLP of
+size n! * n (Leibniz) or O(n^4) (Berkowitz) whose own depth grows with n.
+(2) If each element-wise map is a fixed-size, constant-depth arithmetic circuit
+and the selectors are index-only (as in every block of the paper), a
+constant-depth RASP program of polynomial width and length is a constant-depth
+arithmetic circuit of polynomial size (a static aggregate is a linear map). The
+determinant is complete for algebraic branching programs, so such a circuit for
+det_n would give polynomial-size constant-depth circuits for iterated matrix
+multiplication, which Limaye, Srinivasan and Tavenas (FOCS 2021) rule out over
+fields of characteristic 0 (superpolynomial lower bounds for every constant
+product-depth). Data-dependent selectors (comparisons) and divisions fall
+outside that argument; we know of no construction that uses them to beat it.
+So: constant depth is possible, with the cost moved into either an n!-long
+sequence (built here) or element-wise maps whose size or depth grows with n.
+"""
+
+from __future__ import annotations
+
+import math
+from fractions import Fraction
+from typing import Any, Sequence
+
+from usim.constructions.base import Construction, gather, guarded
+from usim.encodings.exact import as_exact
+from usim.encodings.layout import SequenceLayout
+from usim.errors import InputError, ShapeError
+from usim.rasp.expr import Predicate, SOp, aggregate, indices, select, tokens, where
+from usim.rasp.program import Program
+
+SIZE = 3
+
+
+# ----------------------------------------------------------------------------
+# The published 3x3 construction.
+
+
+def _cyclic_gather(values: SOp, di: int, dj: int) -> SOp:
+    """A[(i + di) mod 3][(j + dj) mod 3] at position 3i + j (one head)."""
+    i = indices // SIZE
+    j = indices % SIZE
+    source = (((i + di) % SIZE) * SIZE + (j + dj) % SIZE).named(f"src{di}{dj}")
+    return gather(values, source).named(f"g{di}{dj}")
+
+
+def cofactor_block(values: SOp) -> SOp:
+    """The signed cofactors C[i][j] of the 3x3 matrix at [0, 9), in place."""
+    g22 = _cyclic_gather(values, 2, 2)
+    g11 = _cyclic_gather(values, 1, 1)
+    g21 = _cyclic_gather(values, 2, 1)
+    g12 = _cyclic_gather(values, 1, 2)
+    return (g11 * g22 - g12 * g21).named("cofactor")
+
+
+def determinant_block(values: SOp, cofactor: SOp) -> SOp:
+    """det(A) at every position: 9 * mean over all 9 keys of row 0's products."""
+    row0 = where(indices < SIZE, values * cofactor, 0).named("row0_products")
+    everything = select(indices, indices, Predicate.TRUE).named("all_keys")
+    mean = aggregate(everything, row0).named("det_mean")
+    return (SIZE * SIZE * mean).named("det")
+
+
+def adjugate_block(cofactor: SOp) -> SOp:
+    """cofactor^T (the adjugate) at [0, 9): one transpose head."""
+    source = ((indices % SIZE) * SIZE + indices // SIZE).named("adj_src")
+    return gather(cofactor, source).named("adjugate")
+
+
+def det3_program() -> Program:
+    cofactor = cofactor_block(tokens)
+    det = determinant_block(tokens, cofactor)
+    det_out = where(indices == 0, det, 0).named("det_out")
+    adjugate = adjugate_block(cofactor)
+    inverse = (adjugate / det).named("inverse")
+    return Program.of(
+        "det3",
+        {"cofactor": cofactor, "det": det_out, "inverse": inverse},
+        "3x3 cofactors (cyclic-index trick), determinant (row-0 expansion), inverse (adjugate / det)",
+    )
+
+
+def _layout_in() -> SequenceLayout:
+    return SequenceLayout.of(("A", (SIZE, SIZE)))
+
+
+def cofactor3_construction() -> Construction:
+    return Construction("cofactor 3x3", det3_program(), _layout_in(),
+                        SequenceLayout.of(("C", (SIZE, SIZE))),
+                        notes="output 'cofactor'")
+
+
+def det3_construction() -> Construction:
+    return Construction("determinant 3x3", det3_program(), _layout_in(),
+                        SequenceLayout.of(("det", (1, 1)), length=SIZE * SIZE),
+                        notes="output 'det' (det at position 0, 0 elsewhere)")
+
+
+def inverse3_construction() -> Construction:
+    return Construction("inverse 3x3", det3_program(), _layout_in(),
+                        SequenceLayout.of(("Ainv", (SIZE, SIZE))),
+                        notes="output 'inverse'; defined only where det != 0")
+
+
+# ----------------------------------------------------------------------------
+# Run-time entry points (exact arithmetic): a singular matrix is a clear error.
+
+
+def _exact_matrix(matrix: Any, n: int) -> list[list[Any]]:
+    try:
+        rows = [list(r) for r in matrix]
+    except TypeError:
+        raise ShapeError(f"expected a {n}x{n} matrix (a list of rows), got {matrix!r}") from None
+    if len(rows) != n or any(len(r) != n for r in rows):
+        shown = f"{len(rows)}x{len(rows[0]) if rows else 0}"
+        raise ShapeError(f"expected a {n}x{n} matrix, got {shown}")
+    try:
+        return [[as_exact(x) for x in r] for r in rows]
+    except (TypeError, ValueError) as error:
+        raise InputError(f"the matrix cannot be read exactly: {error}") from None
+
+
+def _run3(matrix: Any) -> dict[str, list]:
+    from usim.encodings.runners import run_exact
+
+    rows = _exact_matrix(matrix, SIZE)
+    program = det3_program()
+    # the inverse divides by det: evaluate the other outputs first
+    partial = Program.of("det3_no_inverse", {k: v for k, v in program.outputs if k != "inverse"})
+    out = run_exact(partial, [x for r in rows for x in r])
+    if out["det"][0] == 0:
+        raise InputError(
+            "the matrix is singular (determinant 0): it has no inverse, and the "
+            "construction's division by det is undefined"
+        )
+    out["inverse"] = run_exact(program, [x for r in rows for x in r])["inverse"]
+    return out
+
+
+def determinant3(matrix: Any) -> Fraction | int:
+    """det(A) computed by the published construction, exactly."""
+    from usim.encodings.runners import run_exact
+
+    rows = _exact_matrix(matrix, SIZE)
+    partial = Program.of("det3_det", {"det": det3_program().outputs[1][1]})
+    return run_exact(partial, [x for r in rows for x in r])["det"][0]
+
+
+def invert3(matrix: Any) -> list[list[Fraction | int]]:
+    """A^{-1} computed by the published construction, exactly.
+
+    Raises :class:`InputError` for a singular matrix (det = 0).
+    """
+    out = _run3(matrix)
+    return [out["inverse"][SIZE * i: SIZE * i + SIZE] for i in range(SIZE)]
+
+
+# ----------------------------------------------------------------------------
+# The n x n determinant by the Leibniz expansion (constant depth, length n!).
+
+
+def lehmer_digits(position: SOp | int, n: int) -> list[SOp]:
+    """The factorial-base digits d_0..d_{n-1} of ``position`` (d_k < n - k)."""
+    return [(position // math.factorial(n - 1 - k)) % (n - k) for k in range(n)]
+
+
+def permutation_of_index(position: SOp, n: int) -> tuple[list[SOp], SOp]:
+    """(s(0), ..., s(n-1)) and sign(s) for the permutation with Lehmer code ``position``.
+
+    Decoding from the right: s(n-1) = d_{n-1} = 0; for k = n-2 .. 0, s(k) = d_k
+    and every s(l), l > k, with s(l) >= d_k moves up by one. The number of
+    inversions of s is d_0 + ... + d_{n-1}, so sign(s) = 1 - 2 * (sum mod 2).
+    All element-wise maps of ``position``.
+    """
+    digits = lehmer_digits(position, n)
+    perm: list[SOp] = [None] * n  # type: ignore[list-item]
+    perm[n - 1] = digits[n - 1]
+    for k in range(n - 2, -1, -1):
+        perm[k] = digits[k]
+        for l in range(k + 1, n):
+            perm[l] = where(perm[l] >= digits[k], perm[l] + 1, perm[l])
+    total = digits[0]
+    for d in digits[1:]:
+        total = total + d
+    sign = (1 - 2 * (total % 2)).named("sign")
+    return [p.named(f"perm{i}") for i, p in enumerate(perm)], sign
+
+
+def leibniz_length(n: int) -> int:
+    return max(n * n, math.factorial(n))
+
+
+def leibniz_program(n: int) -> Program:
+    if n < 1:
+        raise ShapeError(f"a determinant needs n >= 1, got {n}")
+    count = math.factorial(n)
+    perm, sign = permutation_of_index(indices, n)
+    term: SOp = sign
+    for i in range(n):
+        source = guarded(perm[i] + n * i, 0, count).named(f"leibniz_src{i}")
+        term = term * gather(tokens, source).named(f"entry{i}")
+    term = term.named("leibniz_term")
+    selector = (select(indices, count, Predicate.LT) & select(0, indices, Predicate.EQ)).named("all_terms")
+    det = (count * aggregate(selector, term).named("terms_mean")).named("det")
+    return Program.of(f"det_leibniz_{n}", {"det": det},
+                      f"det of an {n}x{n} matrix by the Leibniz expansion over {count} positions")
+
+
+def leibniz_construction(n: int) -> Construction:
+    length = leibniz_length(n)
+    return Construction(
+        name=f"determinant {n}x{n} (Leibniz, length {length})",
+        program=leibniz_program(n),
+        input_layout=SequenceLayout.of(("A", (n, n)), length=length),
+        output_layout=SequenceLayout.of(("det", (1, 1)), length=length),
+        notes=f"input A followed by zeros up to length max(n^2, n!) = {length}",
+    )
+
+
+def leibniz_determinant(matrix: Sequence[Sequence[Any]]) -> Fraction | int:
+    """det(A) by the Leibniz construction, exactly (any n; length n!)."""
+    from usim.encodings.runners import run_exact
+
+    n = len(matrix)
+    rows = _exact_matrix(matrix, n)
+    construction = leibniz_construction(n)
+    seq = construction.input_layout.encode({"A": rows})
+    return run_exact(construction.program, seq)["det"][0]
