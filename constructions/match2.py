@@ -1,0 +1,105 @@
+"""Match2 with modulus p: does some x_j complete x_i to 0 mod p?
+
+Input: integers x_0 .. x_{n-1} (a 1 x n matrix ``x``). Output (a 1 x n matrix ``y``):
+
+    y_i = 1  if some j has x_i + x_j = 0 (mod p),  else 0.
+
+Two variants: ``distinct=False`` allows j = i (then x_i = 0 or, for even p,
+x_i = p/2 mod p matches itself); ``distinct=True`` asks for j != i (the usual
+"pair" reading).
+
+Corrected construction (:func:`match2_program`), 1 attention layer, 1 head:
+
+1. Element-wise: the residue ``r = x mod p`` (in 0..p-1, floor semantics) and the
+   residue a partner needs, ``need = (p - r) mod p`` (so a residue 0 needs 0).
+2. Head ``match``: select(r, need, ==) selects at query i the keys j with
+   r_j = need_i, i.e. x_i + x_j = 0 mod p; with ``distinct`` it is combined
+   (still one head) with select(indices, indices, !=). It aggregates the constant 1:
+   the mean of 1 over a non-empty set is 1, and an empty row gives the default 0.
+   So the output is the indicator itself: no value can average out to 0.
+
+The published construction (:func:`published_match2_program`), as ``paper.md``
+describes it: at query i select keys j with x_j mod p = p - (x_i mod p),
+aggregate (we assume: the tokens x_j; the description says only "aggregate"),
+and output 1 where the result is non-zero. Differences from the task:
+
+* x_i mod p = 0 never fires: it asks for residue p, which no residue equals
+  (x = (0, 0) with p = 2 has a match, the published output is (0, 0));
+* j = i is included, so it answers the j = i variant, not the pair variant
+  (x = (1,) with p = 2: the published output is 1, no pair exists);
+* selected values can average to 0 and hide a match: with p = 2 and
+  x = (1, -1), both keys are selected for either query and the mean is 0.
+  Over residues 0..p-1 this cannot happen (every selected x_j is the same
+  non-zero residue); over the integers it can.
+
+Cost of both: 1 attention layer, 1 head (no ``length``).
+"""
+
+from __future__ import annotations
+
+from usim.constructions.base import Construction
+from usim.constructions.relu import sequence_layouts
+from usim.errors import InputError
+from usim.rasp.expr import Predicate, SOp, aggregate, indices, select, tokens, where
+from usim.rasp.program import Program
+
+
+def check_modulus(modulus: object) -> int:
+    """The modulus as an int >= 2, or a clear error."""
+    if isinstance(modulus, bool) or not isinstance(modulus, int):
+        raise InputError(f"the modulus of Match2 must be a whole number, got {modulus!r}")
+    if modulus < 2:
+        raise InputError(f"the modulus of Match2 must be at least 2, got {modulus}")
+    return modulus
+
+
+def match2_block(values: SOp, modulus: int, distinct: bool = False) -> SOp:
+    """1 at i if some j (j != i when ``distinct``) has x_i + x_j = 0 mod p, else 0."""
+    p = check_modulus(modulus)
+    residue = (values % p).named("residue")
+    need = ((p - residue) % p).named("need")
+    matches = select(residue, need, Predicate.EQ).named("matches")
+    if distinct:
+        matches = (matches & select(indices, indices, Predicate.NE)).named("matches_other")
+    return aggregate(matches, 1).named("match2")
+
+
+def match2_program(modulus: int, distinct: bool = False) -> Program:
+    which = "j != i" if distinct else "j = i allowed"
+    return Program.of(
+        f"match2_p{modulus}{'_distinct' if distinct else ''}",
+        {"match2": match2_block(tokens, modulus, distinct)},
+        f"Match2 mod {modulus} ({which}): 1 where some x_j has x_i + x_j = 0 mod {modulus}",
+    )
+
+
+def published_match2_block(values: SOp, modulus: int) -> SOp:
+    """The published construction (see the module docstring): wrong."""
+    p = check_modulus(modulus)
+    residue = (values % p).named("residue")
+    need = (p - residue).named("need")  # p, not 0, when the residue is 0
+    matches = select(residue, need, Predicate.EQ).named("matches")  # includes j = i
+    mean = aggregate(matches, values).named("selected_mean")
+    return where(mean != 0, 1, 0).named("match2")
+
+
+def published_match2_program(modulus: int) -> Program:
+    return Program.of(
+        f"match2_p{modulus}_published", {"match2": published_match2_block(tokens, modulus)},
+        f"Match2 mod {modulus} as published: 1 where the mean of the x_j with "
+        f"x_j mod p = p - (x_i mod p) is non-zero",
+    )
+
+
+def match2_construction(modulus: int, n: int, distinct: bool = False,
+                        published: bool = False) -> Construction:
+    layout_in, layout_out = sequence_layouts(n)
+    program = published_match2_program(modulus) if published else match2_program(modulus, distinct)
+    variant = "published" if published else ("j != i" if distinct else "j = i allowed")
+    return Construction(
+        name=f"match2 p={modulus} n={n} ({variant})",
+        program=program,
+        input_layout=layout_in,
+        output_layout=layout_out,
+        notes="integer inputs; 1 head with a data-dependent selector (residues)",
+    )
