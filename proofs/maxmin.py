@@ -1,0 +1,122 @@
+"""MaxMin (GroupSort with groups of 2): the published construction refuted, a corrected one proved.
+
+Claim, for every length n <= N (odd n included) and every real input: the
+corrected program of :mod:`usim.constructions.maxmin` outputs, for each pair
+(2t, 2t+1), max(x_2t, x_2t+1) at 2t and min(x_2t, x_2t+1) at 2t+1, and x_{n-1}
+unchanged at the trailing position of an odd n. 1 attention layer, 1 head
+(2 layers counting the layer that computes ``length``, used by the guard).
+
+The target is written directly with sympy Max/Min of the input symbols. z3
+states both sides with If and proves them; the sympy engine's canonical forms
+cannot decide Max/Min in general, but the corrected construction produces the
+very same Max/Min terms, so its forms are identical.
+
+The variant ``published`` is the paper's construction as reconstructed in
+:mod:`usim.constructions.maxmin` (its flip flag reaches 2 at an odd position
+whose difference to its partner is negative); it is REFUTED from n = 2 on, with
+a counterexample like x = (0, -1) -> (0, 1) instead of (0, -1). At n = 1 there
+is no pair, and the published program is right (its guard passes the element
+through); so its refutation is reported per shape, not assumed.
+"""
+
+from __future__ import annotations
+
+import sys
+
+import sympy
+
+from usim.constructions.base import Construction
+from usim.constructions.maxmin import maxmin_construction
+from usim.engine.claim import Claim, Obligation, Shape
+from usim.engine.registry import register
+from usim.rasp.expr import indices, maximum, minimum, tokens, where
+from usim.rasp.rewrite import substitute
+
+
+def maxmin_target(m) -> dict:
+    """GroupSort-2 written from its definition, independent of the construction."""
+    x = m["x"]
+    n = x.cols
+    y = []
+    for p in range(n):
+        if p % 2 == 0 and p + 1 < n:
+            y.append(sympy.Max(x[0, p], x[0, p + 1]))
+        elif p % 2 == 1:
+            y.append(sympy.Min(x[0, p - 1], x[0, p]))
+        else:  # the trailing element of an odd length
+            y.append(x[0, p])
+    return {"y": sympy.Matrix([y])}
+
+
+def _obligation(shape: Shape, construction: Construction | None = None,
+                mutant: str | None = None) -> Obligation:
+    (n,) = shape
+    right = maxmin_construction(n)
+    return Obligation(
+        claim_id="maxmin",
+        shape=shape,
+        construction=construction or right,
+        target=maxmin_target,
+        reference=right,
+        mutant=mutant,
+    )
+
+
+def _published(shape: Shape) -> Obligation:
+    return _obligation(shape, maxmin_construction(shape[0], published=True), mutant="published")
+
+
+def _mutant(name: str, replace):
+    def build(shape: Shape) -> Obligation:
+        right = maxmin_construction(*shape)
+        program = substitute(right.program, replace, name=f"maxmin_{name}")
+        broken = Construction(right.name + f" [{name}]", program, right.input_layout, right.output_layout)
+        return _obligation(shape, broken, mutant=name)
+    return build
+
+
+MUTANTS = {
+    # the published construction (reconstructed): flip flag reaching 2
+    "published": _published,
+    # (min, max) instead of (max, min)
+    "order-swapped": _mutant("order-swapped", {
+        "ordered": lambda node: where(indices % 2 == 1, maximum(tokens, node.args[1].args[1]),
+                                      minimum(tokens, node.args[1].args[1]))}),
+    # partner p+1 everywhere (odd positions compare with the next pair)
+    "partner-next": _mutant("partner-next", {"partner_pos": lambda node: indices + 1}),
+    # no guard: the trailing element of an odd length is compared with the default 0
+    "unguarded-tail": _mutant("unguarded-tail", {"maxmin": lambda node: node.args[1]}),
+}
+
+
+def _shapes(n: int) -> list[Shape]:
+    return [(k,) for k in range(1, n + 1)]
+
+
+CLAIM = register(Claim(
+    id="maxmin",
+    paper="MaxMin (GroupSort-2)",
+    title="MaxMin: pairs (2t, 2t+1) -> (max, min); corrected: 1 layer, 1 head",
+    statement=(
+        "For every length n <= N (odd included) and every real input, the corrected "
+        "MaxMin program outputs max(x_2t, x_2t+1) at 2t, min(x_2t, x_2t+1) at 2t+1 and, "
+        "for odd n, x_{n-1} unchanged at n-1, using 1 attention layer with 1 head that "
+        "fetches the partner p xor 1 (2 layers counting length). The published "
+        "construction (variant 'published', reconstructed) is refuted: its flip flag "
+        "reaches 2 at an odd position whose difference to its partner is negative."
+    ),
+    shapes=_shapes,
+    obligation=_obligation,
+    mutants=MUTANTS,
+    default_max_n=16,
+    ci_max_n=5,
+    notes=("The published listing is not available; the reconstruction and what it "
+           "assumes are in usim.constructions.maxmin. At n = 1 the published variant "
+           "is right (no pair)."),
+))
+
+
+if __name__ == "__main__":
+    from usim.engine.runner import main_for
+
+    sys.exit(main_for(CLAIM))
