@@ -10,7 +10,20 @@ from dataclasses import dataclass
 
 from usim.encodings.layout import SequenceLayout
 from usim.rasp.cost import Cost, cost
-from usim.rasp.expr import Predicate, SOp, aggregate, indices, select, where
+from usim.rasp.expr import (
+    Constant,
+    Indices,
+    Length,
+    Map,
+    Op,
+    Predicate,
+    SOp,
+    Tokens,
+    aggregate,
+    indices,
+    select,
+    where,
+)
 from usim.rasp.program import Program
 
 
@@ -33,6 +46,14 @@ class Construction:
     @property
     def cost(self) -> Cost:
         return cost(self.program)
+
+
+def fresh(sop: SOp, name: str) -> SOp:
+    """``sop`` under the name ``name``, never renaming a node that already has a
+    name or a primitive (it may be shared): such a node is copied as sop + 0."""
+    if sop.has_name or isinstance(sop, (Tokens, Indices, Length, Constant)):
+        sop = Map(Op.ADD, sop, 0)
+    return sop.named(name)
 
 
 def gather(values: SOp, source: SOp | int) -> SOp:

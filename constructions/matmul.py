@@ -22,7 +22,7 @@ Cost: 2 layers with r + c and r*c heads; with the length layer, 3.
 
 from __future__ import annotations
 
-from usim.constructions.base import Construction, gather
+from usim.constructions.base import Construction, fresh, gather
 from usim.encodings.layout import SequenceLayout
 from usim.errors import ShapeError
 from usim.rasp.expr import Predicate, SOp, aggregate, indices, length, select, tokens
@@ -35,8 +35,8 @@ def matmul_block(values: SOp, rows: int, inner: int | SOp, cols: int,
     if b_offset is None:
         b_offset = a_offset + rows * inner
     m = (indices % inner).named("m")
-    a = [gather(values, m + i * inner + a_offset).named(f"a{i}") for i in range(rows)]
-    b = [gather(values, m * cols + (b_offset + j)).named(f"b{j}") for j in range(cols)]
+    a = [gather(values, fresh(m + i * inner + a_offset, f"a_src{i}")).named(f"a{i}") for i in range(rows)]
+    b = [gather(values, fresh(m * cols + (b_offset + j), f"b_src{j}")).named(f"b{j}") for j in range(cols)]
     total = None
     for i in range(rows):
         for j in range(cols):

@@ -18,7 +18,7 @@ As in the paper, the standalone program fixes r and reads c = length // r:
 
 from __future__ import annotations
 
-from usim.constructions.base import Construction, gather, guarded
+from usim.constructions.base import Construction, fresh, gather, guarded
 from usim.encodings.layout import SequenceLayout
 from usim.rasp.expr import SOp, indices, length, tokens
 from usim.rasp.program import Program
@@ -32,9 +32,10 @@ def transpose_block(values: SOp, rows: int, cols: int | SOp, offset: int = 0,
     standalone program fills the sequence and needs no guard.
     """
     p = indices
-    source = ((p % rows) * cols + p // rows + offset).named("transpose_src")
+    source = (p % rows) * cols + p // rows + offset
     if out_size_guard:
-        source = guarded(source, 0, rows * cols).named("transpose_src")
+        source = guarded(source, 0, rows * cols)
+    source = fresh(source, "transpose_src")
     return gather(values, source).named("transpose")
 
 

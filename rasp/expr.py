@@ -145,6 +145,9 @@ class Expr:
         """Give this node a name (used in listings, errors and reports); returns it."""
         if not name or not isinstance(name, str):
             raise ValueError(f"a name must be a non-empty string, got {name!r}")
+        if isinstance(self, (Tokens, Indices, Length)):
+            raise TypeError(f"the primitive {self.name} is shared by every program and cannot be "
+                            "renamed; name an expression computed from it")
         self._name = name
         return self
 

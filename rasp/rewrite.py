@@ -53,6 +53,7 @@ def substitute(
 ) -> Program:
     """``program`` with each node named in ``replacements`` replaced."""
     found: set[str] = set()
+    original = {node.id for node in program.nodes()}
     rebuilt: dict[int, Expr] = {}
     for node in program.nodes():
         children = tuple(rebuilt[c.id] for c in node.children())
@@ -61,6 +62,8 @@ def substitute(
         if node.has_name and node.name in replacements:
             found.add(node.name)
             new = replacements[node.name](new)
+            if not new.has_name and new.id not in original:
+                new.named(node.name)  # a fresh replacement keeps the name it stands for
         rebuilt[node.id] = new
     missing = set(replacements) - found
     if missing:

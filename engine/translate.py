@@ -1,0 +1,120 @@
+"""From a sympy target to z3 terms, over the same input names.
+
+The target of a claim is written once, in sympy. The z3 engine needs it as z3
+terms over the very constants the SMT interpretation of the construction uses;
+this module translates it: symbols by name, numbers exactly, + * and integer
+powers, exp through the interpretation's uninterpreted exp (so both sides share
+the function and its positivity facts), Piecewise/Max/Min/Abs as If,
+floor/Mod with floor semantics, relations and connectives as z3 Booleans.
+Anything else is refused with an error naming it, never approximated.
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+from typing import Mapping
+
+import sympy
+import z3
+
+from usim.encodings.smt import SmtInterpretation, real
+
+
+class TranslationError(Exception):
+    pass
+
+
+def to_z3(expr: object, names: Mapping[str, z3.ExprRef], interp: SmtInterpretation) -> z3.ExprRef:
+    expr = sympy.sympify(expr)
+    cache: dict[sympy.Basic, z3.ExprRef] = {}
+
+    def go(e: sympy.Basic) -> z3.ExprRef:
+        if e in cache:
+            return cache[e]
+        out = _translate(e, go, names, interp)
+        cache[e] = out
+        return out
+
+    return go(expr)
+
+
+def _translate(e, go, names, interp: SmtInterpretation):
+    if e is sympy.true or e is True:
+        return z3.BoolVal(True)
+    if e is sympy.false or e is False:
+        return z3.BoolVal(False)
+    if isinstance(e, sympy.Symbol):
+        if e.name not in names:
+            raise TranslationError(f"the target uses {e.name}, which is not an input")
+        return names[e.name]
+    if isinstance(e, sympy.Integer):
+        return z3.IntVal(int(e))
+    if isinstance(e, sympy.Rational):
+        return z3.Q(int(e.p), int(e.q))
+    if isinstance(e, sympy.Float):
+        f = Fraction(str(e))
+        return z3.Q(f.numerator, f.denominator)
+    if isinstance(e, sympy.Add):
+        return z3.Sum(*[go(a) for a in e.args])
+    if isinstance(e, sympy.Mul):
+        terms = [go(a) for a in e.args]
+        out = terms[0]
+        for t in terms[1:]:
+            out = out * t
+        return out
+    if isinstance(e, sympy.Pow):
+        base, exponent = e.args
+        if exponent == sympy.Rational(1, 2):
+            return interp.sqrt(go(base))
+        if exponent.is_Integer:
+            k = int(exponent)
+            b = go(base)
+            if k == 0:
+                return z3.IntVal(1)
+            out = b
+            for _ in range(abs(k) - 1):
+                out = out * b
+            return out if k > 0 else 1 / real(out)
+        return interp.power(go(base), go(exponent))
+    if isinstance(e, sympy.exp):
+        return interp.exp(go(e.args[0]))
+    if isinstance(e, sympy.Piecewise):
+        *branches, (value, cond) = e.args
+        if not (cond is sympy.true or cond is True):
+            raise TranslationError(f"a Piecewise with no otherwise-branch is partial: {e}")
+        out = go(value)
+        for value, cond in reversed(branches):
+            out = z3.If(go(cond), go(value), out)
+        return out
+    if isinstance(e, (sympy.Max, sympy.Min)):
+        args = [go(a) for a in e.args]
+        out = args[0]
+        for a in args[1:]:
+            out = z3.If(a >= out, a, out) if isinstance(e, sympy.Max) else z3.If(a <= out, a, out)
+        return out
+    if isinstance(e, sympy.Abs):
+        a = go(e.args[0])
+        return z3.If(a >= 0, a, -a)
+    if isinstance(e, sympy.floor):
+        a = go(e.args[0])
+        return a if isinstance(a, z3.ArithRef) and a.is_int() else z3.ToInt(real(a))
+    if isinstance(e, sympy.Mod):
+        return interp.mod(go(e.args[0]), go(e.args[1]))
+    relations = {
+        sympy.Eq: lambda a, b: a == b,
+        sympy.Ne: lambda a, b: a != b,
+        sympy.Lt: lambda a, b: a < b,
+        sympy.Le: lambda a, b: a <= b,
+        sympy.Gt: lambda a, b: a > b,
+        sympy.Ge: lambda a, b: a >= b,
+    }
+    for kind, make in relations.items():
+        if isinstance(e, kind):
+            return make(go(e.args[0]), go(e.args[1]))
+    if isinstance(e, sympy.And):
+        return z3.And(*[go(a) for a in e.args])
+    if isinstance(e, sympy.Or):
+        return z3.Or(*[go(a) for a in e.args])
+    if isinstance(e, sympy.Not):
+        return z3.Not(go(e.args[0]))
+    raise TranslationError(f"cannot translate {type(e).__name__} ({e}) to z3")

@@ -1,0 +1,143 @@
+"""Lemma 4 (arXiv v2): row-wise softmax by a RASP program of depth 1 with r heads.
+
+Claim ``lemma4``, for every r, c <= N: the program of
+:mod:`usim.constructions.softmax` with r fixed (c read from ``length``) and
+exact exp, run on S (r x c) row-major, outputs softmax(S) row by row in place:
+exp(S[i][j]) / sum_l exp(S[i][l]), for every real S. 1 layer with r heads.
+
+Claim ``lemma4_paper``: the published listing uses 2.718 instead of e. usim
+proves what that program computes exactly, 2.718**S[i][j] / sum_l 2.718**S[i][l]
+(a softmax to base 2.718), and measures how far that is from the true softmax;
+the deviation is reported, never proved away.
+
+Both rely on RASP's empty-row default 0: a row head at a query of another row
+selects nothing (see :mod:`usim.proofs.soft_from_hard` for AHAT).
+"""
+
+from __future__ import annotations
+
+import sys
+from fractions import Fraction
+
+import numpy as np
+import sympy
+
+from usim.constructions.base import Construction
+from usim.constructions.softmax import PAPER_BASE, softmax_construction
+from usim.engine.claim import Claim, Obligation, Shape
+from usim.engine.registry import register
+from usim.rasp.expr import Aggregate, Constant
+from usim.rasp.rewrite import substitute
+
+
+def _target(base: Fraction | None):
+    def power(x):
+        return sympy.exp(x) if base is None else sympy.Rational(base.numerator, base.denominator) ** x
+
+    def target(m):
+        s = m["S"]
+        rows = []
+        for i in range(s.rows):
+            e = [power(s[i, j]) for j in range(s.cols)]
+            total = sympy.Add(*e)
+            rows.append([x / total for x in e])
+        return {"softmax(S)": sympy.Matrix(rows)}
+    return target
+
+
+def _obligation_for(claim_id: str, base: Fraction | None):
+    def build(shape: Shape, construction: Construction | None = None, mutant: str | None = None) -> Obligation:
+        right = softmax_construction(*shape, base=base)
+        return Obligation(claim_id, shape, construction or right, _target(base),
+                          reference=right, mutant=mutant)
+    return build
+
+
+_exact = _obligation_for("lemma4", None)
+
+
+def _mutant(name: str, replace):
+    def build(shape: Shape) -> Obligation:
+        right = softmax_construction(*shape)
+        program = substitute(right.program, replace(shape), name=f"{right.program.name}_{name}")
+        return _exact(shape, Construction(f"{right.name} [{name}]", program,
+                                          right.input_layout, right.output_layout), mutant=name)
+    return build
+
+
+MUTANTS = {
+    # the last row's head is left out of the sum: that row's denominator is 0
+    "row-left-out": _mutant("row-left-out", lambda s: {f"row_mean{s[0] - 1}": lambda node: Constant(0)}),
+    # the mean is used as the sum (the factor c is missing)
+    "missing-factor-c": _mutant("missing-factor-c", lambda s: {"row_sum": lambda node: node.args[1]}),
+    # a row head gives 1 where it selects nothing, not 0
+    "wrong-default": _mutant("wrong-default", lambda s: {
+        "row_mean0": lambda node: Aggregate(node.selector, node.values, default=1)}),
+}
+
+
+def _all_shapes(n: int) -> list[Shape]:
+    return [(r, c) for r in range(1, n + 1) for c in range(1, n + 1)]
+
+
+def measure_paper_base(max_n: int, samples: int = 2000, seed: int = 0) -> list[str]:
+    """Largest relative deviation of the 2.718 program from exact softmax (numeric)."""
+    from usim.encodings.runners import run_numeric
+
+    rng = np.random.default_rng(seed)
+    worst, where = 0.0, ""
+    for scale in (1.0, 5.0):
+        for r, c in _all_shapes(min(max_n, 6)):
+            con = softmax_construction(r, c, base=PAPER_BASE)
+            s = rng.normal(scale=scale, size=(samples, r, c))
+            out = con.output_layout.decode_numeric(
+                run_numeric(con.program, con.input_layout.encode_numeric({"S": s}))["softmax"])
+            e = np.exp(s - s.max(axis=2, keepdims=True))
+            exact = e / e.sum(axis=2, keepdims=True)
+            rel = float(np.max(np.abs(out - exact) / exact))
+            if rel > worst:
+                worst, where = rel, f"{r}x{c}, entries ~ N(0, {scale:g}^2)"
+    return [f"the paper's base 2.718 against exact softmax: largest relative deviation {worst:.3e} "
+            f"({where}; {samples} random inputs per shape and scale, shapes up to "
+            f"{min(max_n, 6)}x{min(max_n, 6)}): an approximation, not an identity"]
+
+
+CLAIM = register(Claim(
+    id="lemma4",
+    paper="Lemma 4",
+    title="row-wise softmax of an r x c matrix (exact exp): 1 layer, r heads",
+    statement=(
+        "For every r, c <= N and every real r x c matrix S laid out row-major, the softmax "
+        "program with r fixed, c = length // r and exact exp outputs, at position i*c + j, "
+        "exp(S[i][j]) / sum_l exp(S[i][l]), using 1 attention layer with r heads (2 layers "
+        "counting the layer that computes length). Relies on RASP's empty-row default 0."
+    ),
+    shapes=_all_shapes,
+    obligation=_exact,
+    mutants=MUTANTS,
+    default_max_n=8,
+    ci_max_n=3,
+    notes="exp is an atom for the sympy engine and an uninterpreted positive function for z3.",
+))
+
+PAPER_CLAIM = register(Claim(
+    id="lemma4_paper",
+    paper="Lemma 4 (published listing)",
+    title="the published softmax with 2.718 for e: exactly a base-2.718 softmax",
+    statement=(
+        "For every r, c <= N and every real S, the published program (2.718 ** S in place of "
+        "exp) outputs 2.718**S[i][j] / sum_l 2.718**S[i][l]: a softmax to base 2.718, which "
+        "differs from softmax(S); the deviation is measured, not proved away."
+    ),
+    shapes=_all_shapes,
+    obligation=_obligation_for("lemma4_paper", PAPER_BASE),
+    default_max_n=4,
+    ci_max_n=2,
+    measure=measure_paper_base,
+))
+
+
+if __name__ == "__main__":
+    from usim.engine.runner import main_for
+
+    sys.exit(main_for(CLAIM))

@@ -1,0 +1,78 @@
+"""Lemma 5 (arXiv v2): the product of A (r x k) and B (k x c) in two layers.
+
+Claim, for every r, k, c <= N with r*c <= k*(r + c): the program of
+:mod:`usim.constructions.matmul` with r, c fixed (k read from ``length``), run
+on <A, B>, outputs AB (r x c) row-major from position 0 and 0 after it, for all
+real A and B. 2 attention layers with r + c and r*c heads (3 counting length).
+
+The side condition is a correction: the result must fit in the k*(r + c)
+positions of the input; for 3x1 times 1x3 (9 entries, 6 positions) it does not,
+and the construction is undefined there (see paper_map.md, errata).
+The target is sympy's own matrix product.
+"""
+
+from __future__ import annotations
+
+import sys
+
+from usim.constructions.base import Construction
+from usim.constructions.matmul import matmul_construction, matmul_fits
+from usim.engine.claim import Claim, Obligation, Shape
+from usim.engine.registry import register
+from usim.rasp.expr import Aggregate
+from usim.rasp.rewrite import substitute
+
+
+def _obligation(shape: Shape, construction: Construction | None = None, mutant: str | None = None) -> Obligation:
+    right = matmul_construction(*shape)
+    return Obligation("lemma5", shape, construction or right, lambda m: {"AB": m["A"] * m["B"]},
+                      reference=right, mutant=mutant)
+
+
+def _mutant(name: str, replace):
+    def build(shape: Shape) -> Obligation:
+        right = matmul_construction(*shape)
+        program = substitute(right.program, replace(shape), name=f"{right.program.name}_{name}")
+        return _obligation(shape, Construction(f"{right.name} [{name}]", program,
+                                               right.input_layout, right.output_layout), mutant=name)
+    return build
+
+
+MUTANTS = {
+    # the mean is not multiplied by k
+    "missing-factor-k": _mutant("missing-factor-k", lambda s: {"product": lambda node: node.args[1]}),
+    # head (0, 0) gives 1 at queries where it selects nothing
+    "wrong-default": _mutant("wrong-default", lambda s: {
+        "mean00": lambda node: Aggregate(node.selector, node.values, default=1)}),
+    # row 0 of A is read one position too far
+    "off-by-one": _mutant("off-by-one", lambda s: {"a_src0": lambda node: node + 1}),
+}
+
+
+def _shapes(n: int) -> list[Shape]:
+    return [(r, k, c) for r in range(1, n + 1) for k in range(1, n + 1) for c in range(1, n + 1)
+            if matmul_fits(r, k, c)]
+
+
+CLAIM = register(Claim(
+    id="lemma5",
+    paper="Lemma 5",
+    title="product of r x k and k x c matrices: 2 layers, r + c and r*c heads",
+    statement=(
+        "For every r, k, c <= N with r*c <= k*(r + c), and all real A (r x k) and B (k x c) "
+        "laid out as <A, B>, the product program with r, c fixed and k = length // (r + c) "
+        "outputs AB row-major from position 0 and 0 at every later position, using 2 attention "
+        "layers with r + c and r*c heads (3 counting the layer that computes length)."
+    ),
+    shapes=_shapes,
+    obligation=_obligation,
+    mutants=MUTANTS,
+    default_max_n=6,
+    ci_max_n=3,
+))
+
+
+if __name__ == "__main__":
+    from usim.engine.runner import main_for
+
+    sys.exit(main_for(CLAIM))
