@@ -1,0 +1,73 @@
+"""`usim show`: pictures and a page that teach what a construction's heads do.
+
+Everything is drawn from the very program a claim proves, run on one input:
+
+* :mod:`usim.show.model` runs the construction and collects each head's
+  selection, the values it moves and what it writes (no drawing);
+* :mod:`usim.show.pictures` draws one picture per head, the layer diagram and
+  the input and output matrices (matplotlib, an optional extra);
+* :mod:`usim.show.page` writes the page as Markdown and self-contained HTML;
+* :mod:`usim.show.certificate` reads the proof status from a certificate.
+
+:func:`render` is the whole pipeline; ``usim show`` calls it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from usim.engine.claim import Claim, Shape
+from usim.errors import InputError
+from usim.show.certificate import Certificate, read_certificate
+from usim.show.model import Head, Model, build_model, small_shape
+
+
+@dataclass(frozen=True)
+class Rendered:
+    """What :func:`render` wrote."""
+
+    model: Model
+    folder: Path
+    head_pictures: tuple[Path, ...]  # one per head, in the order of model.heads
+    layers: Path
+    sequences: Path
+    markdown: Path
+    html: Path
+    certificate: Certificate | None
+
+    def picture_of(self, head: Head) -> Path:
+        return self.head_pictures[self.model.heads.index(head)]
+
+    @property
+    def files(self) -> tuple[Path, ...]:
+        return (self.markdown, self.html, self.layers, self.sequences) + self.head_pictures
+
+
+def render(claim: Claim, shape: Shape, out: str | Path, values: str | None = None, seed: int = 0,
+           certificate: str | Path | None = None) -> Rendered:
+    """Draw ``claim`` at ``shape`` into the folder ``out`` (created if needed)."""
+    from usim.show import page, pictures
+
+    pictures.pyplot()  # fail early, before any work, if matplotlib is missing
+    cert = read_certificate(certificate, claim.id) if certificate is not None else None
+    model = build_model(claim, shape, values, seed)
+    folder = Path(out)
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as error:
+        raise InputError(f"cannot create the output folder {str(folder)!r}: {error}") from None
+    heads = tuple(pictures.draw_head(model, head, folder / f"{head.file_stem}.png")
+                  for head in model.heads)
+    layers = pictures.draw_layers(model, folder / "layers.png")
+    sequences = pictures.draw_sequences(model, folder / "sequences.png")
+    elements = page.build(model, cert, {"layers": layers, "sequences": sequences}, heads)
+    title = f"usim show {claim.id} {model.shape_label}"
+    markdown = folder / "index.md"
+    markdown.write_text(page.to_markdown(elements, folder))
+    html = folder / "index.html"
+    html.write_text(page.to_html(elements, title))
+    return Rendered(model, folder, heads, layers, sequences, markdown, html, cert)
+
+
+__all__ = ["Rendered", "render", "build_model", "small_shape", "read_certificate"]

@@ -1,0 +1,169 @@
+"""Reading a proof certificate (``usim prove CLAIM --json FILE``) for the page.
+
+The page shows the status of every shape exactly as the certificate states it:
+nothing is inferred, a missing or unreadable status is shown as UNKNOWN, and
+only a certificate for the claim being shown is accepted. The reader is
+defensive about the format (extra keys are ignored, missing ones noted) so that
+a certificate from an older or newer usim still renders.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from usim.errors import InputError
+
+KNOWN_STATUSES = ("PROVED", "REFUTED", "UNKNOWN", "ERROR")
+
+
+@dataclass(frozen=True)
+class EngineLine:
+    engine: str
+    status: str
+    seconds: float | None
+    detail: str
+
+
+@dataclass(frozen=True)
+class ShapeStatus:
+    shape: str  # "2x3x2"
+    status: str  # as written in the certificate (UNKNOWN when absent or unreadable)
+    engines: tuple[EngineLine, ...]
+    mutant: str | None = None
+    counterexample: str | None = None
+
+
+@dataclass(frozen=True)
+class Certificate:
+    path: str
+    claim_id: str | None
+    statement: str | None
+    bound: str | None
+    shapes: tuple[ShapeStatus, ...]  # the claim's obligations
+    mutants: tuple[ShapeStatus, ...]  # deliberately broken variants (should be REFUTED)
+    versions: dict[str, str]
+    commit: str | None
+    notes: tuple[str, ...]  # what could not be read
+
+    def status_of(self, shape: str) -> str | None:
+        for s in self.shapes:
+            if s.shape == shape:
+                return s.status
+        return None
+
+    @property
+    def summary(self) -> str:
+        """Counts per status over the claim's shapes, e.g. '9 PROVED'."""
+        counts: dict[str, int] = {}
+        for s in self.shapes:
+            counts[s.status] = counts.get(s.status, 0) + 1
+        if not counts:
+            return "no obligation listed"
+        return ", ".join(f"{v} {k}" for k, v in sorted(counts.items()))
+
+
+def _text(value: Any) -> str | None:
+    return None if value is None else str(value)
+
+
+def _shape(value: Any) -> str:
+    if isinstance(value, (list, tuple)):
+        return "x".join(str(v) for v in value)
+    return str(value) if value is not None else "?"
+
+
+def _status(value: Any) -> str:
+    text = str(value).upper() if value is not None else "UNKNOWN"
+    return text if text in KNOWN_STATUSES else f"UNKNOWN ({value})"
+
+
+def _counterexample(value: Any) -> str | None:
+    if not isinstance(value, dict):
+        return None if value is None else str(value)
+    parts = []
+    inputs = value.get("inputs")
+    if isinstance(inputs, dict):
+        for name, rows in inputs.items():
+            try:
+                parts.append(f"{name} = [" + "; ".join(", ".join(str(x) for x in r) for r in rows) + "]")
+            except TypeError:
+                parts.append(f"{name} = {rows}")
+    if "position" in value:
+        parts.append(f"at position {value.get('position')} ({value.get('entry')}) "
+                     f"expected {value.get('expected')}, got {value.get('got')}")
+    return "; ".join(parts) or json.dumps(value)
+
+
+def _obligation(entry: Any, mutant: bool = False) -> ShapeStatus:
+    """One obligation; ``mutant`` marks an entry of a list of broken variants."""
+    if not isinstance(entry, dict):
+        return ShapeStatus(_shape(None), _status(None), (), "?" if mutant else None)
+    engines = []
+    counterexample = None
+    for e in entry.get("engines") or ():
+        if not isinstance(e, dict):
+            continue
+        seconds = e.get("seconds")
+        engines.append(EngineLine(
+            engine=str(e.get("engine", "?")),
+            status=_status(e.get("status")),
+            seconds=float(seconds) if isinstance(seconds, (int, float)) else None,
+            detail=str(e.get("detail") or ""),
+        ))
+        counterexample = counterexample or _counterexample(e.get("counterexample"))
+    return ShapeStatus(
+        shape=_shape(entry.get("shape")),
+        status=_status(entry.get("status")),
+        engines=tuple(engines),
+        mutant=_text(entry.get("mutant") or (entry.get("name") or "?" if mutant else None)),
+        counterexample=counterexample or _counterexample(entry.get("counterexample")),
+    )
+
+
+def read_certificate(path: str | Path, claim_id: str) -> Certificate:
+    """The certificate at ``path``; an error if it is unreadable or for another claim."""
+    path = Path(path)
+    try:
+        data = json.loads(path.read_text())
+    except FileNotFoundError:
+        raise InputError(f"no certificate file {str(path)!r}") from None
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as error:
+        raise InputError(f"cannot read the certificate {str(path)!r}: {error}") from None
+    if not isinstance(data, dict):
+        raise InputError(f"the certificate {str(path)!r} is not a JSON object")
+    notes = []
+    claim = data.get("claim")
+    if isinstance(claim, dict):
+        cert_id, statement = _text(claim.get("id")), _text(claim.get("statement"))
+    else:
+        cert_id, statement = _text(claim), None
+    if cert_id is None:
+        notes.append("the certificate does not name its claim")
+    elif cert_id != claim_id:
+        raise InputError(f"the certificate {str(path)!r} is for the claim {cert_id!r}, not {claim_id!r}")
+    entries = data.get("obligations")
+    if not isinstance(entries, list):
+        notes.append("the certificate lists no obligations")
+        entries = []
+    read = [_obligation(e) for e in entries]
+    mutants = data.get("mutants")
+    if isinstance(mutants, list):
+        read += [_obligation(e, mutant=True) for e in mutants]
+    versions = data.get("versions")
+    bound = data.get("bound")
+    if isinstance(bound, dict):
+        bound = ", ".join(f"{k} = {v}" for k, v in bound.items())
+    return Certificate(
+        path=str(path),
+        claim_id=cert_id,
+        statement=statement,
+        bound=_text(bound),
+        shapes=tuple(s for s in read if s.mutant is None),
+        mutants=tuple(s for s in read if s.mutant is not None),
+        versions={str(k): str(v) for k, v in versions.items()} if isinstance(versions, dict) else {},
+        commit=_text(data.get("commit")),
+        notes=tuple(notes),
+    )

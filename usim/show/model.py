@@ -1,0 +1,442 @@
+"""What `usim show` draws, computed once from the very program that was proved.
+
+Nothing here draws: this module runs a claim's construction on one concrete
+input and collects, for every attention head, the n x n selection it makes
+(query positions x key positions), the value it moves from each key and the
+value it writes at each query; and for the program, its heads layer by layer
+and the element-wise steps between layers. The pictures and the page
+(:mod:`usim.show.pictures`, :mod:`usim.show.page`) only render this.
+
+The input is run in the exact interpretation (ints and Fractions, so a reader
+sees 3/2 and not 1.4999999); a program with ``exp`` (softmax) has no exact
+value and is run in the numeric one instead, which the page says. Every
+selector is thereby concrete, whether it is decided by positions alone (the
+static pass of :func:`usim.encodings.evaluate.plan_for`) or by the input's
+values; the model records which.
+
+Layers follow :mod:`usim.rasp.cost`: an attention node (aggregate, selector
+width) sits one layer above the deepest attention node below it, element-wise
+maps cost nothing; the second count also treats ``length`` as an attention
+node of layer 1 (the RASP interpreter computes it with a head of its own).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Any, Mapping, Sequence
+
+import numpy as np
+import sympy
+
+from usim.encodings.evaluate import EXACT, evaluate_all, plan_for
+from usim.encodings.exact import as_exact
+from usim.encodings.layout import SequenceLayout
+from usim.encodings.numeric import NumericInterpretation
+from usim.encodings.selection import StaticSelection
+from usim.engine.claim import Claim, Obligation, Shape
+from usim.errors import InputError, NotExactError, ShapeError, UsimError
+from usim.rasp.cost import Cost
+from usim.rasp.expr import (
+    Aggregate,
+    Expr,
+    Indices,
+    Length,
+    Map,
+    Predicate,
+    Select,
+    SelectorWidth,
+    Semantics,
+    SOp,
+)
+from usim.rasp.printing import expression
+from usim.rasp.program import Program
+
+NUMERIC = NumericInterpretation()
+RANDOM_RANGE = (-3, 3)  # small integers read at a glance, and exact
+_DRAWS = 200  # attempts to meet a claim's preconditions (det != 0) at random
+
+
+@dataclass(frozen=True)
+class Head:
+    """One attention node, as it acts on the shown input.
+
+    ``selection[q, k]`` says whether query position q attends to key position
+    k. An aggregate writes at q the mean of ``values[k]`` over the selected k
+    (``default`` on an empty row under RASP semantics, the mean of every value
+    under AHAT); a selector width writes the number of selected k.
+    """
+
+    node: Expr
+    number: int  # 1, 2, ... in program order
+    name: str
+    layer: int  # without the length layer
+    layer_with_length: int
+    kind: str  # "aggregate" or "selector_width"
+    selector: str  # the selector's expression, keys first
+    values: str | None  # what the aggregate averages (None for a width)
+    description: str  # one line: what the head gathers
+    selection: np.ndarray  # (n, n) bool, [query, key]
+    static: bool  # decided by positions alone, the same for every input
+    moved: tuple[Any, ...] | None  # the values at each key (None for a width)
+    result: tuple[Any, ...]  # what the head writes at each query
+    key_values: tuple[Any, ...] | None  # a single select's keys sequence
+    query_values: tuple[Any, ...] | None  # ... and its queries sequence
+    keys_name: str | None
+    queries_name: str | None
+    default: Any = 0
+    semantics: str = "rasp"
+
+    @property
+    def file_stem(self) -> str:
+        return f"head_{self.number:02d}_L{self.layer}_{safe_name(self.name)}"
+
+
+@dataclass(frozen=True)
+class Step:
+    """A named element-wise step (or an output) and the band it sits in."""
+
+    node: Expr
+    name: str
+    text: str
+    band: int  # computed after layer `band` (with length), before band + 1
+    is_output: bool
+
+
+@dataclass(frozen=True)
+class Model:
+    """Everything drawn for one claim at one shape on one input."""
+
+    claim: Claim
+    obligation: Obligation
+    shape: Shape
+    n: int
+    tokens: tuple[Any, ...]
+    inputs_from: str  # "random (seed 0)" or "given"
+    interpretation: str  # "exact" or "numeric"
+    heads: tuple[Head, ...]
+    steps: tuple[Step, ...]
+    length_layer: bool  # the program reads `length`
+    output: tuple[Any, ...]
+    cost: Cost
+    target_check: str  # what comparing the output with the claim's target found
+
+    @property
+    def program(self) -> Program:
+        return self.obligation.construction.program
+
+    @property
+    def input_layout(self) -> SequenceLayout:
+        return self.obligation.construction.input_layout
+
+    @property
+    def output_layout(self) -> SequenceLayout:
+        return self.obligation.construction.output_layout
+
+    @property
+    def shape_label(self) -> str:
+        return "x".join(str(d) for d in self.shape)
+
+    @property
+    def layers(self) -> int:
+        return max((h.layer_with_length for h in self.heads), default=0)
+
+
+def safe_name(name: str) -> str:
+    """A file-name-safe form of a node name."""
+    out = "".join(ch if ch.isalnum() or ch in "-_" else "_" for ch in name)
+    return out[:40] or "head"
+
+
+# -- shapes and inputs -----------------------------------------------------------------
+
+
+def shape_arity(claim: Claim) -> int | None:
+    """How many dimensions the claim's shapes have (None if they vary)."""
+    for bound in (2, 3, 4):
+        arities = {len(s) for s in claim.shapes(bound)}
+        if len(arities) == 1:
+            return arities.pop()
+        if arities:
+            return None
+    return None
+
+
+def small_shape(claim: Claim) -> Shape:
+    """A small shape of the claim: the last one of ``claim.shapes(2)``
+    (every dimension at most 2), else of a larger bound."""
+    for bound in (2, 3, 4):
+        shapes = list(claim.shapes(bound))
+        if shapes:
+            return tuple(shapes[-1])
+    raise UsimError(f"the claim {claim.id} lists no shape up to 4")
+
+
+def build_obligation(claim: Claim, shape: Shape) -> Obligation:
+    """The claim's obligation at ``shape``, or a clear error if it does not fit."""
+    arity = shape_arity(claim)
+    label = "x".join(str(d) for d in shape)
+    if arity is not None and len(shape) != arity:
+        example = "x".join(str(d) for d in small_shape(claim))
+        raise ShapeError(
+            f"the claim {claim.id} takes shapes with {arity} dimension(s), like {example}; "
+            f"got {label}"
+        )
+    try:
+        return claim.obligation(tuple(shape))
+    except UsimError:
+        raise
+    except (ValueError, TypeError, IndexError, AssertionError) as error:
+        raise ShapeError(f"the claim {claim.id} has no construction for the shape {label}: {error}") from None
+
+
+def parse_values(text: str) -> list[int | Fraction]:
+    """'1, 2; -3 1/2 0.5' -> exact numbers (separators: comma, semicolon, space)."""
+    parts = [p for p in text.replace(",", " ").replace(";", " ").split() if p]
+    if not parts:
+        raise InputError("--values is empty: give the input sequence, e.g. --values '1 2 3 4'")
+    out = []
+    for part in parts:
+        try:
+            out.append(as_exact(part))
+        except (TypeError, ValueError, ZeroDivisionError):
+            raise InputError(f"cannot read {part!r} in --values as a number (write 3, -1/2 or 0.25)") from None
+    return out
+
+
+def _matrices(layout: SequenceLayout, tokens: Sequence[Any]) -> dict[str, sympy.Matrix]:
+    return {
+        b.name: sympy.Matrix([[sympy.nsimplify(v) if isinstance(v, float) else sympy.Rational(v)
+                               for v in row] for row in layout.decode(list(tokens), b.name)])
+        for b in layout.blocks
+    }
+
+
+def _violated(obligation: Obligation, tokens: Sequence[Any]) -> str | None:
+    """The first precondition the input breaks, as text, or None."""
+    if obligation.preconditions is None:
+        return None
+    for relation in obligation.preconditions(_matrices(obligation.construction.input_layout, tokens)):
+        truth = sympy.sympify(relation)
+        if truth is not sympy.true and truth is not True:
+            return str(relation)
+    return None
+
+
+def _check_domain(obligation: Obligation, tokens: Sequence[Any]) -> None:
+    for position, value in enumerate(tokens):
+        if obligation.values is not None and value not in obligation.values:
+            allowed = ", ".join(str(v) for v in obligation.values)
+            raise InputError(f"the value {value} at position {position} is not one of the claim's values ({allowed})")
+        if obligation.domain == "integer" and Fraction(value).denominator != 1:
+            raise InputError(f"the claim is about integers, but position {position} holds {value}")
+
+
+def choose_tokens(obligation: Obligation, values: str | None, seed: int) -> tuple[list[Any], str]:
+    """The input sequence: the user's values, checked, or a seeded random draw.
+
+    A random draw takes each entry from the claim's finite value set when it
+    has one, else a small integer in RANDOM_RANGE; draws that break a
+    precondition (a zero determinant) are discarded.
+    """
+    layout = obligation.construction.input_layout
+    n = layout.length
+    if values is not None:
+        tokens = parse_values(values)
+        if len(tokens) != n:
+            raise ShapeError(
+                f"--values gives {len(tokens)} number(s), but the input has {n} positions: "
+                f"{layout.describe()}"
+            )
+        _check_domain(obligation, tokens)
+        broken = _violated(obligation, tokens)
+        if broken:
+            raise InputError(f"the values break the claim's precondition {broken}")
+        return tokens, "given"
+    rng = np.random.default_rng(seed)
+    for _ in range(_DRAWS):
+        if obligation.values is not None:
+            pool = list(obligation.values)
+            tokens = [pool[i] for i in rng.integers(0, len(pool), size=n)]
+        else:
+            tokens = [int(v) for v in rng.integers(RANDOM_RANGE[0], RANDOM_RANGE[1] + 1, size=n)]
+        if _violated(obligation, tokens) is None:
+            return tokens, f"random (seed {seed})"
+    raise InputError(f"no random input met the claim's preconditions in {_DRAWS} draws (seed {seed})")
+
+
+# -- layers ----------------------------------------------------------------------------
+
+
+def depths(nodes: Sequence[Expr], length_is_attention: bool) -> dict[int, int]:
+    """Node id -> attention layers below and at it (the rule of usim.rasp.cost)."""
+    depth: dict[int, int] = {}
+    for node in nodes:
+        below = max((depth[c.id] for c in node.children()), default=0)
+        attention = isinstance(node, (Aggregate, SelectorWidth)) or (
+            length_is_attention and isinstance(node, Length))
+        depth[node.id] = below + 1 if attention else below
+    return depth
+
+
+def describe_head(node: Aggregate | SelectorWidth) -> str:
+    """What a head gathers, in one line ("tokens from position transpose_src")."""
+    selector = node.selector
+    if isinstance(node, SelectorWidth):
+        return f"counts the keys of {_short(selector)}"
+    values = _short(node.values)
+    if (isinstance(selector, Select) and selector.predicate is Predicate.EQ
+            and isinstance(selector.keys, Indices) and not selector.has_name):
+        return f"gathers {values} from position {_short(selector.queries)}"
+    return f"mean of {values} over {_short(selector)}"
+
+
+def _short(node: Expr, limit: int = 60) -> str:
+    text = node.name if node.has_name else expression(node)[0]
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+# -- values ----------------------------------------------------------------------------
+
+
+def _sequence(value: Any, n: int) -> tuple[Any, ...]:
+    """A node's value as a tuple of n plain numbers (row 0 of a numeric batch)."""
+    if isinstance(value, np.ndarray):
+        row = np.broadcast_to(value, (1, n)) if value.ndim == 1 else value[0]
+        return tuple(bool(v) if row.dtype == bool else float(v) for v in row)
+    return tuple(value)
+
+
+def _matrix(value: Any, n: int) -> np.ndarray:
+    if isinstance(value, StaticSelection):
+        return value.dense()
+    array = np.asarray(value, dtype=bool)
+    if array.ndim == 3:
+        array = array[0]
+    return np.broadcast_to(array, (n, n)).copy()
+
+
+def _evaluate(program: Program, tokens: Sequence[Any]) -> tuple[Mapping[int, Any], str]:
+    try:
+        return evaluate_all(program, EXACT, list(tokens)), "exact"
+    except NotExactError:
+        array = np.asarray([[float(t) for t in tokens]], dtype=np.float64)
+        return evaluate_all(program, NUMERIC, array), "numeric"
+
+
+def _target_check(obligation: Obligation, tokens: Sequence[Any], output: Sequence[Any]) -> str:
+    """Compare the output with the claim's independent target on this input (shown,
+    never counted as proof)."""
+    try:
+        expected = obligation.target(_matrices(obligation.construction.input_layout, tokens))
+        layout = obligation.construction.output_layout
+        worst = 0.0
+        exact = True
+        for block in layout.blocks:
+            if block.name not in expected:
+                continue
+            want = sympy.Matrix(expected[block.name])
+            got = layout.decode(list(output), block.name)
+            for i in range(block.shape.rows):
+                for j in range(block.shape.cols):
+                    w, g = want[i, j], got[i][j]
+                    if isinstance(g, float):
+                        exact = False
+                        worst = max(worst, abs(float(sympy.N(w, 30)) - g))
+                    elif sympy.simplify(sympy.nsimplify(w) - sympy.Rational(g)) != 0:
+                        return (f"differs from the claim's target at {block.name}[{i},{j}]: "
+                                f"expected {w}, got {g}")
+        for position, value in enumerate(layout.padding(list(output))):
+            if value != 0:
+                return f"the padding at position {layout.used + position} is {value}, not 0"
+        if exact:
+            return "equals the claim's target on this input (compared exactly)"
+        return f"agrees with the claim's target on this input to {worst:.1e} (floating point)"
+    except UsimError as error:
+        return f"could not be compared with the target: {error}"
+    except Exception as error:  # the comparison is a picture aid, never a verdict
+        return f"could not be compared with the target ({type(error).__name__}: {error})"
+
+
+# -- the model -------------------------------------------------------------------------
+
+
+def build_model(claim: Claim, shape: Shape, values: str | None = None, seed: int = 0) -> Model:
+    """Run the claim's construction at ``shape`` and collect what is drawn."""
+    obligation = build_obligation(claim, shape)
+    construction = obligation.construction
+    program = construction.program
+    tokens, source = choose_tokens(obligation, values, seed)
+    n = len(tokens)
+    env, interpretation = _evaluate(program, tokens)
+    roots = tuple(sop for _, sop in program.outputs)
+    plan = plan_for(roots, n)
+    order = program.nodes()
+    plain, with_length = depths(order, False), depths(order, True)
+
+    heads = []
+    for node in order:
+        if not isinstance(node, (Aggregate, SelectorWidth)):
+            continue
+        selector = node.selector
+        single = selector if isinstance(selector, Select) else None
+        heads.append(Head(
+            node=node,
+            number=len(heads) + 1,
+            name=node.name,
+            layer=plain[node.id],
+            layer_with_length=with_length[node.id],
+            kind="aggregate" if isinstance(node, Aggregate) else "selector_width",
+            selector=expression(selector)[0],
+            values=expression(node.values, top=False)[0] if isinstance(node, Aggregate) else None,
+            description=describe_head(node),
+            selection=_matrix(env[selector.id], n),
+            static=plan.is_static(selector),
+            moved=_sequence(env[node.values.id], n) if isinstance(node, Aggregate) else None,
+            result=_sequence(env[node.id], n),
+            key_values=_sequence(env[single.keys.id], n) if single is not None else None,
+            query_values=_sequence(env[single.queries.id], n) if single is not None else None,
+            keys_name=_short(single.keys, 30) if single is not None else None,
+            queries_name=_short(single.queries, 30) if single is not None else None,
+            default=node.default if isinstance(node, Aggregate) else 0,
+            semantics=node.semantics.value if isinstance(node, Aggregate) else Semantics.RASP.value,
+        ))
+
+    outputs = {sop.id for sop in roots}
+    steps = []
+    for node in order:
+        if isinstance(node, Map) and (node.has_name or node.id in outputs):
+            text = f"{node.name} = {expression(node)[0]}" if node.has_name else expression(node)[0]
+            steps.append(Step(node, node.name, text, with_length[node.id], node.id in outputs))
+        elif node.id in outputs and not isinstance(node, (Map, Aggregate, SelectorWidth)):
+            steps.append(Step(node, node.name, node.name, with_length[node.id], True))
+
+    output = _sequence(env[dict(program.outputs)[obligation.output_name].id], n)
+    return Model(
+        claim=claim,
+        obligation=obligation,
+        shape=tuple(shape),
+        n=n,
+        tokens=tuple(tokens),
+        inputs_from=source,
+        interpretation=interpretation,
+        heads=tuple(heads),
+        steps=tuple(steps),
+        length_layer=any(isinstance(node, Length) for node in order),
+        output=output,
+        cost=construction.cost,
+        target_check=_target_check(obligation, tokens, output),
+    )
+
+
+def format_value(value: Any, digits: int = 3) -> str:
+    """A value as a reader wants it: 3, -1/2, 0.731, 1 for true."""
+    if isinstance(value, bool) or isinstance(value, np.bool_):
+        return "1" if value else "0"
+    if isinstance(value, Fraction):
+        return str(value) if value.denominator != 1 else str(value.numerator)
+    if isinstance(value, float):
+        if value == int(value) and abs(value) < 1e6:
+            return str(int(value))
+        return f"{value:.{digits}g}"
+    return str(value)
