@@ -75,7 +75,7 @@ from usim.constructions.base import Construction, gather, guarded
 from usim.encodings.exact import as_exact
 from usim.encodings.layout import SequenceLayout
 from usim.errors import InputError, ShapeError
-from usim.rasp.expr import Predicate, SOp, aggregate, indices, select, tokens, where
+from usim.rasp.expr import Predicate, SOp, aggregate, constant, indices, select, tokens, where
 from usim.rasp.program import Program
 
 SIZE = 3
@@ -149,6 +149,38 @@ def inverse3_construction() -> Construction:
     return Construction("inverse 3x3", det3_program(), _layout_in(),
                         SequenceLayout.of(("Ainv", (SIZE, SIZE))),
                         notes="output 'inverse'; defined only where det != 0")
+
+
+def square_product_block(left: SOp, right: SOp) -> SOp:
+    """(L R)[i][j] at 3i + j for 3x3 matrices L and R, each at [0, 9) of its sequence.
+
+    Six gather heads: at position 3i + j, L[i][m] (key 3i + m) and R[m][j]
+    (key 3m + j) for m = 0, 1, 2; element-wise, the sum of the three products.
+    Used only to check A * inverse = I inside RASP.
+    """
+    i = indices // SIZE
+    j = indices % SIZE
+    total = None
+    for m in range(SIZE):
+        a = gather(left, i * SIZE + m).named(f"left{m}")
+        b = gather(right, m * SIZE + j).named(f"right{m}")
+        total = a * b if total is None else total + a * b
+    return total.named("left_times_right")
+
+
+def inverse3_check_program() -> Program:
+    """A * (the published inverse), computed in RASP: 3 layers."""
+    cofactor = cofactor_block(tokens)
+    det = determinant_block(tokens, cofactor)
+    inverse = (adjugate_block(cofactor) / det).named("inverse")
+    return Program.of("det3_check", {"A_times_inverse": square_product_block(tokens, inverse)},
+                      "A times the published 3x3 inverse")
+
+
+def inverse3_check_construction() -> Construction:
+    return Construction("A * inverse 3x3", inverse3_check_program(), _layout_in(),
+                        SequenceLayout.of(("I", (SIZE, SIZE))),
+                        notes="defined only where det != 0")
 
 
 # ----------------------------------------------------------------------------
@@ -250,7 +282,8 @@ def leibniz_program(n: int) -> Program:
         term = term * gather(tokens, source).named(f"entry{i}")
     term = term.named("leibniz_term")
     selector = (select(indices, count, Predicate.LT) & select(0, indices, Predicate.EQ)).named("all_terms")
-    det = (count * aggregate(selector, term).named("terms_mean")).named("det")
+    # constant(count): a real product node even for n = 1 (count * x with count 1 is x)
+    det = (aggregate(selector, term).named("terms_mean") * constant(count)).named("det")
     return Program.of(f"det_leibniz_{n}", {"det": det},
                       f"det of an {n}x{n} matrix by the Leibniz expansion over {count} positions")
 
