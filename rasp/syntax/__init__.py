@@ -1,0 +1,125 @@
+"""Programs written in the original RASP REPL's language, read into usim.
+
+``load_file(path)`` / ``load_text(text)`` parse a file (lark grammar ``rasp.lark``,
+:mod:`.parser`), run its statements (:mod:`.evaluator`, with the REPL's library,
+:mod:`.library`) and return a :class:`RaspFile`: its names, its examples, and
+``build(name, args)`` / ``program(name, args)``, which call a function of the file
+(or take a sequence it defines) and give usim's expression graph.
+
+Syntax errors are :class:`RaspSyntaxError` and meaning errors
+:class:`RaspEvaluationError`; both name file, line, column and the offending text.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Mapping
+
+from usim.rasp import expr as E
+from usim.rasp.program import Program
+from usim.rasp.syntax import tree
+from usim.rasp.syntax.errors import RaspEvaluationError, RaspFileError, RaspSyntaxError
+from usim.rasp.syntax.evaluator import Env, Evaluator, Example, RaspFunction, describe
+from usim.rasp.syntax.library import base_env
+from usim.rasp.syntax.parser import parse
+
+__all__ = [
+    "Built", "Example", "RaspEvaluationError", "RaspFile", "RaspFileError", "RaspFunction",
+    "RaspSyntaxError", "load_file", "load_text", "parse",
+]
+
+
+@dataclass(frozen=True)
+class Built:
+    """A sequence the file defines, and the local variables of the call that built it."""
+
+    name: str
+    sop: E.SOp
+    locals: Mapping[str, Any] = field(default_factory=dict)
+
+
+@dataclass
+class RaspFile:
+    """A parsed and evaluated RASP file."""
+
+    filename: str
+    source: str
+    tree: tree.Module
+    env: Env
+    evaluator: Evaluator
+
+    @property
+    def examples(self) -> list[Example]:
+        return list(self.evaluator.examples)
+
+    @property
+    def uses(self) -> set[str]:
+        """Token kinds read (tokens_int, ...) and usim additions used (exp, Map, ...)."""
+        return set(self.evaluator.uses)
+
+    def names(self) -> list[str]:
+        return sorted(n for n in self.env.vars if n != "out")
+
+    def get(self, name: str) -> Any:
+        found, value = self.env.lookup(name)
+        if not found or name not in self.env.vars:
+            defined = ", ".join(self.names()) or "nothing"
+            raise RaspEvaluationError(self.filename, 1, 1, f"{name} is not defined in the file "
+                                      f"(it defines: {defined})")
+        return value
+
+    def parameters(self, name: str) -> tuple[str, ...]:
+        value = self.get(name)
+        return value.params if isinstance(value, RaspFunction) else ()
+
+    def build(self, name: str, args: Mapping[str, Any] | None = None) -> Built:
+        """The sequence ``name`` is (a function is called with ``args`` by parameter name)."""
+        args = dict(args or {})
+        value = self.get(name)
+        scope: Mapping[str, Any] = {}
+        if isinstance(value, RaspFunction):
+            missing = [p for p in value.params if p not in args]
+            if missing:
+                raise RaspEvaluationError(
+                    self.filename, value.span.line, value.span.column,
+                    f"cannot call {name}: no value for its parameter(s) {', '.join(missing)}",
+                    f"def {name}({', '.join(value.params)})")
+            result, env = self.evaluator.invoke(value, [args[p] for p in value.params])
+            value, scope = result, dict(env.vars)
+        if not isinstance(value, E.SOp):
+            raise RaspEvaluationError(self.filename, 1, 1, f"{name} is {describe(value)}, not a sequence")
+        return Built(name, value, scope)
+
+    def program(self, name: str, args: Mapping[str, Any] | None = None) -> Program:
+        built = self.build(name, args)
+        return Program.of(name, {name: built.sop}, f"{name} from {self.filename}")
+
+
+def load_text(text: str, filename: str = "<string>") -> RaspFile:
+    """Parse and run RASP source text."""
+    module = parse(text, filename)
+    evaluator = Evaluator(loader=_loader)
+    library = base_env(evaluator)
+    env = Env(library, name=filename)
+    evaluator.run_module(module, env)
+    return RaspFile(filename, text, module, env, evaluator)
+
+
+def load_file(path: str | Path) -> RaspFile:
+    path = Path(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        from usim.errors import InputError
+
+        raise InputError(f"no such file: {path}") from None
+    except UnicodeDecodeError as error:
+        from usim.errors import InputError
+
+        raise InputError(f"{path} is not UTF-8 text: {error}") from None
+    return load_text(text, str(path))
+
+
+def _loader(path: str, from_file: str) -> tree.Module:
+    return parse(Path(path).read_text(encoding="utf-8"), path)
