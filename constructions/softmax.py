@@ -43,14 +43,20 @@ PAPER_BASE = Fraction(2718, 1000)
 
 
 def softmax_block(values: SOp, rows: int, cols: int | SOp, offset: int = 0,
-                  base: Fraction | None = None, guard: bool = False) -> SOp:
+                  base: Fraction | None = None, guard: bool = False,
+                  mask: SOp | None = None) -> SOp:
     """Row softmax of the rows x cols block at ``offset``, written in place.
 
     ``base`` None uses exp; a number b uses b ** S (the paper's 2.718).
     With ``guard``, positions outside the block give 0 (needed when the block
-    does not fill the sequence).
+    does not fill the sequence). ``mask``, a boolean sequence, leaves out the
+    entries where it is false: their e is 0, so they weigh nothing in their row's
+    sum and their softmax is 0 (every row must keep one entry, or its sum is 0).
+    Without a mask the block is exactly the paper's.
     """
     e = (exp(values) if base is None else base ** values).named("e")
+    if mask is not None:
+        e = where(mask, e, 0).named("e_masked")
     row = ((indices - offset) // cols).named("row")
     heads = []
     for b in range(rows):

@@ -1,0 +1,191 @@
+"""Routing: moving named matrix blocks between sequences with gather heads.
+
+A computed sequence holds some named matrix blocks at known offsets (a
+:class:`Part`: the sequence and its :class:`SequenceLayout`); what sits at its
+other positions is unspecified. :func:`route` builds one sequence in a target
+layout out of several parts. Every destination block is assembled from
+rectangles (:class:`Piece`) of source blocks; all the pieces taken from one
+source sequence are moved by ONE head:
+
+    gather(source, src(p)),   src(p) = the source position of the entry that
+                              belongs at p, or -1 (nothing: default 0),
+
+where src is an element-wise map of ``indices`` (nested ``where`` over the
+destination rectangles), so the selector select(indices, src, ==) is decided by
+positions alone: the static plan computes it once per length, exactly, and
+every output position is either one input position or 0. The heads of different
+sources are added; their supports are disjoint, so the sum places each value
+exactly once. A part marked ``clean`` (its sequence is 0 outside its blocks,
+e.g. a product block's output) whose block stays where it is is added as it is,
+without a head.
+
+:func:`fix` sets positions to constants (an element-wise map, no head): it puts
+the sizes a proof fixes (n, d) into a header.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Mapping, Sequence
+
+from usim.constructions.base import gather, inside
+from usim.encodings.layout import Block, SequenceLayout
+from usim.errors import ShapeError
+from usim.rasp.expr import SOp, indices, where
+
+
+@dataclass(frozen=True)
+class Piece:
+    """Copy a rows x cols rectangle of source block ``source``, starting at its
+    entry (src_row, src_col), to entry (row, col) of the destination block.
+    ``rows``/``cols`` None: the rest of the source block."""
+
+    source: str
+    row: int = 0
+    col: int = 0
+    src_row: int = 0
+    src_col: int = 0
+    rows: int | None = None
+    cols: int | None = None
+
+
+@dataclass(frozen=True, eq=False)
+class Part:
+    """A sequence and the named blocks it holds; ``clean``: 0 everywhere else."""
+
+    sop: SOp
+    layout: SequenceLayout
+    clean: bool = False
+
+    def holds(self, name: str) -> Block | None:
+        for block in self.layout.blocks:
+            if block.name == name:
+                return block
+        return None
+
+
+@dataclass(frozen=True)
+class Move:
+    """One rectangle: destination block, source block, rectangle within them."""
+
+    dest: Block
+    source: Block
+    row: int
+    col: int
+    src_row: int
+    src_col: int
+    rows: int
+    cols: int
+
+    @property
+    def whole(self) -> bool:
+        """The whole source block to the whole destination block, same shape."""
+        return (self.dest.shape == self.source.shape and self.rows == self.dest.shape.rows
+                and self.cols == self.dest.shape.cols and not (self.row or self.col))
+
+    def source_of(self, p: int) -> int | None:
+        """The source position of destination position p, or None (exact, for checks)."""
+        q = p - self.dest.offset
+        if not 0 <= q < self.dest.shape.size:
+            return None
+        i, j = divmod(q, self.dest.shape.cols)
+        if not (self.row <= i < self.row + self.rows and self.col <= j < self.col + self.cols):
+            return None
+        return self.source.position(i - self.row + self.src_row, j - self.col + self.src_col)
+
+    def index_map(self, rest: SOp | int) -> SOp:
+        """src(p) on this rectangle, ``rest`` elsewhere (a map of indices)."""
+        p = indices
+        d0, s0 = self.dest.offset, self.source.offset
+        if self.whole:
+            return where(inside(d0, self.dest.end), p + (s0 - d0), rest)
+        dc, sc = self.dest.shape.cols, self.source.shape.cols
+        i = (p - d0) // dc
+        j = (p - d0) % dc
+        within = (inside(d0, self.dest.end) & (i >= self.row) & (i < self.row + self.rows)
+                  & (j >= self.col) & (j < self.col + self.cols))
+        src = (i - self.row + self.src_row) * sc + (j - self.col + self.src_col) + s0
+        return where(within, src, rest)
+
+
+def plan_moves(parts: Sequence[Part], target: SequenceLayout,
+               pieces: Mapping[str, Sequence[Piece]] | None = None) -> list[tuple[int, Move]]:
+    """Which part and rectangle fills each destination block (checked shapes)."""
+    pieces = pieces or {}
+    moves: list[tuple[int, Move]] = []
+    for dest in target.blocks:
+        for piece in pieces.get(dest.name, (Piece(dest.name),)):
+            found = [(k, part.holds(piece.source)) for k, part in enumerate(parts)]
+            found = [(k, b) for k, b in found if b is not None]
+            if not found:
+                raise ShapeError(f"no sequence holds the block {piece.source!r} needed for {dest.name!r}")
+            k, source = found[0]
+            rows = source.shape.rows - piece.src_row if piece.rows is None else piece.rows
+            cols = source.shape.cols - piece.src_col if piece.cols is None else piece.cols
+            if (piece.row + rows > dest.shape.rows or piece.col + cols > dest.shape.cols
+                    or piece.src_row + rows > source.shape.rows
+                    or piece.src_col + cols > source.shape.cols or rows < 1 or cols < 1):
+                raise ShapeError(
+                    f"a {rows}x{cols} piece of {source.name} ({source.shape}) at "
+                    f"({piece.src_row}, {piece.src_col}) does not fit {dest.name} ({dest.shape}) "
+                    f"at ({piece.row}, {piece.col})")
+            moves.append((k, Move(dest, source, piece.row, piece.col, piece.src_row,
+                                  piece.src_col, rows, cols)))
+    return moves
+
+
+def route(parts: Sequence[Part], target: SequenceLayout,
+          pieces: Mapping[str, Sequence[Piece]] | None = None, name: str = "route") -> SOp:
+    """The sequence of layout ``target`` assembled from ``parts`` (0 elsewhere).
+
+    One gather head per source part (see the module docstring); a clean part
+    whose only move keeps a whole block in place is added without a head.
+    """
+    for part in parts:
+        if part.layout.length != target.length:
+            raise ShapeError(f"cannot route a sequence of length {part.layout.length} into one of "
+                             f"length {target.length}")
+    moves = plan_moves(parts, target, pieces)
+    total: SOp | None = None
+    for k, part in enumerate(parts):
+        mine = [m for kk, m in moves if kk == k]
+        if not mine:
+            continue
+        if (part.clean and len(mine) == len(part.layout.blocks) and all(
+                m.whole and m.dest.offset == m.source.offset for m in mine)):
+            term = part.sop
+        else:
+            src: SOp | int = -1
+            for move in mine:
+                src = move.index_map(src)
+            term = gather(part.sop, src).named(f"{name}.{k}")
+        total = term if total is None else total + term
+    if total is None:
+        raise ShapeError("nothing to route: the target layout has no block")
+    return total.named(name)
+
+
+def routing_table(parts_layouts: Sequence[SequenceLayout], target: SequenceLayout,
+                  pieces: Mapping[str, Sequence[Piece]] | None = None) -> list[tuple[int, int] | None]:
+    """Exact specification of a routing: for each destination position, (part, source
+    position) or None (0). Written from the layouts alone, for checking a route."""
+    dummy = [Part(indices, lay) for lay in parts_layouts]
+    moves = plan_moves(dummy, target, pieces)
+    table: list[tuple[int, int] | None] = [None] * target.length
+    for k, move in moves:
+        for p in range(move.dest.offset, move.dest.end):
+            s = move.source_of(p)
+            if s is not None:
+                if table[p] is not None:
+                    raise ShapeError(f"two pieces write position {p} of {move.dest.name}")
+                table[p] = (k, s)
+    return table
+
+
+def fix(values: SOp, constants: Mapping[int, int | Fraction]) -> SOp:
+    """``values`` with the given positions set to constants (element-wise, no head)."""
+    out = values
+    for position, value in sorted(constants.items()):
+        out = where(indices == position, value, out)
+    return out.named("fixed") if constants else out
