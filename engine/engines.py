@@ -138,7 +138,10 @@ def check_z3(ob: Obligation, timeout: float) -> EngineResult:
     except TranslationError as error:
         return EngineResult("z3", Status.UNKNOWN, clock.elapsed, f"cannot state the target in z3: {error}")
     differences = []
-    for g, e in zip(got, expected):
+    for p, (g, e) in enumerate(zip(got, expected)):
+        if clock.expired:
+            return EngineResult("z3", Status.UNKNOWN, clock.elapsed,
+                                f"timeout after {timeout:g} s while simplifying position {p}")
         if isinstance(g, z3.BoolRef) or isinstance(e, z3.BoolRef):
             differences.append(g != e)
             continue
@@ -149,29 +152,37 @@ def check_z3(ob: Obligation, timeout: float) -> EngineResult:
         differences.append(real(g) != real(e) if z3.is_arith(g) and z3.is_arith(e) else g != e)
     if not differences:
         return EngineResult("z3", Status.PROVED, clock.elapsed, "every position simplifies to the target")
-    solver = z3.Solver()
-    solver.set("timeout", max(1, int((timeout - clock.elapsed) * 1000)))
-    solver.add(*interp.facts)
-    solver.add(*preconditions)
+    # One query per position that does not simplify away: many small queries are
+    # far easier for z3 than one disjunction over every position.
+    base = list(interp.facts) + preconditions
     if ob.values is not None:
-        for c in consts.values():
-            solver.add(z3.Or([c == v for v in ob.values]))
-    solver.add(z3.Or(differences))
-    answer = solver.check()
-    if answer == z3.unsat:
-        return EngineResult("z3", Status.PROVED, clock.elapsed,
-                            f"no input makes any of {len(differences)} position(s) differ (unsat)")
-    if answer == z3.unknown:
-        reason = solver.reason_unknown()
-        if "timeout" in reason or "canceled" in reason or clock.expired:
-            reason = f"timeout after {timeout:g} s ({reason})"
-        return EngineResult("z3", Status.UNKNOWN, clock.elapsed, f"z3 answered unknown: {reason}")
-    point = _model_point(ob, solver.model(), consts)
-    witness = replay(ob, point)
-    if witness is not None:
-        return EngineResult("z3", Status.REFUTED, clock.elapsed, "z3 model replayed", witness)
-    return _refuted_or_unknown("z3", ob, clock,
-                               "z3's model did not replay (it may use exp as an arbitrary function)")
+        base += [z3.Or([c == v for v in ob.values]) for c in consts.values()]
+    for index, difference in enumerate(differences):
+        remaining = timeout - clock.elapsed
+        if remaining <= 0:
+            return EngineResult("z3", Status.UNKNOWN, clock.elapsed,
+                                f"timeout after {timeout:g} s ({index} of {len(differences)} positions proved)")
+        solver = z3.Solver()
+        solver.set("timeout", max(1, int(remaining * 1000)))
+        solver.add(*base)
+        solver.add(difference)
+        answer = solver.check()
+        if answer == z3.unsat:
+            continue
+        if answer == z3.unknown:
+            reason = solver.reason_unknown()
+            if "timeout" in reason or "canceled" in reason or clock.expired:
+                reason = f"timeout after {timeout:g} s ({reason})"
+            return EngineResult("z3", Status.UNKNOWN, clock.elapsed,
+                                f"z3 answered unknown at position {index}: {reason}")
+        point = _model_point(ob, solver.model(), consts)
+        witness = replay(ob, point)
+        if witness is not None:
+            return EngineResult("z3", Status.REFUTED, clock.elapsed, "z3 model replayed", witness)
+        return _refuted_or_unknown("z3", ob, clock,
+                                   "z3's model did not replay (it may use exp as an arbitrary function)")
+    return EngineResult("z3", Status.PROVED, clock.elapsed,
+                        f"no input makes any of {len(differences)} position(s) differ (unsat each)")
 
 
 def check_exhaustive(ob: Obligation, timeout: float) -> EngineResult:

@@ -1,0 +1,149 @@
+"""The proof engine on Lemmas 3-5: proofs, refutations of broken variants, timeouts."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from usim.cli import main
+from usim.engine.claim import EngineResult, ObligationResult, Status
+from usim.engine.engines import check_sympy, check_z3
+from usim.engine.registry import get
+from usim.engine.runner import check_obligation, prove_claim
+
+ENGINES = ("sympy", "z3")
+
+
+@pytest.mark.parametrize("claim_id, shape", [
+    ("lemma3", (2, 3)), ("lemma3", (3, 1)), ("lemma4", (2, 3)), ("lemma4", (1, 1)),
+    ("lemma5", (2, 3, 2)), ("lemma5", (1, 1, 1)), ("lemma4_paper", (2, 2)),
+])
+def test_both_engines_prove_the_lemmas(claim_id, shape):
+    result = check_obligation(get(claim_id).obligation(shape), ENGINES, timeout=60)
+    assert [r.status for r in result.results] == [Status.PROVED, Status.PROVED]
+    assert result.status is Status.PROVED
+
+
+MUTANT_CASES = [
+    ("lemma3", "swapped-index", (2, 3)),
+    ("lemma3", "off-by-one", (3, 3)),
+    ("lemma4", "row-left-out", (2, 2)),
+    ("lemma4", "missing-factor-c", (2, 3)),
+    ("lemma4", "wrong-default", (2, 2)),
+    ("lemma5", "missing-factor-k", (2, 2, 2)),
+    ("lemma5", "wrong-default", (2, 2, 2)),
+    ("lemma5", "off-by-one", (2, 3, 2)),
+]
+
+
+@pytest.mark.parametrize("claim_id, mutant, shape", MUTANT_CASES)
+@pytest.mark.parametrize("engine", ENGINES)
+def test_each_engine_refutes_broken_constructions_with_a_replayed_counterexample(claim_id, mutant, shape, engine):
+    ob = get(claim_id).mutants[mutant](shape)
+    result = (check_sympy if engine == "sympy" else check_z3)(ob, 60)
+    assert result.status is Status.REFUTED, result.detail
+    cx = result.counterexample
+    assert cx is not None and cx.replay in ("exact", "numeric (50 digits)")
+    assert cx.expected != cx.got
+    assert 0 <= cx.position < ob.construction.output_layout.length
+
+
+def test_a_counterexample_names_where_the_broken_program_first_diverges():
+    ob = get("lemma5").mutants["off-by-one"]((2, 2, 2))
+    cx = check_z3(ob, 60).counterexample
+    assert cx.divergence.startswith("a_src0")
+
+
+def test_a_mutant_that_happens_to_be_right_at_a_shape_is_not_refuted():
+    # transposing a column vector: rows and columns swapped gives the same sequence
+    ob = get("lemma3").mutants["swapped-index"]((3, 1))
+    assert check_obligation(ob, ENGINES).status is Status.PROVED
+
+
+def test_a_tiny_timeout_gives_unknown_never_proved():
+    ob = get("lemma4").obligation((4, 4))
+    for check in (check_sympy, check_z3):
+        result = check(ob, 1e-6)
+        assert result.status is Status.UNKNOWN
+        assert "timeout" in result.detail
+
+
+def test_a_worker_past_its_deadline_is_killed_and_unknown():
+    import time
+
+    from usim.engine.runner import run_tasks
+
+    def hang() -> EngineResult:
+        time.sleep(60)
+        return EngineResult("z3", Status.PROVED, 60.0)
+
+    start = time.perf_counter()
+    results = run_tasks([(("k",), "z3", hang)], timeout=0.01, jobs=1)
+    (result,) = results[("k",)]
+    assert result.status is Status.UNKNOWN and "timeout" in result.detail
+    assert time.perf_counter() - start < 30
+
+
+def test_a_worker_that_dies_is_an_error_not_a_proof():
+    import os
+
+    from usim.engine.runner import run_tasks
+
+    def die() -> EngineResult:
+        os._exit(3)
+
+    (result,) = run_tasks([(("k",), "sympy", die)], timeout=5)[("k",)]
+    assert result.status is Status.ERROR
+
+
+def test_engines_that_disagree_are_an_internal_error():
+    proved = EngineResult("sympy", Status.PROVED, 0.0)
+    refuted = EngineResult("z3", Status.REFUTED, 0.0)
+    unknown = EngineResult("z3", Status.UNKNOWN, 0.0)
+    assert ObligationResult("x", (1,), (proved, refuted)).status is Status.ERROR
+    assert ObligationResult("x", (1,), (proved, unknown)).status is Status.PROVED
+    assert ObligationResult("x", (1,), (unknown, unknown)).status is Status.UNKNOWN
+
+
+def test_prove_claim_runs_in_parallel_and_reports_mutants():
+    report = prove_claim(get("lemma5"), 2, timeout=60, jobs=2, mutants=True)
+    assert report.status is Status.PROVED
+    assert report.mutants_refuted
+    assert report.costs["2x2x2"]["heads_per_layer"] == [4, 4]
+
+
+def test_usim_prove_writes_a_certificate_and_report_renders_it(tmp_path, capsys):
+    cert = tmp_path / "lemma3.json"
+    assert main(["prove", "lemma3", "--max-n", "2", "--json", str(cert), "-q", "--mutants"]) == 0
+    data = json.loads(cert.read_text())
+    assert data["claim"]["id"] == "lemma3" and data["bound"] == 2 and data["status"] == "PROVED"
+    assert {o["label"] for o in data["obligations"]} == {"1x1", "1x2", "2x1", "2x2"}
+    assert all(e["status"] == "PROVED" for o in data["obligations"] for e in o["engines"])
+    assert set(data["versions"]) >= {"usim", "python", "sympy", "z3"}
+    assert data["commit"]
+    capsys.readouterr()
+    assert main(["report", str(cert)]) == 0
+    text = capsys.readouterr().out
+    assert "# Lemma 3" in text and "| 2x2 | PROVED |" in text and "swapped-index" in text
+
+
+def test_usim_prove_lists_claims_and_rejects_unknown_ones(capsys):
+    assert main(["prove", "--list"]) == 0
+    out = capsys.readouterr().out
+    assert "lemma3" in out and "lemma5" in out
+    assert main(["prove", "no-such-claim"]) == 2
+    assert "no claim 'no-such-claim'" in capsys.readouterr().err
+
+
+def test_report_rejects_a_file_that_is_not_a_certificate(tmp_path, capsys):
+    bad = tmp_path / "x.json"
+    bad.write_text("{\"a\": 1}")
+    assert main(["report", str(bad)]) == 2
+    assert "not a usim certificate" in capsys.readouterr().err
+
+
+def test_the_paper_base_is_measured_not_proved():
+    claim = get("lemma4_paper")
+    (line,) = claim.measure(2)
+    assert "approximation" in line and "relative deviation" in line
