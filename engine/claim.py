@@ -98,6 +98,20 @@ class Claim:
     measure: Callable[[int], list[str]] | None = None
     semantics: str = "rasp"
     notes: str = ""
+    expected: "Status" = None  # type: ignore[assignment]
+
+    def __post_init__(self) -> None:
+        # A claim that states a construction *as published* and is wrong is
+        # registered with expected=Status.REFUTED: it is an erratum, and being
+        # refuted (with a replayed counterexample) is its correct outcome.
+        if self.expected is None:
+            object.__setattr__(self, "expected", Status.PROVED)
+        if self.expected not in (Status.PROVED, Status.REFUTED):
+            raise ValueError(f"claim {self.id}: expected must be PROVED or REFUTED")
+
+    @property
+    def is_erratum(self) -> bool:
+        return self.expected is Status.REFUTED
 
 
 @dataclass(frozen=True)

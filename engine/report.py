@@ -69,7 +69,8 @@ def certificate(report: ClaimReport, timeout: float) -> dict[str, Any]:
     return {
         "usim_certificate": CERTIFICATE_VERSION,
         "claim": {"id": claim.id, "paper": claim.paper, "title": claim.title,
-                  "statement": claim.statement, "semantics": claim.semantics, "notes": claim.notes},
+                  "statement": claim.statement, "semantics": claim.semantics, "notes": claim.notes,
+                  "expected": claim.expected.value},
         "bound": report.max_n,
         "status": report.status.value,
         "engines": report.engines,
@@ -118,6 +119,18 @@ def summary_row(report: ClaimReport) -> list[str]:
 
 def describe_failures(report: ClaimReport) -> list[str]:
     lines = []
+    if report.claim.is_erratum:
+        refuted = [r for r in report.results if r.status is Status.REFUTED]
+        lines.append(f"  erratum: the published construction is REFUTED at {len(refuted)}/"
+                     f"{len(report.results)} shapes"
+                     + (f"; correct at {', '.join(r.label for r in report.results if r.status is Status.PROVED)}"
+                        if any(r.status is Status.PROVED for r in report.results) else ""))
+        if refuted and refuted[0].counterexample:
+            lines.append(f"    e.g. at {refuted[0].label}: {refuted[0].counterexample.describe()}")
+        others = [r for r in report.results if r.status not in (Status.REFUTED, Status.PROVED)]
+        for r in others:
+            lines.append(f"  {r.label}: {r.status.value} ({_engines_text(r)})")
+        return lines
     for r in report.results:
         if r.status is Status.PROVED:
             if any(e.status is not Status.PROVED for e in r.results):
@@ -151,6 +164,19 @@ def describe_failures(report: ClaimReport) -> list[str]:
     return lines
 
 
+def verdict(report: ClaimReport) -> str:
+    """One line: the claim's status up to its bound, errata marked as such."""
+    claim, n = report.claim, report.max_n
+    if claim.is_erratum:
+        if report.status is Status.REFUTED:
+            return f"REFUTED as published (erratum; expected): counterexample above, N={n}"
+        return (f"{report.status.value}: the published construction was expected to be refuted "
+                f"(erratum) but was not, up to N={n}")
+    if report.status is Status.PROVED:
+        return f"PROVED for every shape up to N={n}"
+    return f"{report.status.value} (not proved for every shape up to N={n})"
+
+
 def run_and_report(claims: list[Claim], args: argparse.Namespace) -> int:
     """Prove ``claims`` as ``args`` says, print progress and the closing table."""
     engines = None if args.engine in (None, "all") else [e.strip() for e in args.engine.split(",")]
@@ -173,9 +199,7 @@ def run_and_report(claims: list[Claim], args: argparse.Namespace) -> int:
         if notes:
             print(f"\n{report.claim.id}:")
             print("\n".join(notes))
-        print(f"\n{report.claim.id}: {report.status.value} for every shape up to N={report.max_n}"
-              if report.status is Status.PROVED else
-              f"\n{report.claim.id}: {report.status.value} (not proved for every shape up to N={report.max_n})")
+        print(f"\n{report.claim.id}: {verdict(report)}")
     if args.json:
         certs = [certificate(r, args.timeout) for r in reports]
         data = certs[0] if len(certs) == 1 else {"usim_certificates": CERTIFICATE_VERSION, "certificates": certs}
@@ -184,7 +208,7 @@ def run_and_report(claims: list[Claim], args: argparse.Namespace) -> int:
         except OSError as error:
             raise UsimError(f"cannot write the certificate to {args.json}: {error.strerror}") from None
         print(f"certificate written to {args.json}")
-    ok = all(r.status is Status.PROVED for r in reports)
+    ok = all(r.status is r.claim.expected for r in reports)
     if args.mutants:
         ok = ok and all(r.mutants_refuted for r in reports)
     return 0 if ok else 1
@@ -214,7 +238,9 @@ def markdown(cert: dict) -> str:
     lines = [
         f"# {claim['paper']}: {claim['title']}",
         "",
-        f"**Status: {cert['status']}** for every shape up to N = {cert['bound']} "
+        (f"**Erratum: the construction as published is {cert['status']}** (expected REFUTED) "
+         if claim.get("expected") == "REFUTED" else f"**Status: {cert['status']}** ")
+        + f"for every shape up to N = {cert['bound']} "
         f"(claim `{claim['id']}`, engines: {', '.join(cert['engines'])}, "
         f"timeout {cert['timeout_seconds']} s per obligation and engine).",
         "",
