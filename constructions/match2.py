@@ -14,9 +14,14 @@ Corrected construction (:func:`match2_program`), 1 attention layer, 1 head:
    residue a partner needs, ``need = (p - r) mod p`` (so a residue 0 needs 0).
 2. Head ``match``: select(r, need, ==) selects at query i the keys j with
    r_j = need_i, i.e. x_i + x_j = 0 mod p; with ``distinct`` it is combined
-   (still one head) with select(indices, indices, !=). It aggregates the constant 1:
-   the mean of 1 over a non-empty set is 1, and an empty row gives the default 0.
-   So the output is the indicator itself: no value can average out to 0.
+   (still one head) with select(indices, indices, !=). Its selector width (the
+   number of selected keys) is positive exactly when a match exists.
+3. Element-wise: ``where(width > 0, 1, 0)``. Only the count matters, so no
+   value can average out to 0. (Aggregating the constant 1 instead gives the
+   same output: the mean of 1 over a non-empty set is 1 and an empty row gives
+   the default 0; :func:`match2_program` with ``via="mean"``. The width form is
+   linear for z3, the mean form divides a count by itself and is far slower to
+   prove.)
 
 The published construction (:func:`published_match2_program`), as ``paper.md``
 describes it: at query i select keys j with x_j mod p = p - (x_i mod p),
@@ -40,7 +45,7 @@ from __future__ import annotations
 from usim.constructions.base import Construction
 from usim.constructions.relu import sequence_layouts
 from usim.errors import InputError
-from usim.rasp.expr import Predicate, SOp, aggregate, indices, select, tokens, where
+from usim.rasp.expr import Predicate, SOp, aggregate, indices, select, selector_width, tokens, where
 from usim.rasp.program import Program
 
 
@@ -53,22 +58,31 @@ def check_modulus(modulus: object) -> int:
     return modulus
 
 
-def match2_block(values: SOp, modulus: int, distinct: bool = False) -> SOp:
-    """1 at i if some j (j != i when ``distinct``) has x_i + x_j = 0 mod p, else 0."""
+def match2_block(values: SOp, modulus: int, distinct: bool = False, via: str = "width") -> SOp:
+    """1 at i if some j (j != i when ``distinct``) has x_i + x_j = 0 mod p, else 0.
+
+    ``via="width"``: where(selector_width > 0, 1, 0); ``via="mean"``: the mean of
+    the constant 1 over the selected keys (default 0). Both are one head.
+    """
     p = check_modulus(modulus)
+    if via not in ("width", "mean"):
+        raise ValueError(f"via must be 'width' or 'mean', got {via!r}")
     residue = (values % p).named("residue")
     need = ((p - residue) % p).named("need")
     matches = select(residue, need, Predicate.EQ).named("matches")
     if distinct:
         matches = (matches & select(indices, indices, Predicate.NE)).named("matches_other")
-    return aggregate(matches, 1).named("match2")
+    if via == "mean":
+        return aggregate(matches, 1).named("match2")
+    count = selector_width(matches).named("match_count")
+    return where(count > 0, 1, 0).named("match2")
 
 
-def match2_program(modulus: int, distinct: bool = False) -> Program:
+def match2_program(modulus: int, distinct: bool = False, via: str = "width") -> Program:
     which = "j != i" if distinct else "j = i allowed"
     return Program.of(
         f"match2_p{modulus}{'_distinct' if distinct else ''}",
-        {"match2": match2_block(tokens, modulus, distinct)},
+        {"match2": match2_block(tokens, modulus, distinct, via)},
         f"Match2 mod {modulus} ({which}): 1 where some x_j has x_i + x_j = 0 mod {modulus}",
     )
 
