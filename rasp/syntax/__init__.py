@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Mapping
 
+from usim.errors import UsimError
 from usim.rasp import expr as E
 from usim.rasp.program import Program
 from usim.rasp.syntax import tree
@@ -62,12 +63,10 @@ class RaspFile:
         return sorted(n for n in self.env.vars if n != "out")
 
     def get(self, name: str) -> Any:
-        found, value = self.env.lookup(name)
-        if not found or name not in self.env.vars:
+        if name not in self.env.vars:
             defined = ", ".join(self.names()) or "nothing"
-            raise RaspEvaluationError(self.filename, 1, 1, f"{name} is not defined in the file "
-                                      f"(it defines: {defined})")
-        return value
+            raise UsimError(f"{self.filename} defines no {name!r} (it defines: {defined})")
+        return self.env.vars[name]
 
     def parameters(self, name: str) -> tuple[str, ...]:
         value = self.get(name)
@@ -88,7 +87,8 @@ class RaspFile:
             result, env = self.evaluator.invoke(value, [args[p] for p in value.params])
             value, scope = result, dict(env.vars)
         if not isinstance(value, E.SOp):
-            raise RaspEvaluationError(self.filename, 1, 1, f"{name} is {describe(value)}, not a sequence")
+            raise UsimError(f"{name} in {self.filename} is {describe(value)}, not a sequence "
+                            "(usim checks a function that returns one sequence, or a sequence)")
         return Built(name, value, scope)
 
     def program(self, name: str, args: Mapping[str, Any] | None = None) -> Program:

@@ -24,7 +24,8 @@ How shapes are chosen. The paper's listings hard-code some dimensions and read t
 rest from ``length``. A parameter of the function named after a dimension (``r``,
 ``c``, ``k``, or ``rows``, ``cols``, ``inner``) is set to it for each shape; a
 dimension the function (or the file) assigns an integer constant to under such a
-name (``r = 3;``) is fixed to that value; every other dimension ranges over 1..N.
+name (``r = 3;``) is fixed to that value (even above N); every other dimension ranges
+over 1..N.
 ``--shape`` checks exactly the shapes given (with a warning if one contradicts a
 hard-coded dimension). The exit status is 0 only if every shape is PROVED.
 """
@@ -136,9 +137,10 @@ def plan_shapes(rasp: RaspFile, function: str, spec: Spec, shapes: Sequence[Shap
                 f"spec ({spec.dims_text}; accepted names: "
                 + "; ".join(f"{d}: {', '.join(ALIASES[d])}" for d in spec.dims) + ")")
         parameters[p] = dim
-    candidates = list(shapes) if shapes else list(claim.shapes(max_n or claim.default_max_n))
+    bound = max_n or claim.default_max_n
+    candidates = list(shapes) if shapes else list(claim.shapes(bound))
     if not candidates:
-        raise UsimError(f"no {spec.name} shape up to {max_n}")
+        raise UsimError(f"no {spec.name} shape up to {bound}")
     # a first call shows the constants the function assigns (its local variables)
     probe = rasp.build(function, _arguments(parameters, spec, candidates[0]))
     fixed: dict[str, tuple[str, int]] = {}
@@ -157,11 +159,17 @@ def plan_shapes(rasp: RaspFile, function: str, spec: Spec, shapes: Sequence[Shap
                                     f"{function} hard-codes {name} = {value}: checked anyway")
         chosen = candidates
     else:
-        chosen = [s for s in candidates
-                  if all(dict(zip(spec.dims, s))[d] == v for d, (_, v) in fixed.items())]
+        # hard-coded dimensions keep their value (even above N); the others range over 1..N
+        wide = max([bound] + [v for _, v in fixed.values()])
+        chosen = []
+        for s in claim.shapes(wide):
+            values = dict(zip(spec.dims, s))
+            if all(values[d] == v for d, (_, v) in fixed.items()) and \
+                    all(values[d] <= bound for d in spec.dims if d not in fixed):
+                chosen.append(s)
         if not chosen:
             raise UsimError(f"{function} hard-codes " + ", ".join(f"{n} = {v}" for n, v in fixed.values())
-                            + f": no {spec.name} shape up to {max_n} has that; raise --max-n")
+                            + f": no {spec.name} shape with the other dimensions up to {bound} fits")
     return ShapePlan(tuple(chosen), parameters, fixed, tuple(warnings))
 
 
@@ -623,7 +631,8 @@ def register(sub: argparse._SubParsersAction) -> None:
             "lemma5 with the parsed program as construction). How shapes are chosen: a parameter "
             "of NAME named after a dimension (r/rows, c/cols, k/inner) is set to it; a dimension "
             "NAME (or the file) assigns an integer to under such a name (r = 3;) is fixed to that "
-            "value; the other dimensions range over 1..N. Exit status 0 only if every shape is PROVED."
+            "value (even above N); the other dimensions range over 1..N. Exit status 0 only if every "
+            "shape is PROVED."
         ),
     )
     parser.add_argument("file", help="a .rasp file")
@@ -633,7 +642,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     parser.add_argument("--shape", action="append",
                         help="a shape such as 3x4 (matmul: 2x3x2); repeatable")
     parser.add_argument("--max-n", type=int, default=None,
-                        help="check every shape the function supports with dimensions up to N")
+                        help="check every shape the function supports: free dimensions up to N, "
+                        "hard-coded ones (r = 3;) at their value")
     parser.add_argument("--engine", default="all", help="sympy, z3, or all (default)")
     parser.add_argument("--timeout", type=float, default=60.0,
                         help="seconds per shape and engine; over it: UNKNOWN (default 60)")

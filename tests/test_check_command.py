@@ -1,0 +1,152 @@
+"""``usim check``: RASP listings proved or refuted against the specs of Lemmas 3-5."""
+
+from __future__ import annotations
+
+from fractions import Fraction
+from pathlib import Path
+
+import pytest
+
+from usim.cli import main
+from usim.commands.check import (
+    SPECS,
+    check,
+    plan_shapes,
+    power_findings,
+    repl_heads,
+)
+from usim.encodings.runners import run_exact
+from usim.engine.claim import Status
+from usim.errors import UsimError
+from usim.rasp.syntax import load_file, load_text
+
+EXAMPLES = Path(__file__).resolve().parent.parent / "examples" / "rasp"
+
+
+def test_transpose_listing_is_proved_for_its_shapes(capsys):
+    status = main(["check", str(EXAMPLES / "transpose.rasp"), "--function", "transpose",
+                   "--spec", "transpose", "--max-n", "4", "--timeout", "30"])
+    out = capsys.readouterr().out
+    assert status == 0, out
+    assert "hard-coded r = 3" in out
+    for c in range(1, 5):
+        assert f"shape 3x{c}: PROVED" in out
+    assert "summary: 4 shape(s): 4 PROVED, 0 REFUTED, 0 UNKNOWN" in out
+    assert "as 3x2 -> [1, 3, 5, 2, 4, 6]: agrees with the spec" in out
+    assert "heads per layer [1, 1]" in out  # 1 head, plus the length layer
+
+
+def test_off_by_one_listing_is_refuted_with_a_replayed_counterexample(capsys):
+    report = check(str(EXAMPLES / "transpose_off_by_one.rasp"), "transpose", "transpose",
+                   max_n=3, timeout=30)
+    assert [s.label for s in report.shapes] == ["3x1", "3x2", "3x3"]
+    for shape in report.shapes:
+        assert shape.status is Status.REFUTED
+        counter = shape.result.counterexample
+        assert counter is not None and counter.expected != counter.got
+        # replay the counterexample ourselves on the parsed program
+        program = load_file(EXAMPLES / "transpose_off_by_one.rasp").program("transpose")
+        rows = counter.inputs["M"]
+        flat = [Fraction(x) for row in rows for x in row]
+        got = run_exact(program, flat)["transpose"]
+        r, c = shape.shape
+        want = [flat[(p % r) * c + p // r] for p in range(r * c)]
+        assert got[counter.position] != want[counter.position]
+        assert str(want[counter.position]) == counter.expected
+    assert not report.ok
+    status = main(["check", str(EXAMPLES / "transpose_off_by_one.rasp"), "-f", "transpose",
+                   "--spec", "transpose", "--shape", "3x2", "--engine", "z3"])
+    out = capsys.readouterr().out
+    assert status == 1
+    assert "shape 3x2: REFUTED" in out and "counterexample: input M = " in out
+    assert "DIFFERS from the spec" in out  # its own example shows the bug too
+
+
+def test_softmax_listing_with_exp_is_proved():
+    report = check(str(EXAMPLES / "softmax.rasp"), "softmax", "softmax", max_n=2, timeout=30)
+    assert [s.label for s in report.shapes] == ["3x1", "3x2"]
+    assert report.ok
+    assert "usim addition exp" in report.uses
+    assert report.deviation is None
+
+
+def test_paper_softmax_with_2718_is_refuted_and_its_deviation_measured():
+    report = check(str(EXAMPLES / "softmax_paper.rasp"), "softmax", "softmax", shapes=[(3, 2)],
+                   timeout=30, samples=100)
+    (shape,) = report.shapes
+    assert shape.status is Status.REFUTED
+    assert any("not exp" in f for f in shape.findings)
+    value, where, label = report.deviation
+    assert label == "3x2" and 1e-5 < value < 1e-1  # 2.718 vs e: small but not zero
+
+
+def test_matmul_listing_is_proved():
+    report = check(str(EXAMPLES / "matmul.rasp"), "matmul", "matmul", max_n=2, timeout=30)
+    assert [s.label for s in report.shapes] == ["2x1x2", "2x2x2"]
+    assert report.ok
+    assert all(v == "ok" for s in report.shapes for v in s.interpretations.values())
+    assert "heads per layer [4, 4]" in report.shapes[0].cost[0]
+
+
+def test_a_syntax_error_is_one_line_with_line_and_column_and_exit_2(tmp_path, capsys):
+    bad = tmp_path / "bad.rasp"
+    bad.write_text("def f() {\n    x = (indices + ;\n    return x;\n}\n")
+    status = main(["check", str(bad), "--function", "f", "--spec", "transpose", "--shape", "2x2"])
+    err = capsys.readouterr().err
+    assert status == 2
+    lines = err.strip().splitlines()
+    assert len(lines) == 1
+    assert f"{bad}:2:20: syntax error: unexpected ';'" in lines[0]
+
+
+def test_shapes_follow_parameters_and_hard_coded_dimensions(tmp_path):
+    spec = SPECS["transpose"]
+    listing = load_file(EXAMPLES / "transpose.rasp")
+    fixed = plan_shapes(listing, "transpose", spec, None, 3)
+    assert fixed.shapes == ((3, 1), (3, 2), (3, 3)) and fixed.fixed["r"] == ("r", 3)
+    free = plan_shapes(listing, "transpose_rows", spec, None, 2)
+    assert free.shapes == ((1, 1), (1, 2), (2, 1), (2, 2)) and free.parameters == {"r": "r"}
+    warned = plan_shapes(listing, "transpose", spec, [(2, 2)], None)
+    assert warned.shapes == ((2, 2),) and "hard-codes r = 3" in warned.warnings[0]
+    odd = tmp_path / "odd.rasp"
+    odd.write_text("def t(width) { return tokens; }\n")
+    with pytest.raises(UsimError, match="parameter 'width'"):
+        plan_shapes(load_file(odd), "t", spec, None, 2)
+    # a listing that fixes the rows by a global and is wrong elsewhere
+    glob = tmp_path / "glob.rasp"
+    glob.write_text("rows = 2;\ndef t() {\n  c = length / rows;\n"
+                    "  src = (indices % rows) * c + (indices - indices % rows) / rows;\n"
+                    "  return aggregate(select(indices, src, ==), tokens);\n}\n")
+    plan = plan_shapes(load_file(glob), "t", spec, None, 3)
+    assert plan.shapes == ((2, 1), (2, 2), (2, 3))
+    report = check(str(glob), "t", "transpose", max_n=2, timeout=30)
+    assert report.ok
+    wrong = check(str(glob), "t", "transpose", shapes=[(3, 2)], timeout=30)
+    assert wrong.shapes[0].status is Status.REFUTED
+
+
+def test_repl_head_count_merges_a_shared_selector_and_doubles_selector_width():
+    f = load_text(
+        "s = select(indices, 0, ==);\n"
+        "two = aggregate(s, tokens) + aggregate(s, indices);\n"
+        "w = selector_width(select(tokens, tokens, ==));\n"
+        "both = two + aggregate(select(indices, indices, ==), tokens);\n"
+    )
+    from usim.rasp.cost import cost
+
+    two = f.program("two")
+    assert cost(two).heads_per_layer == (2,)         # usim: two aggregates
+    assert repl_heads(two, with_length=False) == (1,)  # the REPL: one selector
+    assert repl_heads(f.program("w"), with_length=False) == (2,)
+    assert repl_heads(f.program("both"), with_length=False) == (2,)
+    assert repl_heads(load_text("l = tokens * length;").program("l"), with_length=True) == (1,)
+
+
+def test_fractional_powers_are_flagged():
+    spec = SPECS["softmax"]
+    root = load_text("r = tokens * length ^ 0.5;").program("r")
+    assert any("exact (the base is a perfect power)" in f for f in power_findings(root, spec, 9))
+    assert any("irrational for base 6" in f for f in power_findings(root, spec, 6))
+    paper = load_text("e = 2.718 ^ tokens;").program("e")
+    (finding,) = power_findings(paper, spec, 4)
+    assert "not exp" in finding and "deviation" in finding
