@@ -37,7 +37,7 @@ from usim.constructions.relu import sequence_layouts
 from usim.encodings.exact import as_exact
 from usim.encodings.runners import run_exact
 from usim.errors import InputError, ShapeError
-from usim.rasp.expr import Predicate, SOp, aggregate, indices, select, tokens, where
+from usim.rasp.expr import Map, Op, Predicate, SOp, aggregate, indices, select, tokens, where
 from usim.rasp.program import Program
 
 
@@ -77,7 +77,7 @@ def parity_block(bits: SOp, positions: Sequence[int]) -> SOp:
         member = member.named("member")
     in_set = where(member, 1, 0).named("in_set")
     mean = aggregate(select(in_set, 1, Predicate.EQ), bits).named("mean_S")
-    count = (k * mean).named("count")
+    count = Map(Op.MUL, k, mean).named("count")  # a node even for k = 1
     return (count % 2).named("parity")
 
 
