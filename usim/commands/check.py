@@ -597,6 +597,10 @@ def run(args: argparse.Namespace) -> int:
     if uses:
         print("reads/uses: " + ", ".join(uses)
               + ("  (usim additions are not in the original REPL)" if any("addition" in u for u in uses) else ""))
+    if "tokens_int" in report.uses or "tokens_str" in report.uses or "tokens_bool" in report.uses:
+        print("note: tokens_int, tokens_str and tokens_asis are read as the numeric input (the REPL "
+              "would convert with int() or str()); tokens_bool is tokens != 0; the spec is checked "
+              "for all real inputs")
     if report.examples:
         print("examples:")
         for line in report.examples:
