@@ -1,0 +1,85 @@
+"""MaxMin (GroupSort-2): corrected construction proved, the published one refuted."""
+
+from __future__ import annotations
+
+import itertools
+import random
+from fractions import Fraction
+
+import pytest
+
+from usim.constructions.maxmin import maxmin_construction, maxmin_program, published_maxmin_program
+from usim.encodings.runners import run_exact
+from usim.engine.claim import Status
+from usim.engine.registry import get
+from usim.engine.runner import check_obligation
+
+
+def group_sort_2(x):
+    """The definition, in plain Python."""
+    y = list(x)
+    for t in range(0, len(x) - 1, 2):
+        y[t], y[t + 1] = max(x[t], x[t + 1]), min(x[t], x[t + 1])
+    return y
+
+
+def test_corrected_maxmin_on_every_small_input_and_random_rationals():
+    for n in range(1, 6):
+        for x in itertools.product((-2, -1, 0, 1, 2), repeat=n):
+            assert run_exact(maxmin_program(), list(x))["maxmin"] == group_sort_2(x)
+    rng = random.Random(7)
+    for _ in range(100):
+        x = [Fraction(rng.randint(-30, 30), rng.randint(1, 5)) for _ in range(rng.randint(1, 11))]
+        assert run_exact(maxmin_program(), x)["maxmin"] == group_sort_2(x)
+
+
+def test_published_maxmin_overshoots_at_a_negative_odd_position():
+    # at position 1 the difference -1 - 0 is negative and the position odd: flip = 2,
+    # and the blend x + 2 * (partner - x) gives 2 * 0 - (-1) = 1
+    assert run_exact(published_maxmin_program(), [0, -1])["maxmin"] == [0, 1]
+    assert group_sort_2([0, -1]) == [0, -1]
+    # right when the odd element is not below its partner, and on a trailing element
+    assert run_exact(published_maxmin_program(), [-3, 5, -7])["maxmin"] == [5, -3, -7]
+
+
+def test_maxmin_costs_one_head():
+    cost = maxmin_construction(5).cost
+    assert (cost.layers, cost.heads_per_layer) == (1, (1,))
+
+
+@pytest.mark.parametrize("n", [1, 2, 3, 4])
+def test_both_engines_prove_the_corrected_maxmin_odd_lengths_included(n):
+    result = check_obligation(get("maxmin").obligation((n,)), ("sympy", "z3"), timeout=60)
+    assert result.status is Status.PROVED
+    assert any(r.engine == "z3" and r.status is Status.PROVED for r in result.results)
+
+
+@pytest.mark.parametrize("n", [2, 3])
+def test_z3_refutes_the_published_maxmin_at_an_odd_position(n):
+    result = check_obligation(get("maxmin").mutants["published"]((n,)), ("z3",), timeout=60)
+    assert result.status is Status.REFUTED
+    cx = result.counterexample
+    assert cx.position % 2 == 1 and cx.replay == "exact"
+    x = [Fraction(v) for v in cx.inputs["x"][0]]
+    # the defect: the odd element is below its partner (its difference is negative)
+    assert x[cx.position] < x[cx.position - 1]
+
+
+def test_the_published_maxmin_is_right_without_a_pair():
+    result = check_obligation(get("maxmin").mutants["published"]((1,)), ("z3",), timeout=60)
+    assert result.status is Status.PROVED
+
+
+@pytest.mark.parametrize("mutant, n", [
+    ("order-swapped", 2), ("partner-next", 4), ("unguarded-tail", 3),
+])
+def test_broken_maxmins_are_refuted(mutant, n):
+    result = check_obligation(get("maxmin").mutants[mutant]((n,)), ("z3",), timeout=60)
+    assert result.status is Status.REFUTED
+    assert result.counterexample.expected != result.counterexample.got
+
+
+def test_an_unguarded_tail_is_harmless_at_even_lengths():
+    # the guard matters only for odd n: the checker must not invent a failure
+    result = check_obligation(get("maxmin").mutants["unguarded-tail"]((4,)), ("z3",), timeout=60)
+    assert result.status is Status.PROVED
