@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from usim.engine.report import load_certificates
 from usim.errors import InputError
 
 KNOWN_STATUSES = ("PROVED", "REFUTED", "UNKNOWN", "ERROR")
@@ -47,6 +48,8 @@ class Certificate:
     versions: dict[str, str]
     commit: str | None
     notes: tuple[str, ...]  # what could not be read
+    status: str | None = None  # the claim's overall status, as the certificate states it
+    costs: dict[str, dict] | None = None  # shape label -> cost as recorded
 
     def status_of(self, shape: str) -> str | None:
         for s in self.shapes:
@@ -123,27 +126,27 @@ def _obligation(entry: Any, mutant: bool = False) -> ShapeStatus:
     )
 
 
+def _claim_id(data: dict) -> str | None:
+    claim = data.get("claim")
+    return _text(claim.get("id")) if isinstance(claim, dict) else _text(claim)
+
+
 def read_certificate(path: str | Path, claim_id: str) -> Certificate:
     """The certificate at ``path``; an error if it is unreadable or for another claim."""
     path = Path(path)
     try:
-        data = json.loads(path.read_text())
-    except FileNotFoundError:
-        raise InputError(f"no certificate file {str(path)!r}") from None
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as error:
+        certificates = load_certificates(str(path))  # checks it is a usim certificate
+    except (OSError, UnicodeDecodeError) as error:
         raise InputError(f"cannot read the certificate {str(path)!r}: {error}") from None
-    if not isinstance(data, dict):
-        raise InputError(f"the certificate {str(path)!r} is not a JSON object")
+    ids = [_claim_id(c) for c in certificates]
+    if claim_id not in ids:
+        raise InputError(f"the certificate {str(path)!r} is for the claim(s) "
+                         f"{', '.join(repr(i) for i in ids)}, not {claim_id!r}")
+    data = certificates[ids.index(claim_id)]
     notes = []
     claim = data.get("claim")
-    if isinstance(claim, dict):
-        cert_id, statement = _text(claim.get("id")), _text(claim.get("statement"))
-    else:
-        cert_id, statement = _text(claim), None
-    if cert_id is None:
-        notes.append("the certificate does not name its claim")
-    elif cert_id != claim_id:
-        raise InputError(f"the certificate {str(path)!r} is for the claim {cert_id!r}, not {claim_id!r}")
+    statement = _text(claim.get("statement")) if isinstance(claim, dict) else None
+    cert_id = claim_id
     entries = data.get("obligations")
     if not isinstance(entries, list):
         notes.append("the certificate lists no obligations")
@@ -166,4 +169,7 @@ def read_certificate(path: str | Path, claim_id: str) -> Certificate:
         versions={str(k): str(v) for k, v in versions.items()} if isinstance(versions, dict) else {},
         commit=_text(data.get("commit")),
         notes=tuple(notes),
+        status=_status(data.get("status")) if "status" in data else None,
+        costs={str(k): v for k, v in data["cost"].items() if isinstance(v, dict)}
+        if isinstance(data.get("cost"), dict) else None,
     )

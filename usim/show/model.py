@@ -24,7 +24,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Any, Mapping, Sequence
+from typing import Any, Iterator, Mapping, Sequence
 
 import numpy as np
 import sympy
@@ -35,7 +35,7 @@ from usim.encodings.layout import SequenceLayout
 from usim.encodings.numeric import NumericInterpretation
 from usim.encodings.selection import StaticSelection
 from usim.engine.claim import Claim, Obligation, Shape
-from usim.errors import InputError, NotExactError, ShapeError, UsimError
+from usim.errors import EvaluationError, InputError, NotExactError, ShapeError, UsimError
 from usim.rasp.cost import Cost
 from usim.rasp.expr import (
     Aggregate,
@@ -232,27 +232,30 @@ def _check_domain(obligation: Obligation, tokens: Sequence[Any]) -> None:
             raise InputError(f"the claim is about integers, but position {position} holds {value}")
 
 
-def choose_tokens(obligation: Obligation, values: str | None, seed: int) -> tuple[list[Any], str]:
-    """The input sequence: the user's values, checked, or a seeded random draw.
-
-    A random draw takes each entry from the claim's finite value set when it
-    has one, else a small integer in RANDOM_RANGE; draws that break a
-    precondition (a zero determinant) are discarded.
-    """
+def given_tokens(obligation: Obligation, values: str) -> list[Any]:
+    """The user's input sequence, checked against the layout, domain and preconditions."""
     layout = obligation.construction.input_layout
-    n = layout.length
-    if values is not None:
-        tokens = parse_values(values)
-        if len(tokens) != n:
-            raise ShapeError(
-                f"--values gives {len(tokens)} number(s), but the input has {n} positions: "
-                f"{layout.describe()}"
-            )
-        _check_domain(obligation, tokens)
-        broken = _violated(obligation, tokens)
-        if broken:
-            raise InputError(f"the values break the claim's precondition {broken}")
-        return tokens, "given"
+    tokens = parse_values(values)
+    if len(tokens) != layout.length:
+        raise ShapeError(
+            f"--values gives {len(tokens)} number(s), but the input has {layout.length} positions: "
+            f"{layout.describe()}"
+        )
+    _check_domain(obligation, tokens)
+    broken = _violated(obligation, tokens)
+    if broken:
+        raise InputError(f"the values break the claim's precondition {broken}")
+    return tokens
+
+
+def random_tokens(obligation: Obligation, seed: int) -> Iterator[list[Any]]:
+    """Seeded random inputs that meet the claim's preconditions, best first.
+
+    Each entry comes from the claim's finite value set when it has one, else is
+    a small integer in RANDOM_RANGE; draws that break a precondition (a zero
+    determinant) are skipped.
+    """
+    n = obligation.construction.input_layout.length
     rng = np.random.default_rng(seed)
     for _ in range(_DRAWS):
         if obligation.values is not None:
@@ -261,8 +264,7 @@ def choose_tokens(obligation: Obligation, values: str | None, seed: int) -> tupl
         else:
             tokens = [int(v) for v in rng.integers(RANDOM_RANGE[0], RANDOM_RANGE[1] + 1, size=n)]
         if _violated(obligation, tokens) is None:
-            return tokens, f"random (seed {seed})"
-    raise InputError(f"no random input met the claim's preconditions in {_DRAWS} draws (seed {seed})")
+            yield tokens
 
 
 # -- layers ----------------------------------------------------------------------------
@@ -351,7 +353,9 @@ def _target_check(obligation: Obligation, tokens: Sequence[Any], output: Sequenc
                 return f"the padding at position {layout.used + position} is {value}, not 0"
         if exact:
             return "equals the claim's target on this input (compared exactly)"
-        return f"agrees with the claim's target on this input to {worst:.1e} (floating point)"
+        if worst <= 1e-9:
+            return f"agrees with the claim's target on this input to within {worst:.1e} (floating point)"
+        return f"differs from the claim's target on this input by up to {worst:.3g} (floating point)"
     except UsimError as error:
         return f"could not be compared with the target: {error}"
     except Exception as error:  # the comparison is a picture aid, never a verdict
@@ -366,9 +370,21 @@ def build_model(claim: Claim, shape: Shape, values: str | None = None, seed: int
     obligation = build_obligation(claim, shape)
     construction = obligation.construction
     program = construction.program
-    tokens, source = choose_tokens(obligation, values, seed)
+    if values is not None:
+        tokens, source = given_tokens(obligation, values), "given"
+        env, interpretation = _evaluate(program, tokens)
+    else:
+        source = f"random (seed {seed})"
+        for tokens in random_tokens(obligation, seed):
+            try:
+                env, interpretation = _evaluate(program, tokens)
+                break
+            except EvaluationError:  # e.g. a division by a zero determinant: draw again
+                continue
+        else:
+            raise InputError(f"no random input (seed {seed}) met the claim's preconditions and "
+                             f"ran without error in {_DRAWS} draws; give one with --values")
     n = len(tokens)
-    env, interpretation = _evaluate(program, tokens)
     roots = tuple(sop for _, sop in program.outputs)
     plan = plan_for(roots, n)
     order = program.nodes()

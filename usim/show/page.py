@@ -85,8 +85,18 @@ def build(model: Model, certificate: Certificate | None, pictures: dict[str, Pat
             f"From the certificate `{certificate.path}`"
             + (f" (bound {certificate.bound})" if certificate.bound else "")
             + (f", commit {certificate.commit}" if certificate.commit else "")
-            + f": {certificate.summary}. The shown shape {model.shape_label}: "
+            + (f": overall {certificate.status}" if certificate.status else "")
+            + f"; per shape {certificate.summary}. The shown shape {model.shape_label}: "
             + (shown if shown else "not in the certificate (so not proved by it)") + ".")))
+        recorded = (certificate.costs or {}).get(model.shape_label)
+        if recorded is not None:
+            current = cost.as_dict()
+            keys = ("layers", "heads_per_layer", "layers_with_length", "heads_per_layer_with_length")
+            if any(k in recorded and recorded[k] != current[k] for k in keys):
+                out.append(Element("p", (
+                    f"**Warning:** the certificate records the cost {recorded} at this shape, but the "
+                    f"program shown has {current}: the certificate may be for another version of "
+                    "the construction.")))
         if certificate.shapes:
             out.append(Element("table", rows=tuple(_status_rows(model, certificate))))
         if certificate.mutants:

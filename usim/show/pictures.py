@@ -68,21 +68,57 @@ def _block_handles(layout: SequenceLayout, palette: Sequence[str], what: str):
     return handles
 
 
-class _Canvas:
-    """Axes placed in inches on a figure of a known size."""
+class _Sheet:
+    """A figure with one axes whose data coordinates are inches (x right, y up).
+
+    Every picture is placed by hand in inches: cells are images with an extent,
+    labels are texts. One axes and no tick objects keep drawing fast.
+    """
 
     def __init__(self, plt, width: float, height: float) -> None:
         self.figure = plt.figure(figsize=(width, height), dpi=style.DPI)
+        self.ax = self.figure.add_axes((0, 0, 1, 1))
+        self.ax.set_xlim(0, width)
+        self.ax.set_ylim(0, height)
+        self.ax.axis("off")
         self.width, self.height = width, height
 
-    def axes(self, left: float, bottom: float, width: float, height: float):
-        ax = self.figure.add_axes((left / self.width, bottom / self.height,
-                                   width / self.width, height / self.height))
-        ax.set_xticks([])
-        ax.set_yticks([])
-        for spine in ax.spines.values():
-            spine.set_color(style.GRIDLINE)
-        return ax
+    def cells(self, x: float, top: float, cell_w: float, cell_h: float, colours: np.ndarray,
+              texts: Sequence[Sequence[str]] | None = None, grid: bool = False,
+              text_colour: str = style.TEXT, size: float = 8.0, bold: bool = False,
+              edge: str | None = None, edge_width: float = 0.8) -> None:
+        """A rows x cols block of coloured cells with its top-left corner at (x, top)."""
+        rows, cols = colours.shape[:2]
+        right, bottom = x + cols * cell_w, top - rows * cell_h
+        self.ax.imshow(colours, extent=(x, right, bottom, top), interpolation="nearest",
+                       aspect="auto", zorder=1)
+        if grid:
+            self.ax.vlines([x + j * cell_w for j in range(cols + 1)], bottom, top,
+                           colors=style.GRIDLINE, linewidth=0.6, zorder=2)
+            self.ax.hlines([top - i * cell_h for i in range(rows + 1)], x, right,
+                           colors=style.GRIDLINE, linewidth=0.6, zorder=2)
+        if edge:
+            from matplotlib.patches import Rectangle
+
+            self.ax.add_patch(Rectangle((x, bottom), right - x, top - bottom, fill=False,
+                                        edgecolor=edge, linewidth=edge_width, zorder=3))
+        if texts is not None:
+            for i, row in enumerate(texts):
+                for j, value in enumerate(row):
+                    if value:
+                        self.ax.text(x + (j + 0.5) * cell_w, top - (i + 0.5) * cell_h, value,
+                                     ha="center", va="center", fontsize=size, color=text_colour,
+                                     fontweight="bold" if bold else "normal", zorder=4)
+
+    def text(self, x: float, y: float, text: str, **kw) -> None:
+        kw.setdefault("fontsize", 8)
+        kw.setdefault("color", style.TEXT)
+        self.ax.text(x, y, text, **kw)
+
+    def save(self, plt, path: Path) -> Path:
+        self.figure.savefig(path, dpi=style.DPI)
+        plt.close(self.figure)
+        return path
 
 
 def _ticks(n: int) -> list[int]:
@@ -90,158 +126,134 @@ def _ticks(n: int) -> list[int]:
     return list(range(0, n, step))
 
 
-def _strip(ax, values: Sequence[Any] | None, colours: Sequence[str] | None, vertical: bool,
-           norm: float, label: str, show_text: bool, greyed: Sequence[bool] | None = None) -> None:
-    """A row (or column) of n cells: coloured by value, or by the given colours."""
-    n = len(values) if values is not None else len(colours or ())
-    if colours is not None:
-        from matplotlib.colors import to_rgba
+def _rgba(colours: Sequence[str]) -> np.ndarray:
+    from matplotlib.colors import to_rgba
 
-        image = np.asarray([to_rgba(c) for c in colours])[None, :, :]
-    else:
-        import matplotlib
+    return np.asarray([to_rgba(c) for c in colours])
 
-        cmap = matplotlib.colormaps[style.VALUE_MAP]
-        scaled = 0.5 + 0.5 * _numbers(values) / (norm or 1.0)
-        image = cmap(np.clip(0.15 + 0.7 * scaled, 0, 1))[None, :, :]
-        if greyed is not None:
-            from matplotlib.colors import to_rgba
 
-            for p, g in enumerate(greyed):
-                if g:
-                    image[0, p] = to_rgba(style.EMPTY_ROW)
-    if vertical:
-        image = image.transpose(1, 0, 2)
-    ax.imshow(image, aspect="auto", interpolation="nearest")
-    if show_text and values is not None:
-        size = style.font_size(n)
-        for p, v in enumerate(values):
-            x, y = (0, p) if vertical else (p, 0)
-            ax.text(x, y, format_value(v), ha="center", va="center", fontsize=size, color=style.TEXT)
-    if label:
-        if vertical:
-            ax.set_title(label, fontsize=7.5, color=style.MUTED, rotation=0, pad=3)
-        else:
-            ax.set_ylabel(label, fontsize=7.5, color=style.MUTED, rotation=0, ha="right", va="center")
+def _value_colours(values: Sequence[Any], norm: float) -> np.ndarray:
+    """Light colours of a diverging map, so that dark text stays readable."""
+    import matplotlib
+
+    cmap = matplotlib.colormaps[style.VALUE_MAP]
+    scaled = 0.5 + 0.5 * _numbers(values) / (norm or 1.0)
+    return cmap(np.clip(0.25 + 0.5 * scaled, 0, 1))
+
+
+def _texts(values: Sequence[Any], show: bool, digits: int = 3) -> list[str]:
+    return [format_value(v, digits) if show else "" for v in values]
 
 
 def draw_head(model: Model, head: Head, path: Path) -> Path:
     """The selector picture of one head, saved as PNG at ``path``."""
     plt = pyplot()
+    from matplotlib.patches import Patch
+
     n = model.n
     s = style.cell_inches(n)
-    text = n <= style.TEXT_LIMIT
-    strip = s if text else 0.22
-    band = 0.1
+    show = n <= style.TEXT_LIMIT
+    t = s if show else 0.22  # strip thickness
+    b = 0.1  # block band thickness
+    size = style.font_size(n)
     single = head.key_values is not None
-    left = 1.7 + (strip if single else 0)
-    grid_w = n * s
-    right = strip + band + 1.2
-    top_title = 1.15
-    top = band + (strip if head.moved is not None else 0) + 0.35
-    bottom = 1.0 + (strip if single else 0)
-    width = max(left + grid_w + right, 6.0)
-    height = top_title + top + grid_w + bottom
-    canvas = _Canvas(plt, width, height)
-    x0, y0 = left, bottom
+    aggregate = head.moved is not None
+    grid = n * s
+    title_h, numbers_h = 1.2, 0.28
+    left = 1.0 + (t + 0.05 if single else 0) + (0.6 if single else 0)
+    right = 0.05 + t + b + 1.7
+    legend_h = 0.75
+    width = max(left + grid + right, 6.2)
+    height = title_h + numbers_h + b + (t if aggregate else 0) + 0.05 + grid + (t + 0.05 if single else 0) + 0.3 + legend_h
+    sheet = _Sheet(plt, width, height)
     colour = style.head_colour(head.kind, head.static)
-
-    # the selection
-    ax = canvas.axes(x0, y0, grid_w, grid_w)
-    from matplotlib.colors import to_rgba
-
-    image = np.empty((n, n, 4))
-    image[:] = to_rgba(style.UNSELECTED)
-    image[head.selection] = to_rgba(colour)
-    ax.imshow(image, interpolation="nearest", aspect="auto")
-    if n <= style.GRID_LIMIT:
-        ax.set_xticks(np.arange(-0.5, n, 1), minor=True)
-        ax.set_yticks(np.arange(-0.5, n, 1), minor=True)
-        ax.grid(which="minor", color=style.GRIDLINE, linewidth=0.6)
-        ax.tick_params(which="minor", length=0)
-    if text and head.moved is not None:
-        size = style.font_size(n)
-        for q, k in zip(*np.nonzero(head.selection)):
-            ax.text(k, q, format_value(head.moved[k]), ha="center", va="center",
-                    fontsize=size, color="white", fontweight="bold")
-
-    every = [v for seq in (head.moved, head.result, head.key_values, head.query_values) if seq
-             for v in seq]
+    every = [v for seq in (head.moved, head.result, head.key_values, head.query_values)
+             if seq is not None for v in seq]
     norm = float(np.max(np.abs(_numbers(every)))) if every else 1.0
     empty = ~head.selection.any(axis=1)
 
-    # above: input blocks of the key positions, and the values moved
-    y = y0 + grid_w
-    if head.moved is not None:
-        values_ax = canvas.axes(x0, y, grid_w, strip)
-        _strip(values_ax, head.moved, None, False, norm, "", text)
-        _side_label(values_ax, f"values: {_clip(head.values, 24)}")
-        y += strip
-    band_ax = canvas.axes(x0, y, grid_w, band)
-    _strip(band_ax, None, _block_colours(model.input_layout, style.INPUT_BLOCKS), False, norm, "", False)
-    band_ax.set_xticks(_ticks(n))
-    band_ax.xaxis.tick_top()
-    band_ax.tick_params(axis="x", labelsize=7, length=2, colors=style.MUTED)
-    band_ax.set_xlabel("key position", fontsize=8, color=style.MUTED)
-    band_ax.xaxis.set_label_position("top")
+    # from the top: key positions, input blocks of the keys, the values moved, the grid
+    y = height - title_h
+    for k in _ticks(n):
+        sheet.text(left + (k + 0.5) * s, y - numbers_h / 2, str(k), ha="center", va="center",
+                   fontsize=7, color=style.MUTED)
+    sheet.text(left + grid / 2, y + 0.05, "key position", ha="center", va="bottom", fontsize=8,
+               color=style.MUTED)
+    y -= numbers_h
+    sheet.cells(left, y, s, b, _rgba(_block_colours(model.input_layout, style.INPUT_BLOCKS))[None])
+    y -= b
+    if aggregate:
+        sheet.cells(left, y, s, t, _value_colours(head.moved, norm)[None], [_texts(head.moved, show)],
+                    grid=show, size=size)
+        sheet.text(left + grid + 0.1, y - t / 2, f"values: {_clip(head.values, 26)}", va="center",
+                   fontsize=7.5, color=style.MUTED)
+        y -= t
+    y -= 0.05
+    top = y
+    image = np.empty((n, n, 4))
+    image[:] = _rgba([style.UNSELECTED])[0]
+    image[head.selection] = _rgba([colour])[0]
+    moved = None
+    if show and aggregate:
+        moved = [[format_value(head.moved[k]) if head.selection[q, k] else "" for k in range(n)]
+                 for q in range(n)]
+    sheet.cells(left, top, s, s, image, moved, grid=n <= style.GRID_LIMIT, text_colour="white",
+                size=size, bold=True, edge=style.GRIDLINE)
 
-    # right: what the head writes, and the output block of each query position
-    result_ax = canvas.axes(x0 + grid_w + 0.08, y0, strip, grid_w)
-    _strip(result_ax, head.result, None, True, norm, "result" if head.kind == "aggregate" else "width",
-           text, greyed=empty if head.kind == "aggregate" else None)
-    out_ax = canvas.axes(x0 + grid_w + 0.08 + strip, y0, band, grid_w)
-    _strip(out_ax, None, _block_colours(model.output_layout, style.OUTPUT_BLOCKS), True, norm, "", False)
+    # right: what the head writes (grey on an empty row), and the output block of the query
+    result = _value_colours(head.result, norm)
+    if aggregate:
+        result[empty] = _rgba([style.EMPTY_ROW])[0]
+    x = left + grid + 0.05
+    sheet.cells(x, top, t, s, result[:, None, :], [[v] for v in _texts(head.result, show)],
+                grid=show, size=size)
+    sheet.text(x + t / 2, top + 0.04, "result" if aggregate else "width", ha="center", va="bottom",
+               fontsize=7.5, color=style.MUTED)
+    out = _rgba(_block_colours(model.output_layout, style.OUTPUT_BLOCKS))[:, None, :]
+    sheet.cells(x + t, top, b, s, out)
 
-    # a single select: its keys below, its queries at the left
-    position_ax = ax
+    # a single select: its queries at the left, its keys below
+    x_numbers = left - 0.15
     if single:
-        keys_ax = canvas.axes(x0, y0 - strip - 0.04, grid_w, strip)
-        _strip(keys_ax, head.key_values, None, False, norm, "", text)
-        _side_label(keys_ax, f"keys: {_clip(head.keys_name, 24)}")
-        queries_ax = canvas.axes(x0 - strip - 0.04, y0, strip, grid_w)
-        _strip(queries_ax, head.query_values, None, True, norm, "", text)
-        queries_ax.text(0.5, 1.02, f"queries:\n{_clip(head.queries_name, 18)}", transform=queries_ax.transAxes,
-                        ha="right", va="bottom", fontsize=7.5, color=style.MUTED)
-        position_ax = queries_ax
-        keys_ax.set_xticks(_ticks(n))
-        keys_ax.tick_params(axis="x", labelsize=7, length=2, colors=style.MUTED)
-    position_ax.set_yticks(_ticks(n))
-    position_ax.tick_params(axis="y", labelsize=7, length=2, colors=style.MUTED)
-    position_ax.set_ylabel("query position", fontsize=8, color=style.MUTED)
+        qx = left - t - 0.05
+        sheet.cells(qx, top, t, s, _value_colours(head.query_values, norm)[:, None, :],
+                    [[v] for v in _texts(head.query_values, show)], grid=show, size=size)
+        sheet.text(qx + t, top + 0.04, f"queries:\n{_clip(head.queries_name, 22)}", ha="right",
+                   va="bottom", fontsize=7.5, color=style.MUTED)
+        ky = top - grid - 0.05
+        sheet.cells(left, ky, s, t, _value_colours(head.key_values, norm)[None],
+                    [_texts(head.key_values, show)], grid=show, size=size)
+        sheet.text(left + grid + 0.1, ky - t / 2, f"keys: {_clip(head.keys_name, 26)}", va="center",
+                   fontsize=7.5, color=style.MUTED)
+        x_numbers = qx - 0.1
+    for q in _ticks(n):
+        sheet.text(x_numbers, top - (q + 0.5) * s, str(q), ha="right", va="center", fontsize=7,
+                   color=style.MUTED)
+    sheet.text(x_numbers - 0.3, top - grid / 2, "query position", ha="right", va="center",
+               fontsize=8, color=style.MUTED, rotation=90)
 
     # title and legend
     layer = f"layer {head.layer}"
     if model.length_layer:
         layer += f" ({head.layer_with_length} counting the length layer)"
     decided = "decided by positions alone" if head.static else "depends on the input values"
-    canvas.figure.text(0.02, 1 - 0.3 / height, f"head {head.name}  \u2014  {layer}",
-                       fontsize=12, fontweight="bold", color=style.TEXT, va="top")
-    canvas.figure.text(0.02, 1 - 0.62 / height, _clip(head.description, 110), fontsize=9,
-                       color=style.TEXT, va="top")
+    sheet.text(0.2, height - 0.3, f"head {head.name}  \u2014  {layer}", fontsize=12,
+               fontweight="bold", va="top")
+    sheet.text(0.2, height - 0.62, _clip(head.description, 110), fontsize=9, va="top")
     selector = "\n".join(textwrap.wrap(f"selector: {head.selector}  [{decided}]",
-                                        int(width * 14))[:2])
-    canvas.figure.text(0.02, 1 - 0.86 / height, selector, fontsize=7.5, color=style.MUTED,
-                       va="top", family="monospace")
-    from matplotlib.patches import Patch
-
+                                        int(width * 13))[:2])
+    sheet.text(0.2, height - 0.86, selector, fontsize=7.5, color=style.MUTED, va="top",
+               family="monospace")
     handles = [Patch(facecolor=colour, label="selected"),
                Patch(facecolor=style.UNSELECTED, edgecolor=style.GRIDLINE, label="not selected")]
-    if head.kind == "aggregate" and empty.any():
+    if aggregate and empty.any():
         rule = "mean of all values (AHAT)" if head.semantics == "ahat" else f"default {format_value(head.default)}"
         handles.append(Patch(facecolor=style.EMPTY_ROW, label=f"empty row \u2192 {rule}"))
     handles += _block_handles(model.input_layout, style.INPUT_BLOCKS, "key in input")
     handles += _block_handles(model.output_layout, style.OUTPUT_BLOCKS, "query in output")
-    canvas.figure.legend(handles=handles, loc="lower left", fontsize=7, ncol=min(len(handles), 4),
-                         frameon=False, bbox_to_anchor=(0.0, 0.0))
-    canvas.figure.savefig(path, dpi=style.DPI)
-    plt.close(canvas.figure)
-    return path
-
-
-def _side_label(ax, text: str) -> None:
-    """A label at the right of a horizontal strip (where the result column leaves room)."""
-    ax.text(1.0, 0.5, "  " + text, transform=ax.transAxes, ha="left", va="center",
-            fontsize=7.5, color=style.MUTED)
+    sheet.figure.legend(handles=handles, loc="lower left", fontsize=7, ncol=min(len(handles), 4),
+                        frameon=False, bbox_to_anchor=(0.0, 0.0))
+    return sheet.save(plt, path)
 
 
 def _clip(text: str | None, limit: int) -> str:
@@ -290,7 +302,7 @@ def draw_layers(model: Model, path: Path) -> Path:
             boxes = []
             if band == 1 and length_node is not None:
                 boxes.append((length_node, "length", "n, by a head of its own", style.LENGTH))
-            for head in model.heads:
+            for head in sorted(model.heads, key=lambda h: h.name):
                 if head.layer_with_length == band:
                     boxes.append((head.node, head.name, head.description,
                                   style.head_colour(head.kind, head.static)))
@@ -339,7 +351,7 @@ def draw_layers(model: Model, path: Path) -> Path:
     for kind, label, low, high in row_labels:
         if kind == "layer":
             ax.axhspan(low - 0.15, high + 0.15, color="#f3f6fb", zorder=0)
-        colour = style.LENGTH if "length" in label else (style.TEXT if kind == "layer" else style.MUTED)
+        colour = style.LENGTH if "computes length" in label else (style.TEXT if kind == "layer" else style.MUTED)
         ax.text(-0.25, (low + high) / 2, label, ha="right", va="center", fontsize=9,
                 color=colour, fontweight="bold" if kind == "layer" else "normal")
 
@@ -357,9 +369,10 @@ def draw_layers(model: Model, path: Path) -> Path:
 
     if len(placed) <= 60:
         shown = set(positions)
+        quiet = {node.id for node, *_ in inputs if isinstance(node, Indices)}  # read everywhere
         memo: dict[int, set[int]] = {}
         for _, node, *_rest in placed:
-            for source in _displayed_sources(node, shown, memo):
+            for source in _displayed_sources(node, shown, memo) - quiet:
                 (x1, y1), (x2, y2) = positions[source], positions[node.id]
                 if y1 >= y2:
                     continue
@@ -383,65 +396,59 @@ def draw_layers(model: Model, path: Path) -> Path:
 
 
 def draw_sequences(model: Model, path: Path) -> Path:
-    """The input and output sequences, and the matrices they encode."""
+    """The input and output sequences, and the matrices they encode.
+
+    Each sequence is a strip of positions coloured by the block they belong to
+    (padding grey); under it, each block as its matrix, on the value colour map
+    with the values written in (up to 20 x 20 entries).
+    """
     plt = pyplot()
     n = model.n
-    text = n <= 40
+    show = n <= 40
     s = min(0.42, 11.0 / n)
-    blocks = [("input", model.input_layout, model.tokens, style.INPUT_BLOCKS),
-              ("output", model.output_layout, model.output, style.OUTPUT_BLOCKS)]
-    every = _numbers(list(model.tokens) + list(model.output))
-    norm = float(np.max(np.abs(every))) or 1.0
-    cell = 0.42
-    def rows_height(layout: SequenceLayout) -> float:
-        return min(max(max(b.shape.rows for b in layout.blocks) * cell, 0.5), 6.0)
+    parts = [("input", model.input_layout, model.tokens, style.INPUT_BLOCKS),
+             ("output", model.output_layout, model.output, style.OUTPUT_BLOCKS)]
+    norm = float(np.max(np.abs(_numbers(list(model.tokens) + list(model.output))))) or 1.0
 
-    mat_w = max(sum(b.shape.cols * cell + 0.6 for b in layout.blocks) for _, layout, _, _ in blocks)
-    width = max(n * s + 1.6, mat_w + 3.5, 6.0)
-    height = 0.3 + sum(0.5 + s + 0.5 + rows_height(layout) + 0.25 for _, layout, _, _ in blocks)
-    canvas = _Canvas(plt, width, height)
-    y = height - 0.15
-    for what, layout, values, palette in blocks:
-        y -= 0.5
-        seq_ax = canvas.axes(1.2, y - s, n * s, s)
-        _strip(seq_ax, None, _block_colours(layout, palette), False, norm, "", False)
-        if text:
-            size = min(style.font_size(n), 7.5 if n > 20 else 8.5)
-            for p, v in enumerate(values):
-                seq_ax.text(p, 0, format_value(v, 2), ha="center", va="center", fontsize=size,
-                            color=style.TEXT)
-        seq_ax.set_xticks(_ticks(n) if n <= 40 else list(range(0, n, max(1, n // 10))))
-        seq_ax.tick_params(axis="x", labelsize=6.5, length=2, colors=style.MUTED)
-        seq_ax.set_ylabel(f"{what}\n(n = {n})", rotation=0, ha="right", va="center", fontsize=9)
-        seq_ax.set_title(f"{what} sequence: {layout.describe()}", fontsize=9, loc="left",
-                         color=style.TEXT)
-        y -= s + 0.5
-        x = 1.2
+    def side(layout: SequenceLayout) -> float:
+        return min(0.42, 6.0 / max(max(b.shape.rows, b.shape.cols) for b in layout.blocks))
+
+    def block_height(layout: SequenceLayout) -> float:
+        return max(b.shape.rows for b in layout.blocks) * side(layout)
+
+    left = 1.2
+    mat_w = max(sum(b.shape.cols * side(layout) + 0.6 for b in layout.blocks)
+                for _, layout, _, _ in parts)
+    width = max(left + n * s + 0.4, left + mat_w + 2.4, 6.0)
+    height = 0.2 + sum(0.45 + s + 0.55 + block_height(layout) + 0.3 for _, layout, _, _ in parts)
+    sheet = _Sheet(plt, width, height)
+    y = height - 0.2
+    for what, layout, values, palette in parts:
+        sheet.text(left, y - 0.3, f"{what} sequence: {layout.describe()}", fontsize=9, va="bottom")
+        y -= 0.45
+        sheet.cells(left, y, s, s, _rgba(_block_colours(layout, palette))[None],
+                    [_texts(values, show, 2)], grid=True,
+                    size=min(style.font_size(n), 7.5 if n > 20 else 8.5))
+        sheet.text(left - 0.1, y - s / 2, f"{what}\n(n = {n})", ha="right", va="center", fontsize=9)
+        for p in (_ticks(n) if show else range(0, n, max(1, n // 10))):
+            sheet.text(left + (p + 0.5) * s, y - s - 0.04, str(p), ha="center", va="top",
+                       fontsize=6.5, color=style.MUTED)
+        y -= s + 0.55
+        x = left
+        a = side(layout)
         for index, block in enumerate(layout.blocks):
             r, c = block.shape.rows, block.shape.cols
-            side = min(cell, 6.0 / max(r, c))
-            ax = canvas.axes(x, y - r * side, c * side, r * side)
-            matrix = _numbers(values[block.offset:block.end]).reshape(r, c)
-            ax.imshow(matrix, cmap=style.VALUE_MAP, vmin=-norm * 1.4, vmax=norm * 1.4,
-                      interpolation="nearest", aspect="auto")
-            for spine in ax.spines.values():
-                spine.set_color(palette[index % len(palette)])
-                spine.set_linewidth(2.5)
-            if r * c <= 400 and side >= 0.25:
-                for i in range(r):
-                    for j in range(c):
-                        ax.text(j, i, format_value(values[block.offset + i * c + j], 3),
-                                ha="center", va="center", fontsize=7.5, color=style.TEXT)
-            ax.set_title(f"{block.name} ({block.shape})", fontsize=9, color=style.TEXT)
-            x += c * side + 0.6
+            matrix = list(values[block.offset:block.end])
+            texts = [_texts(matrix[i * c:(i + 1) * c], r <= 20 and c <= 20) for i in range(r)]
+            sheet.cells(x, y, a, a, _value_colours(matrix, norm).reshape(r, c, 4), texts,
+                        size=7.5, edge=palette[index % len(palette)], edge_width=2.5)
+            sheet.text(x + c * a / 2, y + 0.04, f"{block.name} ({block.shape})", ha="center",
+                       va="bottom", fontsize=9)
+            x += c * a + 0.6
         if layout.length > layout.used:
-            pad = values[layout.used:]
-            zero = all(float(v) == 0 for v in pad)
-            canvas.figure.text(x / width, (y - 0.2) / height,
-                               f"padding [{layout.used}, {layout.length}): "
-                               + ("all 0" if zero else "NOT all 0"),
-                               fontsize=8, color=style.MUTED if zero else "#b00020", va="top")
-        y -= rows_height(layout) + 0.25
-    canvas.figure.savefig(path, dpi=style.DPI)
-    plt.close(canvas.figure)
-    return path
+            zero = all(float(v) == 0 for v in values[layout.used:])
+            sheet.text(x, y - 0.1, f"padding [{layout.used}, {layout.length}): "
+                       + ("all 0" if zero else "NOT all 0"), va="top", fontsize=8,
+                       color=style.MUTED if zero else "#b00020")
+        y -= block_height(layout) + 0.3
+    return sheet.save(plt, path)

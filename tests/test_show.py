@@ -1,0 +1,341 @@
+"""`usim show`: pictures of every head, the layer diagram and the page.
+
+Every registered claim is drawn at a small shape (claims added later are
+covered without an edit); Lemma 5 at 2x3x2 is the acceptance case. The pictures
+are checked as files (valid PNGs of sensible size) and their data is checked
+against the semantics: what a head writes must be the mean of the values the
+picture shows it moving, over the cells the picture shows selected.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import struct
+import sys
+from fractions import Fraction
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("matplotlib")  # the optional extra; its absence is tested below
+
+from usim.cli import main  # noqa: E402
+from usim.engine.registry import all_claims, get  # noqa: E402
+from usim.rasp.expr import Aggregate, SelectorWidth  # noqa: E402
+from usim.show import render  # noqa: E402
+from usim.show.model import build_model, build_obligation, depths  # noqa: E402
+
+PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
+
+
+def smallest_shape(claim):
+    """The claim's shape with the shortest input sequence among claim.shapes(2)
+    (then among larger bounds): fast to draw, and never skipped."""
+    for bound in (2, 3, 4):
+        candidates = []
+        for shape in claim.shapes(bound):
+            try:
+                candidates.append((build_obligation(claim, tuple(shape)).construction.input_layout.length,
+                                   tuple(shape)))
+            except Exception:  # a shape this claim's construction does not fit
+                continue
+        if candidates:
+            return min(candidates)[1]
+    raise AssertionError(f"the claim {claim.id} has no drawable shape up to 4")
+
+
+def check_png(path: Path) -> tuple[int, int]:
+    data = path.read_bytes()
+    assert data[:8] == PNG_MAGIC, f"{path.name} is not a PNG"
+    assert 3_000 < len(data) < 4_000_000, f"{path.name} has {len(data)} bytes"
+    width, height = struct.unpack(">II", data[16:24])
+    assert 300 <= width <= 6000 and 200 <= height <= 6000, f"{path.name} is {width}x{height}"
+    import matplotlib.image
+
+    pixels = matplotlib.image.imread(path)  # decodes the whole file
+    assert pixels.shape[:2] == (height, width)
+    assert pixels.std() > 0.01, f"{path.name} is blank"
+    return width, height
+
+
+def head_selectors(program):
+    """Every selector a head of the program uses: node id of the head -> selector."""
+    return {node.id: node.selector for node in program.nodes()
+            if isinstance(node, (Aggregate, SelectorWidth))}
+
+
+CLAIM_IDS = [claim.id for claim in all_claims()]
+
+
+def test_claims_are_registered():
+    assert {"lemma3", "lemma5"} <= set(CLAIM_IDS)
+
+
+@pytest.mark.parametrize("claim_id", CLAIM_IDS)
+def test_every_claim_is_drawn(claim_id, tmp_path):
+    claim = get(claim_id)
+    shape = smallest_shape(claim)
+    done = render(claim, shape, tmp_path, seed=1)
+    program = done.model.program
+
+    # one picture per head, i.e. per selector a head uses, each a valid PNG
+    selectors = head_selectors(program)
+    assert sorted(h.node.id for h in done.model.heads) == sorted(selectors)
+    assert len(set(done.head_pictures)) == len(selectors)
+    for head, picture in zip(done.model.heads, done.head_pictures):
+        assert head.node.selector is selectors[head.node.id]
+        assert picture.exists()
+        check_png(picture)
+    check_png(done.layers)
+    check_png(done.sequences)
+
+    # the page names every head of the cost table, with and without the length layer
+    markdown, html = done.markdown.read_text(), done.html.read_text()
+    cost = done.model.cost
+    names = {name for layer in cost.heads + cost.heads_with_length for name in layer}
+    for name in names:
+        assert name in markdown and name in html, f"the page does not name the head {name}"
+    assert claim.statement in markdown
+    # the HTML is self-contained: every picture embedded, none linked
+    assert html.count('src="data:image/png;base64,') == len(selectors) + 2
+    assert 'src="head_' not in html and ".png\"" not in html
+    for picture in done.head_pictures:
+        assert f"({picture.name})" in markdown
+
+
+@pytest.mark.parametrize("claim_id", CLAIM_IDS)
+def test_layers_agree_with_cost(claim_id):
+    """The layer each picture names is the layer usim.rasp.cost counts."""
+    claim = get(claim_id)
+    model = build_model(claim, smallest_shape(claim), seed=2)
+    for with_length, expected in ((False, model.cost.heads), (True, model.cost.heads_with_length)):
+        layers: dict[int, list[str]] = {}
+        for head in model.heads:
+            layers.setdefault(head.layer_with_length if with_length else head.layer, []).append(head.name)
+        if with_length and model.length_layer:
+            layers.setdefault(1, []).insert(0, "length")
+        got = tuple(tuple(sorted(layers.get(i, ()))) for i in range(1, len(expected) + 1))
+        assert got == tuple(tuple(sorted(names)) for names in expected)
+        assert max(layers, default=0) == len(expected)
+
+
+@pytest.mark.parametrize("claim_id", CLAIM_IDS)
+def test_pictures_show_what_each_head_computes(claim_id):
+    """At every query, the value written is the mean of the moved values over the
+    selected keys (or the empty-row rule), and a width is the count of selected
+    keys: the picture's cells and strips are the head's real computation."""
+    claim = get(claim_id)
+    model = build_model(claim, smallest_shape(claim), seed=3)
+    for head in model.heads:
+        for q in range(model.n):
+            keys = [k for k in range(model.n) if head.selection[q, k]]
+            if head.kind == "selector_width":
+                want = len(keys)
+            elif keys:
+                picked = [head.moved[k] for k in keys]
+                want = sum(picked) / len(picked) if model.interpretation == "numeric" else (
+                    Fraction(sum(picked)) / len(picked))
+            elif head.semantics == "ahat":
+                want = (sum(head.moved) / model.n if model.interpretation == "numeric"
+                        else Fraction(sum(head.moved)) / model.n)
+            else:
+                want = head.default
+            got = head.result[q]
+            if model.interpretation == "numeric":
+                assert abs(float(got) - float(want)) <= 1e-9 * max(1.0, abs(float(want))), (head.name, q)
+            else:
+                assert got == want, (head.name, q, got, want)
+
+
+def test_single_select_strips_decide_the_cells():
+    """For a single select, keys[k] == queries[q] exactly where a transpose cell is marked."""
+    model = build_model(get("lemma3"), (2, 3), seed=0)
+    (head,) = model.heads
+    for q in range(model.n):
+        for k in range(model.n):
+            assert head.selection[q, k] == (head.key_values[k] == head.query_values[q])
+    # and the head moves M[b][a] to the position of M^T[a][b]
+    assert head.result == tuple(model.output)
+
+
+def test_lemma5_acceptance(tmp_path, capsys):
+    out = tmp_path / "lemma5"
+    assert main(["show", "lemma5", "--shape", "2x3x2", "--out", str(out), "--random", "--seed", "0"]) == 0
+    model = build_model(get("lemma5"), (2, 3, 2), seed=0)
+    assert len(model.heads) == 2 + 2 + 2 * 2  # r + c gathers, r * c means
+    pictures = sorted(out.glob("head_*.png"))
+    assert len(pictures) == len(model.heads)
+    for picture in pictures:
+        check_png(picture)
+    assert {p.name for p in out.iterdir()} >= {"index.md", "index.html", "layers.png", "sequences.png"}
+    page = (out / "index.md").read_text()
+    for name in ("a0", "a1", "b0", "b1", "mean00", "mean01", "mean10", "mean11", "length"):
+        assert name in page
+    assert "equals the claim's target" in page
+    assert "No certificate given" in page
+    assert "PROVED" not in page  # nothing is claimed proved without a certificate
+    assert "8 head picture(s)" in capsys.readouterr().out
+
+
+def test_given_values_are_the_input():
+    model = build_model(get("lemma5"), (2, 3, 2), values="1 2 3 4 5 6 7 8 9 10 11 12")
+    assert model.tokens == tuple(range(1, 13))
+    assert model.inputs_from == "given"
+    # A = [[1,2,3],[4,5,6]], B = [[7,8],[9,10],[11,12]]: AB = [[58,64],[139,154]]
+    assert model.output[:4] == (58, 64, 139, 154)
+    assert all(v == 0 for v in model.output[4:])
+    assert model.target_check.startswith("equals the claim's target")
+
+
+def test_fractions_are_read_exactly():
+    model = build_model(get("lemma3"), (1, 2), values="1/3, 0.5")
+    assert model.tokens == (Fraction(1, 3), Fraction(1, 2))
+    assert model.interpretation == "exact"
+
+
+def test_a_wrong_output_is_reported_against_the_target():
+    """The page's sentence about the target is computed, not assumed: Lemma 3's
+    off-by-one mutant is drawn as differing from the transpose."""
+    claim = get("lemma3")
+    assert build_model(claim, (2, 2), seed=0).target_check.startswith("equals")
+    broken = dataclasses.replace(claim, obligation=claim.mutants["off-by-one"])
+    assert build_model(broken, (2, 2), seed=0).target_check.startswith("differs from the claim's target")
+
+
+def test_large_shape_uses_the_compact_view(tmp_path):
+    from usim.show.pictures import draw_head
+
+    model = build_model(get("lemma3"), (4, 6), seed=0)  # n = 24 > TEXT_LIMIT
+    width, height = check_png(draw_head(model, model.heads[0], tmp_path / "head.png"))
+    assert width < 1500 and height < 1600
+
+
+def _run(argv, capsys):
+    code = main(argv)
+    return code, capsys.readouterr()
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["show", "lemma5", "--shape", "2x3", "--out", "{tmp}"], "3 dimension(s)"),
+    (["show", "lemma5", "--shape", "3x1x3", "--out", "{tmp}"], "positions"),
+    (["show", "lemma5", "--shape", "2x3x2", "--out", "{tmp}", "--values", "1 2 3"], "12 positions"),
+    (["show", "lemma3", "--shape", "2x2", "--out", "{tmp}", "--values", "1 2 x 4"], "'x'"),
+    (["show", "lemma3", "--shape", "two", "--out", "{tmp}"], "cannot read the shape"),
+    (["show", "no_such_claim", "--out", "{tmp}"], "no claim 'no_such_claim'"),
+])
+def test_user_mistakes_exit_2(argv, message, tmp_path, capsys):
+    argv = [a.replace("{tmp}", str(tmp_path / "out")) for a in argv]
+    code, captured = _run(argv, capsys)
+    assert code == 2
+    assert message in captured.err
+    assert "Traceback" not in captured.err
+
+
+def test_without_matplotlib_says_how_to_install(tmp_path, capsys, monkeypatch):
+    for name in [m for m in sys.modules if m == "matplotlib" or m.startswith("matplotlib.")]:
+        monkeypatch.delitem(sys.modules, name)
+    monkeypatch.setitem(sys.modules, "matplotlib", None)  # import matplotlib -> ImportError
+    code, captured = _run(["show", "lemma3", "--shape", "2x2", "--out", str(tmp_path / "o")], capsys)
+    assert code == 2
+    assert "pip install 'usim[plot]'" in captured.err
+    assert not (tmp_path / "o").exists()
+
+
+# -- certificates -----------------------------------------------------------------------
+
+
+def _certificate(claim, statuses: dict[str, str], cost=None) -> dict:
+    """A certificate as `usim prove --json` writes it (engine/report.py's keys)."""
+    return {
+        "usim_certificate": 1,
+        "claim": {"id": claim.id, "paper": claim.paper, "title": claim.title, "statement": claim.statement},
+        "bound": 2,
+        "status": "REFUTED" if "REFUTED" in statuses.values() else "PROVED",
+        "obligations": [
+            {"claim": claim.id, "shape": [int(d) for d in label.split("x")], "mutant": None,
+             "status": status, "label": label,
+             "engines": [{"engine": "z3", "status": status, "seconds": 0.1, "detail": "",
+                          "counterexample": None}]}
+            for label, status in statuses.items()],
+        "mutants": [{"claim": claim.id, "shape": [2, 2], "mutant": "off-by-one", "status": "REFUTED",
+                     "engines": []}],
+        "cost": cost or {},
+        "versions": {"usim": "0.1.0"},
+        "commit": "abc123",
+    }
+
+
+def test_certificate_status_is_shown_as_written(tmp_path):
+    claim = get("lemma3")
+    path = tmp_path / "cert.json"
+    path.write_text(json.dumps(_certificate(claim, {"1x1": "PROVED", "2x2": "REFUTED"})))
+    done = render(claim, (2, 2), tmp_path / "out", certificate=path)
+    page = done.markdown.read_text()
+    assert "The shown shape 2x2: REFUTED." in page
+    assert "| **2x2** (shown) | REFUTED |" in page
+    assert "| 1x1 | PROVED |" in page
+    assert "1 of 1 refuted" in page
+    assert "REFUTED" in done.html.read_text()
+
+
+def test_a_shape_missing_from_the_certificate_is_not_proved(tmp_path):
+    claim = get("lemma3")
+    path = tmp_path / "cert.json"
+    path.write_text(json.dumps(_certificate(claim, {"1x1": "PROVED"})))
+    page = render(claim, (2, 3), tmp_path / "out", certificate=path).markdown.read_text()
+    assert "The shown shape 2x3: not in the certificate (so not proved by it)." in page
+
+
+def test_a_certificate_with_another_cost_is_flagged(tmp_path):
+    claim = get("lemma3")
+    path = tmp_path / "cert.json"
+    stale = {"2x2": {"layers": 3, "heads_per_layer": [1, 1, 1], "layers_with_length": 4,
+                     "heads_per_layer_with_length": [1, 1, 1, 1]}}
+    path.write_text(json.dumps(_certificate(claim, {"2x2": "PROVED"}, cost=stale)))
+    page = render(claim, (2, 2), tmp_path / "out", certificate=path).markdown.read_text()
+    assert "**Warning:** the certificate records the cost" in page
+
+
+def test_a_real_certificate_is_read(tmp_path, capsys):
+    cert = tmp_path / "lemma3.json"
+    assert main(["prove", "lemma3", "--max-n", "1", "--json", str(cert)]) == 0
+    capsys.readouterr()
+    page = render(get("lemma3"), (1, 1), tmp_path / "out", certificate=cert).markdown.read_text()
+    assert "The shown shape 1x1: PROVED." in page
+
+
+@pytest.mark.parametrize("content, message", [
+    ("{not json", "not JSON"),
+    ('{"usim_certificate": 1, "claim": {"id": "lemma5"}}', "not 'lemma3'"),
+    ('[1, 2]', "not a usim certificate"),
+])
+def test_bad_certificates_exit_2(content, message, tmp_path, capsys):
+    path = tmp_path / "cert.json"
+    path.write_text(content)
+    code, captured = _run(["show", "lemma3", "--shape", "2x2", "--out", str(tmp_path / "o"),
+                           "--certificate", str(path)], capsys)
+    assert code == 2
+    assert message in captured.err
+
+
+def test_missing_certificate_exits_2(tmp_path, capsys):
+    code, captured = _run(["show", "lemma3", "--out", str(tmp_path / "o"), "--certificate",
+                           str(tmp_path / "none.json")], capsys)
+    assert code == 2 and "none.json" in captured.err
+
+
+def test_depths_rule_matches_cost_on_a_deep_program():
+    """depths() is the rule of usim.rasp.cost: checked on a 3-layer chain."""
+    from usim.rasp import Predicate, Program, aggregate, indices, length, select, tokens
+    from usim.rasp.cost import cost
+
+    first = aggregate(select(indices, indices, Predicate.EQ), tokens).named("h1")
+    second = aggregate(select(indices, length - 1 - indices, Predicate.EQ), first).named("h2")
+    third = aggregate(select(indices, indices, Predicate.LE), second + first).named("h3")
+    program = Program.of("chain", {"out": third})
+    order = program.nodes()
+    plain, with_length = depths(order, False), depths(order, True)
+    assert [plain[n.id] for n in (first, second, third)] == [1, 2, 3]
+    assert [with_length[n.id] for n in (first, second, third)] == [1, 2, 3]
+    assert cost(program).heads == (("h1",), ("h2",), ("h3",))
