@@ -40,10 +40,18 @@ def real(x: Scalar) -> Scalar:
     return z3.ToReal(x) if _is_int(x) else x
 
 
+def _rational(x: Scalar) -> Fraction | None:
+    """The value of a numeral term (IntNumRef has no ``as_fraction``), else None."""
+    if isinstance(x, z3.IntNumRef):
+        return Fraction(x.as_long())
+    if isinstance(x, z3.RatNumRef):
+        return x.as_fraction()
+    return None
+
+
 def _positive_constant(x: Scalar) -> bool:
-    if isinstance(x, (z3.IntNumRef, z3.RatNumRef)):
-        return x.as_fraction() > 0
-    return False
+    value = _rational(x)
+    return value is not None and value > 0
 
 
 class SmtInterpretation(ElementwiseInterpretation):
@@ -62,8 +70,8 @@ class SmtInterpretation(ElementwiseInterpretation):
         return term
 
     def power(self, base: Scalar, exponent: Scalar) -> Scalar:
-        if isinstance(exponent, (z3.IntNumRef, z3.RatNumRef)):
-            e = exponent.as_fraction()
+        e = _rational(exponent)
+        if e is not None:
             if e.denominator == 1:
                 k = int(e)
                 if k == 0:
