@@ -12,7 +12,8 @@ The aggregate is defined here once for every element-wise interpretation:
   if K is empty, the default (RASP) or the mean over every position (AHAT);
 * data-dependent selection with entries s_k (terms or booleans): the guarded sum
   ``total = sum(ite(s_k, v_k, 0))`` over the guarded count
-  ``count = sum(ite(s_k, 1, 0))``, and ``ite(count == 0, empty, total / count)``.
+  ``count = sum(ite(s_k, 1, 0))``, and ``ite(s_1 or ... or s_n, total / count, empty)``
+  (the row is empty exactly when no key is selected).
 """
 
 from __future__ import annotations
@@ -218,11 +219,20 @@ class ElementwiseInterpretation(Interpretation):
             live = [(s, v, d) for s, v, d in zip(row, values, decided) if d is not False]
             total = self.total([v if d else self.ite(s, v, zero) for s, v, d in live])
             count = self.total([one if d else self.ite(s, one, zero) for s, _, d in live])
+            mean = self.divide(total, count)
+            if any(d for _, _, d in live):  # a key selected for certain: never empty
+                out.append(mean)
+                continue
+            # The row is empty exactly when no live key is selected. Saying so as a
+            # disjunction of the selection bits (rather than count == 0) keeps the
+            # condition free of the ite terms inside count (sympy folds nested
+            # Piecewise conditions very slowly; z3 gets a plain Boolean).
+            selected = live[0][0]
+            for s, _, _ in live[1:]:
+                selected = self._or(selected, s)
             if empty is None:
                 empty = self._empty(values, default, semantics)
-            out.append(
-                self.ite(self.scalar(Op.EQ, count, zero), empty, self.divide(total, count))
-            )
+            out.append(self.ite(selected, mean, empty))
         return out
 
     def width(self, selection: DynamicSelection) -> Seq:

@@ -15,6 +15,7 @@ from fractions import Fraction
 from typing import ClassVar
 
 import sympy
+from sympy.functions.elementary.piecewise import ExprCondPair
 
 from usim.encodings.interpretation import ElementwiseInterpretation, Scalar
 from usim.rasp.expr import Op
@@ -25,6 +26,17 @@ def _where(_: object, c: Scalar, a: Scalar, b: Scalar) -> Scalar:
         return a
     if c is False or c == sympy.false:
         return b
+    if isinstance(c, sympy.Basic) and c.has(sympy.Piecewise):
+        # sympy folds a condition that contains a Piecewise (piecewise_fold and
+        # simplify_logic over every branch): exponential in the number of
+        # Piecewise terms, e.g. a data-dependent selector on a selector width.
+        # Build the same Piecewise without that rewriting; it is evaluated as
+        # usual as soon as a substitution rebuilds it.
+        pairs = (
+            sympy.Tuple.__new__(ExprCondPair, sympy.sympify(a), c),
+            sympy.Tuple.__new__(ExprCondPair, sympy.sympify(b), sympy.true),
+        )
+        return sympy.Basic.__new__(sympy.Piecewise, *pairs)
     return sympy.Piecewise((a, c), (b, True))
 
 
