@@ -93,3 +93,16 @@ def test_published_match2_is_refuted(shape, engine):
 def test_broken_match2s_are_refuted(mutant, engine, shape):
     result = check_obligation(get("match2").mutants[mutant](shape), (engine,), timeout=60)
     assert result.status is Status.REFUTED, result.results[0].detail
+
+
+def test_the_mean_form_needs_the_rasp_empty_row_rule_and_the_width_form_does_not():
+    from usim.rasp.expr import Aggregate, Semantics
+    from usim.rasp.rewrite import substitute
+
+    x = [1, 1, 0]  # p = 3, j != i: no position has a match
+    for via in ("width", "mean"):
+        assert run_exact(match2_program(3, True, via), x)["match2"] == [0, 0, 0]
+    mean_ahat = substitute(match2_program(3, True, "mean"), {"match2": lambda node: Aggregate(
+        node.selector, node.values, node.default, Semantics.AHAT).named("match2")})
+    # average-hard attention averages the constant 1 over every position on an empty row
+    assert run_exact(mean_ahat, x)["match2"] == [1, 1, 1]

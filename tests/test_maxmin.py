@@ -83,3 +83,18 @@ def test_an_unguarded_tail_is_harmless_at_even_lengths():
     # the guard matters only for odd n: the checker must not invent a failure
     result = check_obligation(get("maxmin").mutants["unguarded-tail"]((4,)), ("z3",), timeout=60)
     assert result.status is Status.PROVED
+
+
+def test_the_corrected_maxmin_does_not_depend_on_the_empty_row_rule():
+    # at an odd trailing position the partner head selects nothing; the guard
+    # discards its value, so average-hard attention (mean over all) gives the same
+    import dataclasses
+
+    from usim.rasp.expr import Aggregate, Semantics
+    from usim.rasp.rewrite import substitute
+
+    ob = get("maxmin").obligation((5,))
+    ahat = substitute(ob.construction.program, {"partner": lambda node: Aggregate(
+        node.selector, node.values, node.default, Semantics.AHAT).named("partner")})
+    ob = dataclasses.replace(ob, construction=dataclasses.replace(ob.construction, program=ahat))
+    assert check_obligation(ob, ("z3",), timeout=60).status is Status.PROVED
