@@ -42,8 +42,12 @@ Cost of both: 1 attention layer, 1 head (no ``length``).
 
 from __future__ import annotations
 
+from typing import Sequence
+
 from usim.constructions.base import Construction
 from usim.constructions.relu import sequence_layouts
+from usim.encodings.exact import as_exact
+from usim.encodings.runners import run_exact
 from usim.errors import InputError
 from usim.rasp.expr import Predicate, SOp, aggregate, indices, select, selector_width, tokens, where
 from usim.rasp.program import Program
@@ -117,3 +121,20 @@ def match2_construction(modulus: int, n: int, distinct: bool = False,
         output_layout=layout_out,
         notes="integer inputs; 1 head with a data-dependent selector (residues)",
     )
+
+
+def run_match2(values: Sequence[object], modulus: int, distinct: bool = False) -> list[int]:
+    """Run the corrected construction exactly on a validated integer input."""
+    p = check_modulus(modulus)
+    if len(values) == 0:
+        raise InputError("the input sequence is empty")
+    xs = []
+    for i, v in enumerate(values):
+        try:
+            x = as_exact(v)
+        except (TypeError, ValueError):
+            x = None
+        if x is None or x != int(x):
+            raise InputError(f"Match2 needs whole numbers; position {i} holds {v!r}")
+        xs.append(int(x))
+    return [int(y) for y in run_exact(match2_program(p, distinct), xs)["match2"]]

@@ -7,7 +7,12 @@ import random
 
 import pytest
 
-from usim.constructions.match2 import match2_construction, match2_program, published_match2_program
+from usim.constructions.match2 import (
+    match2_construction,
+    match2_program,
+    published_match2_program,
+    run_match2,
+)
 from usim.encodings.runners import run_exact
 from usim.engine.claim import Status
 from usim.engine.registry import get
@@ -61,6 +66,16 @@ def test_a_modulus_below_two_is_a_clear_error():
             match2_program(bad)
     with pytest.raises(InputError, match="at least 2"):
         match2_construction(1, 3)
+    with pytest.raises(InputError, match="at least 2"):
+        run_match2([1, 2], 1)
+
+
+def test_run_match2_checks_its_input():
+    assert run_match2([3, 4, 5], 7, distinct=True) == [1, 1, 0]  # 3 + 4 = 7
+    assert run_match2([0], 7) == [1] and run_match2([0], 7, distinct=True) == [0]
+    for bad in ([1, 0.5], [1, "x"], []):
+        with pytest.raises(InputError):
+            run_match2(bad, 3)
 
 
 def test_match2_costs_one_head():
