@@ -1,0 +1,77 @@
+"""Linformer attention built from the paper's blocks, proved against its formula.
+
+Claim: for every n, d, k, d_v <= N and all real Q, K (n x d), V (n x d_v),
+E, F (k x n) laid out <Q, K, V, E, F> (padded, see
+:func:`usim.constructions.linear_attention.linformer_length`), the program
+:func:`usim.constructions.linear_attention.linformer_program` (published blocks,
+RASP semantics) outputs
+
+    softmax( Q (E K)^T / sqrt(d) ) (F V)        (exact exp, exact sqrt)
+
+row-major from position 0, 0 past it. Target: sympy, written from the formula.
+"""
+
+from __future__ import annotations
+
+import sys
+
+import sympy
+
+from usim.constructions.base import Construction
+from usim.constructions.linear_attention import linformer_construction
+from usim.engine.claim import Claim, Obligation, Shape
+from usim.engine.registry import register
+from usim.proofs._determinant_common import mutant_builder
+from usim.proofs.soft_from_hard import row_softmax
+from usim.rasp.expr import constant
+
+
+def _target(m, d: int):
+    scores = m["Q"] * (m["E"] * m["K"]).T / sympy.sqrt(d)
+    return {"Y": row_softmax(scores) * (m["F"] * m["V"])}
+
+
+def _obligation(shape: Shape, construction: Construction | None = None,
+                mutant: str | None = None) -> Obligation:
+    right = linformer_construction(*shape)
+    return Obligation(claim_id="linformer", shape=shape, construction=construction or right,
+                      target=lambda m: _target(m, shape[1]), reference=right, mutant=mutant)
+
+
+def _mutant(name, replace):
+    return mutant_builder(name, lambda s: linformer_construction(*s), _obligation, replace)
+
+
+MUTANTS = {
+    # a routing mistake: the values projected by E instead of F
+    "values-by-E": _mutant("values-by-E", lambda s: {
+        "f_offset": lambda node: constant(2 * s[0] * s[1] + s[0] * s[3])}),
+    # the projected values doubled (a wrong factor in the product's mean-times-k)
+    "fv-doubled": _mutant("fv-doubled", lambda s: {"fv": lambda node: node * 2}),
+}
+
+CLAIM = register(Claim(
+    id="linformer",
+    paper="linear-attention variants (Linformer)",
+    title="Linformer softmax(Q (E K)^T / sqrt d) (F V) from transpose, product and softmax blocks",
+    statement=(
+        "For every n, d, k, d_v <= N and all real Q, K (n x d), V (n x d_v), E, F (k x n) laid "
+        "out <Q, K, V, E, F> (zero-padded), one RASP program built from the published transpose, "
+        "product and softmax blocks and gather routing outputs softmax(Q (E K)^T / sqrt(d)) (F V) "
+        "(exact exp and sqrt) row-major from position 0 and 0 past it (RASP semantics)."
+    ),
+    shapes=lambda n: [(a, b, c, e) for a in range(1, n + 1) for b in range(1, n + 1)
+                      for c in range(1, n + 1) for e in range(1, n + 1)],
+    obligation=_obligation,
+    mutants=MUTANTS,
+    default_max_n=2,
+    ci_max_n=1,
+    notes=("sympy proves every shape up to N=2 in < 0.1 s each; z3 (exp uninterpreted, "
+           "sqrt(2) as an algebraic number) times out (60 s) where d = k = 2: UNKNOWN, not proof."),
+))
+
+
+if __name__ == "__main__":
+    from usim.engine.runner import main_for
+
+    sys.exit(main_for(CLAIM))

@@ -1,0 +1,106 @@
+"""Kernelised linear attention (Performer / linear transformer) from the blocks.
+
+Claims: for every n, d, d_v <= N and all real Q, K (n x d), V (n x d_v) laid
+out <Q, K, V> (zero-padded), the program
+:func:`usim.constructions.linear_attention.performer_program` computes
+phi(Q) (phi(K)^T [V | 1]) and divides by the last column, and outputs
+
+    Y[i][j] = sum_l A[i][l] V[l][j] / sum_l A[i][l],   A = phi(Q) phi(K)^T
+
+row-major, 0 past it, with phi element-wise:
+
+``performer``      phi(x) = elu(x) + 1 (x + 1 for x > 0, exp(x) otherwise), the
+                   feature map of Katharopoulos et al.; a piecewise map, so the
+                   z3 engine (ite) decides it, sympy's canonical forms cannot.
+``performer_exp``  phi(x) = exp(x); both engines.
+
+The target is written in the quadratic order (the n x n matrix A normalised by
+rows, then times V), the construction computes in the linear order: the claim
+includes that reassociation. Performer's random-feature map (FAVOR+) is not
+element-wise and is not covered.
+"""
+
+from __future__ import annotations
+
+import sys
+
+import sympy
+
+from usim.constructions.base import Construction
+from usim.constructions.linear_attention import performer_construction
+from usim.engine.claim import Claim, Obligation, Shape
+from usim.engine.registry import register
+from usim.proofs._determinant_common import mutant_builder
+from usim.rasp.expr import indices, where
+
+
+def _phi(name: str):
+    if name == "exp":
+        return sympy.exp
+    return lambda x: sympy.Piecewise((x + 1, x > 0), (sympy.exp(x), True))
+
+
+def _target(m, phi: str):
+    f = _phi(phi)
+    a = m["Q"].applyfunc(f) * m["K"].applyfunc(f).T
+    normalised = sympy.Matrix(a.rows, a.cols, lambda i, l: a[i, l] / sum(a[i, t] for t in range(a.cols)))
+    return {"Y": normalised * m["V"]}
+
+
+def _claim(claim_id: str, phi: str, engines: tuple[str, ...], title: str, notes: str) -> Claim:
+    def obligation(shape: Shape, construction: Construction | None = None,
+                   mutant: str | None = None) -> Obligation:
+        right = performer_construction(*shape, phi=phi)
+        return Obligation(claim_id=claim_id, shape=shape, construction=construction or right,
+                          target=lambda m: _target(m, phi), reference=right, mutant=mutant)
+
+    def mutant(name, replace):
+        return mutant_builder(name, lambda s: performer_construction(*s, phi=phi), obligation, replace)
+
+    mutants = {
+        # the normaliser read from the first column instead of the last
+        "wrong-normaliser": mutant("wrong-normaliser", lambda s: {
+            "normaliser": lambda node: where(indices < s[0] * s[2], 1, 0)}),
+        # the column of ones left out: numerator only
+        "no-normalising": mutant("no-normalising", lambda s: {
+            "linear_attention": lambda node: where(node.args[0], node.args[1].args[0], 0)}),
+    }
+    return register(Claim(
+        id=claim_id,
+        paper="linear-attention variants (Performer / kernelised)",
+        title=title,
+        statement=(
+            f"For every n, d, d_v <= N and all real Q, K (n x d), V (n x d_v) laid out <Q, K, V> "
+            f"(zero-padded), one RASP program built from the published transpose and product "
+            f"blocks, gather routing and element-wise maps outputs phi(Q)(phi(K)^T V) / "
+            f"phi(Q)(phi(K)^T 1) row-major, 0 past it, with phi = {phi} element-wise "
+            f"(RASP semantics)."
+        ),
+        shapes=lambda n: [(a, b, c) for a in range(1, n + 1) for b in range(1, n + 1) for c in range(1, n + 1)],
+        obligation=obligation,
+        mutants=mutants,
+        engines=engines,
+        default_max_n=2,
+        ci_max_n=1,
+        notes=notes,
+    ))
+
+
+CLAIM = _claim("performer", "elu1", ("z3",),
+               "kernelised linear attention, phi = elu + 1 (Katharopoulos et al.)",
+               "phi is piecewise: proved by z3 (ite); sympy's canonical forms cannot decide Piecewise.")
+CLAIM_EXP = _claim("performer_exp", "exp", ("sympy", "z3"),
+                   "kernelised linear attention, phi = exp",
+                   "phi = exp: exp atoms are positive, canonical forms decide it.")
+
+
+if __name__ == "__main__":
+    import argparse
+
+    from usim.engine.report import run_and_report
+    from usim.engine.runner import add_prove_options
+
+    parser = argparse.ArgumentParser(prog="python -m usim.proofs.performer",
+                                     description="kernelised linear attention")
+    add_prove_options(parser)
+    sys.exit(run_and_report([CLAIM, CLAIM_EXP], parser.parse_args()))
