@@ -22,6 +22,8 @@ node of layer 1 (the RASP interpreter computes it with a head of its own).
 
 from __future__ import annotations
 
+import dataclasses
+import re
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any, Iterator, Mapping, Sequence
@@ -418,6 +420,10 @@ def build_model(claim: Claim, shape: Shape, values: str | None = None, seed: int
             semantics=node.semantics.value if isinstance(node, Aggregate) else Semantics.RASP.value,
         ))
 
+    # layer by layer, and by name within a layer (a0, a1, b0 ..., with 2 before 10)
+    heads.sort(key=lambda h: (h.layer_with_length, _natural(h.name), h.number))
+    heads = [dataclasses.replace(h, number=i) for i, h in enumerate(heads, 1)]
+
     outputs = {sop.id for sop in roots}
     steps = []
     for node in order:
@@ -443,6 +449,10 @@ def build_model(claim: Claim, shape: Shape, values: str | None = None, seed: int
         cost=construction.cost,
         target_check=_target_check(obligation, tokens, output),
     )
+
+
+def _natural(name: str) -> tuple:
+    return tuple(int(part) if part.isdigit() else part for part in re.split(r"(\d+)", name))
 
 
 def format_value(value: Any, digits: int = 3) -> str:

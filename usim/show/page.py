@@ -43,10 +43,10 @@ def program_listing(program: Program) -> tuple[str, str]:
         printer = getattr(syntax, name, None) if syntax is not None else None
         if callable(printer):
             try:
-                return str(printer(program)), "RASP"
+                return str(printer(program)), "in the original RASP syntax"
             except Exception:  # a printer that cannot print this program: fall back
                 break
-    return listing(program), "usim (Python-side listing)"
+    return listing(program), "usim's listing; selectors keys first, as in RASP"
 
 
 def _status_rows(model: Model, certificate: Certificate) -> list[tuple[str, ...]]:
@@ -148,7 +148,9 @@ def build(model: Model, certificate: Certificate | None, pictures: dict[str, Pat
         layer = f"layer {head.layer}" + (
             f" ({head.layer_with_length} counting the length layer)" if model.length_layer else "")
         out.append(Element("h3", f"{head.name}: {layer}"))
-        out.append(Element("p", f"{head.description}. Selector: `{head.selector}`."))
+        decided = "decided by positions alone" if head.static else "depends on the input values"
+        out.append(Element("p", (f"{head.description[:1].upper()}{head.description[1:]}. "
+                                 f"Selector: `{head.selector}` ({decided}).")))
         out.append(Element("img", f"selector of {head.name}", path=picture))
     return out
 

@@ -132,13 +132,20 @@ def _rgba(colours: Sequence[str]) -> np.ndarray:
     return np.asarray([to_rgba(c) for c in colours])
 
 
-def _value_colours(values: Sequence[Any], norm: float) -> np.ndarray:
-    """Light colours of a diverging map, so that dark text stays readable."""
+def _value_colours(values: Sequence[Any], norm: float, strong: bool = False) -> np.ndarray:
+    """Colours of a diverging map: light, so that dark text stays readable, or
+    ``strong`` where no value is written (the compact view)."""
     import matplotlib
 
     cmap = matplotlib.colormaps[style.VALUE_MAP]
     scaled = 0.5 + 0.5 * _numbers(values) / (norm or 1.0)
-    return cmap(np.clip(0.25 + 0.5 * scaled, 0, 1))
+    low, span = (0.05, 0.9) if strong else (0.25, 0.5)
+    return cmap(np.clip(low + span * scaled, 0, 1))
+
+
+def _scale(values: Sequence[Any]) -> float:
+    """The largest magnitude among the values (1 when there are none or all are 0)."""
+    return float(np.max(np.abs(_numbers(values)))) or 1.0 if len(values) else 1.0
 
 
 def _texts(values: Sequence[Any], show: bool, digits: int = 3) -> list[str]:
@@ -160,16 +167,16 @@ def draw_head(model: Model, head: Head, path: Path) -> Path:
     aggregate = head.moved is not None
     grid = n * s
     title_h, numbers_h = 1.2, 0.28
-    left = 1.0 + (t + 0.05 if single else 0) + (0.6 if single else 0)
+    left = 1.3 + (t + 0.05 if single else 0) + (0.5 if single else 0)
     right = 0.05 + t + b + 1.7
     legend_h = 0.75
     width = max(left + grid + right, 6.2)
     height = title_h + numbers_h + b + (t if aggregate else 0) + 0.05 + grid + (t + 0.05 if single else 0) + 0.3 + legend_h
     sheet = _Sheet(plt, width, height)
     colour = style.head_colour(head.kind, head.static)
-    every = [v for seq in (head.moved, head.result, head.key_values, head.query_values)
-             if seq is not None for v in seq]
-    norm = float(np.max(np.abs(_numbers(every)))) if every else 1.0
+    # one colour scale for the values moved and written, one for the keys and queries
+    norm = _scale(head.result + (head.moved or ()))
+    index_norm = _scale((head.key_values or ()) + (head.query_values or ()))
     empty = ~head.selection.any(axis=1)
 
     # from the top: key positions, input blocks of the keys, the values moved, the grid
@@ -183,10 +190,10 @@ def draw_head(model: Model, head: Head, path: Path) -> Path:
     sheet.cells(left, y, s, b, _rgba(_block_colours(model.input_layout, style.INPUT_BLOCKS))[None])
     y -= b
     if aggregate:
-        sheet.cells(left, y, s, t, _value_colours(head.moved, norm)[None], [_texts(head.moved, show)],
+        sheet.cells(left, y, s, t, _value_colours(head.moved, norm, not show)[None], [_texts(head.moved, show)],
                     grid=show, size=size)
-        sheet.text(left + grid + 0.1, y - t / 2, f"values: {_clip(head.values, 26)}", va="center",
-                   fontsize=7.5, color=style.MUTED)
+        sheet.text(left - 0.1, y - t / 2, f"values:\n{_clip(head.values, 22)}", ha="right",
+                   va="center", fontsize=7.5, color=style.MUTED)
         y -= t
     y -= 0.05
     top = y
@@ -201,7 +208,7 @@ def draw_head(model: Model, head: Head, path: Path) -> Path:
                 size=size, bold=True, edge=style.GRIDLINE)
 
     # right: what the head writes (grey on an empty row), and the output block of the query
-    result = _value_colours(head.result, norm)
+    result = _value_colours(head.result, norm, not show)
     if aggregate:
         result[empty] = _rgba([style.EMPTY_ROW])[0]
     x = left + grid + 0.05
@@ -216,12 +223,12 @@ def draw_head(model: Model, head: Head, path: Path) -> Path:
     x_numbers = left - 0.15
     if single:
         qx = left - t - 0.05
-        sheet.cells(qx, top, t, s, _value_colours(head.query_values, norm)[:, None, :],
+        sheet.cells(qx, top, t, s, _value_colours(head.query_values, index_norm, not show)[:, None, :],
                     [[v] for v in _texts(head.query_values, show)], grid=show, size=size)
-        sheet.text(qx + t, top + 0.04, f"queries:\n{_clip(head.queries_name, 22)}", ha="right",
-                   va="bottom", fontsize=7.5, color=style.MUTED)
+        sheet.text(qx + t, top - grid - 0.09, f"queries:\n{_clip(head.queries_name, 22)}",
+                   ha="right", va="top", fontsize=7.5, color=style.MUTED)
         ky = top - grid - 0.05
-        sheet.cells(left, ky, s, t, _value_colours(head.key_values, norm)[None],
+        sheet.cells(left, ky, s, t, _value_colours(head.key_values, index_norm, not show)[None],
                     [_texts(head.key_values, show)], grid=show, size=size)
         sheet.text(left + grid + 0.1, ky - t / 2, f"keys: {_clip(head.keys_name, 26)}", va="center",
                    fontsize=7.5, color=style.MUTED)
@@ -377,8 +384,8 @@ def draw_layers(model: Model, path: Path) -> Path:
                 if y1 >= y2:
                     continue
                 ax.add_patch(FancyArrowPatch((x1, y1 + _BOX_H), (x2, y2), arrowstyle="-|>",
-                                             mutation_scale=7, color="#9a9a9a", linewidth=0.6,
-                                             zorder=1, shrinkA=1, shrinkB=1))
+                                             mutation_scale=7, color="#8a8a8a", linewidth=0.6,
+                                             alpha=0.6, zorder=4, shrinkA=1, shrinkB=1))
 
     cost = model.cost
     summary = (f"{model.program.name}: {cost.layers} attention layer(s), heads per layer "

@@ -29,7 +29,7 @@ OUTPUT_BLOCKS = ("#3cb371", "#d98cb3", "#7fb3d5", "#c9a227")
 PADDING = "#c0c0c0"
 VALUE_MAP = "RdBu_r"
 
-TEXT_LIMIT = 16
+TEXT_LIMIT = 24
 GRID_LIMIT = 48
 DPI = 110
 
@@ -41,12 +41,10 @@ def head_colour(kind: str, static: bool) -> str:
 
 
 def cell_inches(n: int) -> float:
-    """The side of one cell: large enough for a value up to TEXT_LIMIT, then
-    shrinking so that a picture stays within about 9 inches."""
-    if n <= TEXT_LIMIT:
-        return 0.46
-    return max(0.02, 9.0 / n)
+    """The side of one cell: 0.46 inch while a picture stays within about 9
+    inches, then shrinking (values are written up to TEXT_LIMIT positions)."""
+    return max(0.02, min(0.46, 9.0 / n))
 
 
 def font_size(n: int) -> float:
-    return 8.5 if n <= 10 else 7.0
+    return 8.5 if n <= 10 else (7.0 if n <= 16 else 6.0)
