@@ -66,6 +66,12 @@ def _translate(e, go, names, interp: SmtInterpretation):
         base, exponent = e.args
         if exponent == sympy.Rational(1, 2):
             return interp.sqrt(go(base))
+        if exponent.is_Rational and exponent.q == 2:  # x**(k/2) = sqrt(x)**k, e.g. 1/sqrt(x)
+            root = interp.sqrt(go(base))
+            out = root
+            for _ in range(abs(int(exponent.p)) - 1):
+                out = out * root
+            return out if exponent.p > 0 else 1 / real(out)
         if exponent.is_Integer:
             k = int(exponent)
             b = go(base)
