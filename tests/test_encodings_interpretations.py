@@ -1,0 +1,405 @@
+"""The four interpretations agree, on random programs and inputs, and fail clearly.
+
+The property: for a random RASP program over the closed operation set and a
+random input of rationals,
+
+* exact (Fraction) is the reference;
+* symbolic (sympy, on fresh symbols) with the rationals substituted afterwards
+  equals it exactly;
+* smt (z3 terms on fresh Real constants) with the rationals substituted and
+  ``z3.simplify`` applied equals it exactly;
+* numeric (numpy float64) is within 1e-9 relative of it, and equal to it on the
+  outputs whose every intermediate is a small dyadic rational (exactly
+  representable in float64).
+
+Programs are drawn so that every interpretation has a value: no exp or sqrt
+(the exact interpretation has none), division only by w*w + 1 (never zero), and
+comparisons (data-dependent selectors, where-conditions) only between dyadic
+values, so that floating point decides every comparison as exact arithmetic
+does. Within that set the drawing covers index-only and data-dependent
+selectors with every predicate, & | ~, aggregates in both semantics with
+non-zero defaults, selector widths and every element-wise operation.
+"""
+
+from __future__ import annotations
+
+import importlib
+import math
+import subprocess
+import sys
+from fractions import Fraction
+from pathlib import Path
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, Phase, given, settings
+from hypothesis import strategies as st
+
+from cases import exact_values, numeric_values, smt_values, symbolic_values
+from usim.constructions.matmul import matmul_construction
+from usim.constructions.softmax import softmax_construction
+from usim.constructions.transpose import transpose_construction
+from usim.encodings.evaluate import plan_for
+from usim.encodings.runners import run_exact, run_numeric, run_smt, run_symbolic
+from usim.encodings.selection import StaticSelection
+from usim.errors import EvaluationError, InputError, NotExactError, UsimError
+from usim.rasp import (
+    Op,
+    Predicate,
+    Program,
+    Semantics,
+    absolute,
+    aggregate,
+    constant,
+    exp,
+    indices,
+    length,
+    maximum,
+    minimum,
+    select,
+    selector_width,
+    sqrt,
+    tokens,
+    where,
+)
+
+REPO = Path(__file__).resolve().parents[1]
+evaluate_module = importlib.import_module("usim.encodings.evaluate")
+
+# --- random programs -------------------------------------------------------------------
+
+DIVISORS = (1, 2, 3, Fraction(1, 2))
+
+
+@st.composite
+def dyadic(draw, depth: int, static: bool):
+    """A sequence whose values are small dyadic rationals (exact in float64).
+
+    ``static`` keeps it free of tokens (index-only).
+    """
+    if depth <= 0 or draw(st.integers(0, 3)) == 0:
+        leaves = [indices, length, "const"] + ([] if static else [tokens, tokens])
+        leaf = draw(st.sampled_from(leaves))
+        return constant(draw(st.integers(-3, 3))) if isinstance(leaf, str) else leaf
+    sub = dyadic(depth - 1, static)
+    kind = draw(st.sampled_from(
+        ["+", "-", "*", "neg", "abs", "max", "min", "//", "%", "sq", "where", "width"]))
+    if kind in ("+", "-", "*", "max", "min"):
+        a, b = draw(sub), draw(sub)
+        return {"+": lambda: a + b, "-": lambda: a - b, "*": lambda: a * b,
+                "max": lambda: maximum(a, b), "min": lambda: minimum(a, b)}[kind]()
+    if kind == "neg":
+        return -draw(sub)
+    if kind == "abs":
+        return absolute(draw(sub))
+    if kind in ("//", "%"):
+        a, d = draw(sub), draw(st.sampled_from(DIVISORS))
+        return a // d if kind == "//" else a % d
+    if kind == "sq":
+        return draw(sub) ** 2
+    if kind == "where":
+        return where(draw(boolean(depth - 1, static)), draw(sub), draw(sub))
+    return selector_width(draw(selector(depth - 1, static)))
+
+
+@st.composite
+def boolean(draw, depth: int, static: bool):
+    if depth <= 0 or draw(st.integers(0, 2)) > 0:
+        a, b = draw(dyadic(depth - 1, static)), draw(dyadic(depth - 1, static))
+        op = draw(st.sampled_from(["==", "!=", "<", "<=", ">", ">="]))
+        return {"==": lambda: a == b, "!=": lambda: a != b, "<": lambda: a < b,
+                "<=": lambda: a <= b, ">": lambda: a > b, ">=": lambda: a >= b}[op]()
+    kind = draw(st.sampled_from(["&", "|", "~"]))
+    a = draw(boolean(depth - 1, static))
+    if kind == "~":
+        return ~a
+    b = draw(boolean(depth - 1, static))
+    return a & b if kind == "&" else a | b
+
+
+@st.composite
+def selector(draw, depth: int, static: bool):
+    """A selector; when not forced static, each select is index-only or data-dependent."""
+    if depth <= 0 or draw(st.integers(0, 2)) > 0:
+        own_static = static or draw(st.booleans())
+        if draw(st.integers(0, 5)) == 0:  # boolean keys and queries
+            keys, queries = draw(boolean(depth - 1, own_static)), draw(boolean(depth - 1, own_static))
+        else:
+            keys, queries = draw(dyadic(depth - 1, own_static)), draw(dyadic(depth - 1, own_static))
+        return select(keys, queries, draw(st.sampled_from(list(Predicate))))
+    kind = draw(st.sampled_from(["&", "|", "~"]))
+    a = draw(selector(depth - 1, static))
+    if kind == "~":
+        return ~a
+    b = draw(selector(depth - 1, static))
+    return a & b if kind == "&" else a | b
+
+
+@st.composite
+def rational(draw, depth: int):
+    """A sequence of rationals: dyadic ones, quotients by w*w + 1, aggregates."""
+    if depth <= 0 or draw(st.integers(0, 4)) == 0:
+        return draw(dyadic(min(depth, 1), False))
+    sub = rational(depth - 1)
+    kind = draw(st.sampled_from(["+", "-", "*", "/", "aggregate", "aggregate", "mean_bool", "where", "inv"]))
+    if kind in ("+", "-", "*"):
+        a, b = draw(sub), draw(sub)
+        return {"+": lambda: a + b, "-": lambda: a - b, "*": lambda: a * b}[kind]()
+    if kind == "/":
+        w = draw(st.one_of(dyadic(depth - 1, False), sub))
+        return draw(sub) / (w * w + 1)
+    if kind == "inv":
+        w = draw(dyadic(depth - 1, False))
+        return (w * w + 1) ** -1
+    if kind == "where":
+        return where(draw(boolean(depth - 1, False)), draw(sub), draw(sub))
+    values = draw(sub) if kind == "aggregate" else draw(boolean(depth - 1, False))
+    semantics = draw(st.sampled_from(list(Semantics)))
+    default = draw(st.sampled_from([0, 1, Fraction(-1, 2)])) if semantics is Semantics.RASP else 0
+    return aggregate(draw(selector(depth - 1, False)), values, default=default, semantics=semantics)
+
+
+@st.composite
+def programs(draw):
+    return Program.of("random", {
+        "rational": draw(rational(3)),
+        "dyadic": draw(dyadic(3, False)),
+    })
+
+
+inputs = st.lists(st.integers(-12, 12).map(lambda k: Fraction(k, 4)), min_size=1, max_size=6)
+
+
+def _close(x: float, y: Fraction) -> bool:
+    return math.isclose(x, float(y), rel_tol=1e-9, abs_tol=1e-9)
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(program=programs(), values=inputs)
+def test_four_interpretations_agree_on_random_programs(program: Program, values: list[Fraction]) -> None:
+    exact = exact_values(program, values)
+    numeric = numeric_values(program, values)
+    assert numeric["dyadic"] == [float(v) for v in exact["dyadic"]]  # no rounding anywhere
+    assert all(_close(x, y) for x, y in zip(numeric["rational"], exact["rational"])), (numeric, exact)
+    assert symbolic_values(program, values) == exact
+    assert smt_values(program, values) == exact
+
+
+def _break_numeric_mod(monkeypatch) -> None:
+    from usim.encodings import numeric
+
+    monkeypatch.setitem(numeric._UFUNCS, Op.MOD, np.fmod)  # C's remainder, not floor's
+
+
+def _break_symbolic_ahat(monkeypatch) -> None:
+    from usim.encodings.symbolic import SymbolicInterpretation
+
+    monkeypatch.setattr(SymbolicInterpretation, "_empty",
+                        lambda self, values, default, semantics: self.constant(default))
+
+
+@pytest.mark.parametrize("breakage", [_break_numeric_mod, _break_symbolic_ahat])
+def test_the_agreement_property_catches_a_broken_interpretation(monkeypatch, breakage) -> None:
+    """A truncating remainder, or forgetting AHAT's empty rows, is found."""
+    breakage(monkeypatch)
+
+    @settings(max_examples=400, deadline=None, database=None, phases=[Phase.generate],
+              derandomize=True)
+    @given(program=programs(), values=inputs)
+    def agree(program: Program, values: list[Fraction]) -> None:
+        exact = exact_values(program, values)
+        assert numeric_values(program, values)["dyadic"] == [float(v) for v in exact["dyadic"]]
+        assert symbolic_values(program, values) == exact
+
+    with pytest.raises(AssertionError):
+        agree()
+
+
+@settings(max_examples=30, deadline=None)
+@given(program=programs(), batch=st.lists(st.lists(st.integers(-12, 12), min_size=4, max_size=4),
+                                          min_size=1, max_size=5))
+def test_numeric_batch_equals_one_input_at_a_time(program: Program, batch: list[list[int]]) -> None:
+    together = run_numeric(program, np.asarray(batch, dtype=float) / 4)
+    for b, row in enumerate(batch):
+        alone = run_numeric(program, np.asarray(row, dtype=float) / 4)
+        for key in together:
+            np.testing.assert_array_equal(together[key][b], alone[key][0])
+
+
+def test_the_strategy_draws_what_it_promises() -> None:
+    """The generator reaches every predicate, both semantics, both selector kinds."""
+    seen: set = set()
+
+    @settings(max_examples=150, deadline=None, database=None)
+    @given(program=programs())
+    def collect(program: Program) -> None:
+        from usim.rasp.expr import Aggregate, Select, SelectorAnd, SelectorNot, SelectorOr, SelectorWidth
+
+        plan = plan_for(tuple(s for _, s in program.outputs), 4)
+        for node in program.nodes():
+            if isinstance(node, Select):
+                seen.add(node.predicate)
+                seen.add("static select" if plan.is_static(node) else "dynamic select")
+            elif isinstance(node, Aggregate):
+                seen.add(node.semantics)
+            seen.add(type(node).__name__)
+
+    collect()
+    for want in list(Predicate) + list(Semantics) + [
+            "static select", "dynamic select", "SelectorAnd", "SelectorOr", "SelectorNot", "SelectorWidth"]:
+        assert want in seen, want
+
+
+# --- exp and sqrt: symbolic against numeric ----------------------------------------------
+
+
+@settings(max_examples=25, deadline=None)
+@given(values=inputs)
+def test_exp_and_sqrt_symbolic_evaluates_to_numeric(values: list[Fraction]) -> None:
+    import sympy
+
+    program = Program.of("transcendental", {"out": aggregate(
+        select(tokens, tokens, Predicate.LE), exp(tokens) / (1 + exp(tokens)) + sqrt(tokens * tokens + 1))})
+    xs = [sympy.Symbol(f"x{p}") for p in range(len(values))]
+    at = {x: sympy.Rational(v.numerator, v.denominator) for x, v in zip(xs, values)}
+    symbolic = [float(sympy.N(e.xreplace(at), 30)) for e in run_symbolic(program, xs)["out"]]
+    numeric = run_numeric(program, [float(v) for v in values])["out"][0]
+    np.testing.assert_allclose(numeric, symbolic, rtol=1e-12)
+
+
+def test_smt_exp_is_uninterpreted_and_positive() -> None:
+    import z3
+
+    xs = [z3.Real(f"x{p}") for p in range(3)]
+    outputs, facts = run_smt(Program.of("e", {"out": exp(tokens) + 1}), xs)
+    assert len(facts) == 3
+    solver = z3.Solver()
+    solver.add(*facts)
+    solver.add(outputs["out"][0] <= 1)  # exp(x0) + 1 <= 1 contradicts exp(x0) > 0
+    assert solver.check() == z3.unsat
+    solver = z3.Solver()
+    solver.add(outputs["out"][0] <= 1)  # without the facts exp is unconstrained
+    assert solver.check() == z3.sat
+
+
+# --- exact mode: what has no exact value ---------------------------------------------------
+
+
+def test_exp_in_exact_mode_is_a_clear_error_naming_the_node() -> None:
+    program = Program.of("e", {"out": (exp(tokens) * 2).named("doubled")})
+    with pytest.raises(NotExactError, match=r"exp\(1\) is irrational") as info:
+        run_exact(program, [0, 1])
+    assert isinstance(info.value, UsimError)
+    assert run_exact(Program.of("e0", {"out": exp(tokens)}), [0, 0])["out"] == [1, 1]
+
+
+def test_exact_roots_are_exact_or_refused() -> None:
+    assert run_exact(Program.of("s", {"out": sqrt(tokens)}), [Fraction(9, 4), 0, 16])["out"] == [
+        Fraction(3, 2), 0, 4]
+    with pytest.raises(NotExactError, match="irrational"):
+        run_exact(Program.of("s", {"out": sqrt(tokens)}), [2])
+    with pytest.raises(NotExactError, match="negative"):
+        run_exact(Program.of("s", {"out": sqrt(tokens)}), [-4])
+    assert run_exact(Program.of("p", {"out": tokens ** Fraction(1, 3)}), [-8, 27])["out"] == [-2, 3]
+
+
+def test_static_exp_is_left_to_the_interpretation() -> None:
+    """exp(indices) has no exact value; the static pass leaves it, numeric computes it."""
+    program = Program.of("e", {"out": aggregate(select(indices, indices, Predicate.EQ), exp(indices)) + tokens})
+    out = run_numeric(program, [0.0, 0.0, 0.0])["out"][0]
+    np.testing.assert_allclose(out, np.exp([0.0, 1.0, 2.0]), rtol=1e-15)
+    with pytest.raises(NotExactError):
+        run_exact(program, [0, 0, 0])
+
+
+def test_division_by_zero_in_exact_mode_names_the_expression() -> None:
+    program = Program.of("d", {"out": (1 / tokens).named("inverse")})
+    with pytest.raises(EvaluationError, match="inverse"):
+        run_exact(program, [1, 0])
+    assert np.isinf(run_numeric(program, [1.0, 0.0])["out"][0, 1])
+
+
+# --- inputs --------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("bad", [[1.0, float("nan")], [float("inf")], [1.0, -float("inf"), 2.0]])
+def test_non_finite_input_is_refused(bad: list[float]) -> None:
+    program = Program.of("id", {"out": tokens * 2})
+    with pytest.raises(InputError, match="non-finite"):
+        run_numeric(program, bad)
+    with pytest.raises(InputError, match="non-finite"):
+        run_exact(program, bad)
+
+
+def test_malformed_inputs_are_refused() -> None:
+    program = Program.of("id", {"out": tokens * 2})
+    with pytest.raises(InputError, match="empty"):
+        run_numeric(program, [])
+    with pytest.raises(InputError, match="empty"):
+        run_exact(program, [])
+    with pytest.raises(InputError, match="shape"):
+        run_numeric(program, np.zeros((2, 2, 2)))
+    with pytest.raises(InputError, match="exactly"):
+        run_exact(program, ["one"])
+
+
+# --- the static plan: built once per length, sparse, gathers without n x n -------------------
+
+
+def _fresh_programs():
+    """New nodes each time, so the plan cache starts cold."""
+    return [transpose_construction(3, 4).program, softmax_construction(3, 4).program,
+            matmul_construction(2, 3, 2).program]
+
+
+def test_index_only_selectors_are_decided_once_per_length(monkeypatch) -> None:
+    calls: list[int] = []
+    real = evaluate_module.decide
+
+    def counting(predicate, keys, queries):
+        calls.append(len(keys))
+        return real(predicate, keys, queries)
+
+    monkeypatch.setattr(evaluate_module, "decide", counting)
+    for program in _fresh_programs():
+        n = {"transpose_r3": 12, "softmax_r3": 12, "matmul_r2_c2": 12}[program.name]
+        selects = sum(type(node).__name__ == "Select" for node in program.nodes())
+        calls.clear()
+        rng = np.random.default_rng(0)
+        for _ in range(4):
+            run_numeric(program, rng.normal(size=(3, n)))
+        assert len(calls) == selects, program.name  # once, not once per call or per input
+        roots = tuple(s for _, s in program.outputs)
+        assert plan_for(roots, n) is plan_for(roots, n)
+
+
+def test_no_dense_selector_is_built_for_the_blocks(monkeypatch) -> None:
+    def refuse(self):
+        raise AssertionError("an n x n selector was materialised")
+
+    monkeypatch.setattr(StaticSelection, "dense", refuse)
+    rng = np.random.default_rng(1)
+    for program, n in zip(_fresh_programs(), (12, 12, 12)):
+        run_numeric(program, rng.normal(size=(2, n)))
+        run_exact(program, [Fraction(t, 3) for t in range(n)]) if program.name != "softmax_r3" else None
+
+
+def test_the_transpose_head_is_a_gather() -> None:
+    program = transpose_construction(3, 5).program
+    plan = plan_for(tuple(s for _, s in program.outputs), 15)
+    selections = [v for v in plan.static.values() if isinstance(v, StaticSelection)]
+    assert selections and all(s.is_gather for s in selections)
+    assert all(s.keys.size == 15 for s in selections)  # one key per query, nothing more
+
+
+# --- the package name does not shadow the standard library ----------------------------------
+
+
+def test_stdlib_encodings_and_usim_import_together_from_the_repo_root() -> None:
+    result = subprocess.run(
+        [sys.executable, "-c", "import encodings.idna, usim, usim.encodings; "
+         "import encodings; print(encodings.__file__)"],
+        cwd=REPO, capture_output=True, text=True, timeout=60,
+    )
+    assert result.returncode == 0, result.stderr
+    assert str(REPO) not in result.stdout  # the standard library's encodings, not ours
