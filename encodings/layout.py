@@ -188,7 +188,8 @@ class SequenceLayout:
             if not np.all(np.isfinite(a)):
                 bad = tuple(int(x) for x in np.argwhere(~np.isfinite(a))[0][1:])
                 raise InputError(f"the matrix {b.name} has a non-finite value at entry {bad}")
-            if batch not in (None, a.shape[0]) and a.shape[0] != 1:
+            # a single matrix (batch 1) is shared by every input of the batch
+            if batch not in (None, 1) and a.shape[0] not in (1, batch):
                 raise ShapeError(f"the matrices have different batch sizes ({batch} and {a.shape[0]})")
             batch = max(batch or 1, a.shape[0])
             arrays[b.name] = a
