@@ -339,3 +339,14 @@ def test_depths_rule_matches_cost_on_a_deep_program():
     assert [plain[n.id] for n in (first, second, third)] == [1, 2, 3]
     assert [with_length[n.id] for n in (first, second, third)] == [1, 2, 3]
     assert cost(program).heads == (("h1",), ("h2",), ("h3",))
+
+
+def test_shapes_are_read_with_zero_flags():
+    from usim.errors import ShapeError
+    from usim.show.model import parse_shape
+
+    assert parse_shape("3x3x0x1") == (3, 3, 0, 1)
+    assert parse_shape(" 2 x 3 ") == (2, 3)
+    for bad in ("", "x3", "2x-1", "2.5x3"):
+        with pytest.raises(ShapeError):
+            parse_shape(bad)

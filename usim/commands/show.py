@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import argparse
 
-from usim.encodings.layout import parse_dims
 
 
 def register(subparsers) -> None:
@@ -41,11 +40,12 @@ def register(subparsers) -> None:
 def run(args: argparse.Namespace) -> int:
     from usim.engine.registry import get
     from usim.show import render, small_shape
+    from usim.show.model import parse_shape
     from usim.show.pictures import pyplot
 
     pyplot()  # says how to install matplotlib (exit 2) before anything else
     claim = get(args.claim)
-    shape = parse_dims(args.shape) if args.shape else small_shape(claim)
+    shape = parse_shape(args.shape) if args.shape else small_shape(claim)
     done = render(claim, shape, args.out, values=args.values, seed=args.seed,
                   certificate=args.certificate)
     model = done.model

@@ -153,6 +153,14 @@ def safe_name(name: str) -> str:
 # -- shapes and inputs -----------------------------------------------------------------
 
 
+def parse_shape(text: str) -> Shape:
+    """'2x3x2' -> (2, 3, 2). Zeros are allowed here (some claims have 0/1 flags
+    among their dimensions, e.g. Match2's); the claim decides what fits."""
+    if not re.fullmatch(r"\s*\d+(\s*[xX,]\s*\d+)*\s*", text or ""):
+        raise ShapeError(f"cannot read the shape {text!r}: write dimensions like 3x4")
+    return tuple(int(d) for d in re.split(r"\s*[xX,]\s*", text.strip()))
+
+
 def shape_arity(claim: Claim) -> int | None:
     """How many dimensions the claim's shapes have (None if they vary)."""
     for bound in (2, 3, 4):
@@ -336,9 +344,10 @@ def _target_check(obligation: Obligation, tokens: Sequence[Any], output: Sequenc
         layout = obligation.construction.output_layout
         worst = 0.0
         exact = True
-        for block in layout.blocks:
-            if block.name not in expected:
-                continue
+        compared = [block for block in layout.blocks if block.name in expected]
+        if not compared:
+            return "could not be compared with the target: it names no block of the output layout"
+        for block in compared:
             want = sympy.Matrix(expected[block.name])
             got = layout.decode(list(output), block.name)
             for i in range(block.shape.rows):
@@ -350,9 +359,10 @@ def _target_check(obligation: Obligation, tokens: Sequence[Any], output: Sequenc
                     elif sympy.simplify(sympy.nsimplify(w) - sympy.Rational(g)) != 0:
                         return (f"differs from the claim's target at {block.name}[{i},{j}]: "
                                 f"expected {w}, got {g}")
+        padding = obligation.padding
         for position, value in enumerate(layout.padding(list(output))):
-            if value != 0:
-                return f"the padding at position {layout.used + position} is {value}, not 0"
+            if (abs(float(value) - float(padding)) > 1e-9) if isinstance(value, float) else value != padding:
+                return f"has {value} at the padding position {layout.used + position}, not {padding}"
         if exact:
             return "equals the claim's target on this input (compared exactly)"
         if worst <= 1e-9:

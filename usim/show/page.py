@@ -188,8 +188,8 @@ def _inline(text: str) -> str:
 
     out = html.escape(text)
     out = re.sub(r"`([^`]+)`", r"<code>\1</code>", out)
-    out = re.sub(r"\*\*([^*]+)\*\*", r"<strong>\1</strong>", out)
-    out = re.sub(r"(?<![\w*])\*([^*]+)\*(?![\w*])", r"<em>\1</em>", out)
+    out = re.sub(r"\*\*(\S[^*]*?\S|\S)\*\*", r"<strong>\1</strong>", out)
+    out = re.sub(r"(?<![\w*])\*(\S[^*]*?\S|\S)\*(?![\w*])", r"<em>\1</em>", out)
     return out
 
 
