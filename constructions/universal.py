@@ -107,7 +107,7 @@ from usim.rasp.program import Program, topological_order
 HEADER = "hdr"
 HDR_N, HDR_D, HDR_SCALE = 0, 1, 2
 FORMS = ("merged", "projected")
-NEEDS_HEADER = frozenset({"softmax", "layernorm", "bias", "bias_relu"})  # steps that read n (or d)
+NEEDS_HEADER = frozenset({"softmax", "unmasked_softmax", "layernorm", "bias", "bias_relu"})  # steps that read n (or d)
 
 
 # ----------------------------------------------------------------------------
@@ -339,6 +339,9 @@ def _compute(step: Step, w: SOp, lay: SequenceLayout) -> Part:
         soft = softmax_block(w * scale, r, c, offset=o, guard=True, mask=key_ok)
         row = ((p - o) // c).named("row")
         return Part(where(row < n, soft, 0).named("softmax_rows"), in_place)
+    if kind == "unmasked_softmax":  # a deliberately broken variant (no masks), for mutants
+        scale = _broadcast(w, hdr + HDR_SCALE, "scale")
+        return Part(softmax_block(w * scale, r, c, offset=o, guard=True), in_place)
     if kind in ("bias", "bias_relu"):
         # b[j] added on rows i < n only: padded rows stay 0 (so every later step keeps them 0)
         vec = b[1]
@@ -403,23 +406,31 @@ def _layernorm(w: SOp, z: Block, gamma: Block, beta: Block, eps: Block, hdr: int
 
 @dataclass(frozen=True, eq=False)
 class Stage:
-    """Steps computed side by side on workspace ``input``, routed into ``output``."""
+    """Steps computed side by side on workspace ``input``, routed into ``output``.
+
+    ``compute`` and ``route_to`` override, for deliberately broken variants only,
+    the steps actually computed and the layout actually routed to (the stage's
+    specification, ``steps`` and ``output``, stays the correct one).
+    """
 
     index: int
     steps: tuple[Step, ...]
     input: SequenceLayout
     output: SequenceLayout
     pieces: Mapping[str, tuple[Piece, ...]] = field(default_factory=dict)
+    compute: tuple[Step, ...] | None = None
+    route_to: SequenceLayout | None = None
 
     def apply(self, values: SOp) -> SOp:
         parts = []
         before = {node.id for node in topological_order([values])}
-        for st in self.steps:
+        for st in (self.steps if self.compute is None else self.compute):
             part = _compute(st, values, self.input)
             _prefix(part.sop, f"s{self.index}.{st.out}", before)
             parts.append(part)
         parts.append(Part(values, self.input))
-        return route(parts, self.output, self.pieces, name=f"s{self.index}.route")
+        target = self.output if self.route_to is None else self.route_to
+        return route(parts, target, self.pieces, name=f"s{self.index}.route")
 
     def program(self) -> Program:
         return Program.of(f"stage{self.index}", {"W": self.apply(tokens)},
