@@ -152,6 +152,10 @@ CASES: list[Case] = [
         + tokens / (tokens * tokens + 1) - (tokens - 1) ** 2), X,
         tuple((max(x, 2) // 1 if x > 0 else min(abs(x), 1) % F(1, 3)) + x / (x * x + 1) - (x - 1) ** 2
               for x in X)),
+    Case("comparisons", _program("comparisons", lambda: (tokens < 1) + (tokens <= 3) * 2 + (tokens != 0) * 4
+                                 + (tokens >= 0) * 8 + ((tokens > 0) & ~(tokens == 3)) * 16 - (-tokens)), X,
+        tuple(int(x < 1) + int(x <= 3) * 2 + int(x != 0) * 4 + int(x >= 0) * 8
+              + int(x > 0 and not x == 3) * 16 + x for x in X)),
     Case("boolean_values", _program("boolean_values", lambda: aggregate(
         select(indices, indices, Predicate.LE), (tokens > 0) | (indices == 3))), X,
         tuple(_mean([int(X[k] > 0 or k == 3) for k in range(q + 1)]) for q in range(N))),
