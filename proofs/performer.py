@@ -88,7 +88,9 @@ def _claim(claim_id: str, phi: str, engines: tuple[str, ...], title: str, notes:
 
 CLAIM = _claim("performer", "elu1", ("z3",),
                "kernelised linear attention, phi = elu + 1 (Katharopoulos et al.)",
-               "phi is piecewise: proved by z3 (ite); sympy's canonical forms cannot decide Piecewise.")
+               "phi is piecewise: proved by z3 (ite) for n >= 2; sympy's canonical forms cannot decide "
+               "Piecewise. At n = 1 the target simplifies (sympy turns 1/exp(x) into exp(-x)) and z3, "
+               "with exp uninterpreted, lacks exp(x) exp(-x) = 1: UNKNOWN (an engine limitation).")
 CLAIM_EXP = _claim("performer_exp", "exp", ("sympy", "z3"),
                    "kernelised linear attention, phi = exp",
                    "phi = exp: exp atoms are positive, canonical forms decide it.")
