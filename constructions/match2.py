@@ -12,7 +12,7 @@ Corrected construction (:func:`match2_program`), 1 attention layer, 1 head:
 
 1. Element-wise: the residue ``r = x mod p`` (in 0..p-1, floor semantics) and the
    residue a partner needs, ``need = (p - r) mod p`` (so a residue 0 needs 0).
-2. Head ``match``: select(r, need, ==) selects at query i the keys j with
+2. Head ``match_count``: select(r, need, ==) selects at query i the keys j with
    r_j = need_i, i.e. x_i + x_j = 0 mod p; with ``distinct`` it is combined
    (still one head) with select(indices, indices, !=). Its selector width (the
    number of selected keys) is positive exactly when a match exists.
@@ -21,7 +21,9 @@ Corrected construction (:func:`match2_program`), 1 attention layer, 1 head:
    same output: the mean of 1 over a non-empty set is 1 and an empty row gives
    the default 0; :func:`match2_program` with ``via="mean"``. The width form is
    linear for z3, the mean form divides a count by itself and is far slower to
-   prove.)
+   prove. The mean form also relies on RASP's empty-row default: under
+   average-hard attention an empty row averages 1 over every position and
+   gives 1. The width form does not depend on the empty-row rule.)
 
 The published construction (:func:`published_match2_program`), as ``paper.md``
 describes it: at query i select keys j with x_j mod p = p - (x_i mod p),
