@@ -45,7 +45,7 @@ def matmul_block(values: SOp, rows: int, inner: int | SOp, cols: int,
                         & select(i * cols + j, indices, Predicate.EQ)).named(f"dot{i}{j}")
             head = aggregate(selector, product).named(f"mean{i}{j}")
             total = head if total is None else total + head
-    return (inner * total).named("product")
+    return fresh(inner * total, "product")
 
 
 def matmul_program(rows: int, cols: int) -> Program:

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 from fractions import Fraction
 
-from usim.constructions.base import Construction
+from usim.constructions.base import Construction, fresh
 from usim.encodings.layout import SequenceLayout
 from usim.rasp.expr import (
     Predicate,
@@ -65,7 +65,7 @@ def softmax_block(values: SOp, rows: int, cols: int | SOp, offset: int = 0,
     mean = heads[0]
     for h in heads[1:]:
         mean = mean + h
-    denominator = (cols * mean).named("row_sum")
+    denominator = fresh(cols * mean, "row_sum")
     if guard:
         in_block = ((indices >= offset) & (indices < offset + rows * cols)).named("in_block")
         return where(in_block, e / where(in_block, denominator, 1), 0).named("softmax")

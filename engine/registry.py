@@ -9,8 +9,11 @@ _CLAIMS: dict[str, Claim] = {}
 
 
 def register(claim: Claim) -> Claim:
-    if claim.id in _CLAIMS and _CLAIMS[claim.id] is not claim:
-        raise ValueError(f"two claims with the id {claim.id!r}")
+    """Add ``claim``; registering the same statement again (a proof script run as
+    ``python -m``, which imports its module a second time) replaces it."""
+    old = _CLAIMS.get(claim.id)
+    if old is not None and (old.paper, old.title, old.statement) != (claim.paper, claim.title, claim.statement):
+        raise ValueError(f"two different claims with the id {claim.id!r}")
     _CLAIMS[claim.id] = claim
     return claim
 
@@ -30,4 +33,12 @@ def get(claim_id: str) -> Claim:
 
 
 def _load() -> None:
-    import usim.proofs  # noqa: F401  (imports every proof module, which registers its claim)
+    """Import every module of usim.proofs (each registers its claim), in name order."""
+    import importlib
+    import pkgutil
+
+    import usim.proofs
+
+    for module in sorted(m.name for m in pkgutil.iter_modules(usim.proofs.__path__)):
+        if not module.startswith("_"):
+            importlib.import_module(f"usim.proofs.{module}")

@@ -83,7 +83,10 @@ def _translate(e, go, names, interp: SmtInterpretation):
             return out if k > 0 else 1 / real(out)
         return interp.power(go(base), go(exponent))
     if isinstance(e, sympy.exp):
-        return interp.exp(go(e.args[0]))
+        argument = e.args[0]
+        if argument.could_extract_minus_sign():  # sympy writes 1/exp(x) as exp(-x)
+            return 1 / real(interp.exp(go(-argument)))
+        return interp.exp(go(argument))
     if isinstance(e, sympy.Piecewise):
         *branches, (value, cond) = e.args
         if not (cond is sympy.true or cond is True):
