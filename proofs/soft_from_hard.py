@@ -32,7 +32,7 @@ from usim.constructions.ahat import (
 )
 from usim.constructions.base import Construction
 from usim.constructions.matmul import matmul_fits
-from usim.engine.claim import Claim, Obligation, Shape
+from usim.engine.claim import Status, Claim, Obligation, Shape
 from usim.engine.registry import register
 from usim.proofs._determinant_common import mutant_builder
 from usim.rasp.expr import Predicate, indices, select, where
@@ -119,7 +119,7 @@ _matmul_ok = _matmul("matmul_ahat", True)
 
 SOFTMAX_PUBLISHED_AHAT = register(Claim(
     id="softmax_published_ahat",
-    paper="Lemma 4 under AHAT (expected REFUTED)",
+    paper="Lemma 4 under AHAT (erratum)",
     title="the published row softmax with AHAT empty rows: wrong for r >= 2",
     statement=(
         "Claim checked (and expected false): Lemma 4's program, with every aggregate under "
@@ -130,12 +130,13 @@ SOFTMAX_PUBLISHED_AHAT = register(Claim(
     shapes=lambda n: [(r, c) for r in range(2, n + 1) for c in range(1, n + 1)],
     obligation=_softmax("softmax_published_ahat", False),
     default_max_n=3, ci_max_n=2, semantics="ahat",
-    notes="expected status: REFUTED; the fix is softmax_ahat",
+    notes="an erratum: refuted as it must be; the fix is softmax_ahat",
+    expected=Status.REFUTED,
 ))
 
 MATMUL_PUBLISHED_AHAT = register(Claim(
     id="matmul_published_ahat",
-    paper="Lemma 5 under AHAT (expected REFUTED)",
+    paper="Lemma 5 under AHAT (erratum)",
     title="the published product with AHAT empty rows: wrong",
     statement=(
         "Claim checked (and expected false): Lemma 5's program, with every aggregate under "
@@ -146,7 +147,8 @@ MATMUL_PUBLISHED_AHAT = register(Claim(
     shapes=_matmul_shapes,
     obligation=_matmul("matmul_published_ahat", False),
     default_max_n=3, ci_max_n=2, semantics="ahat",
-    notes="expected status: REFUTED; the fix is matmul_ahat",
+    notes="an erratum: refuted as it must be; the fix is matmul_ahat",
+    expected=Status.REFUTED,
 ))
 
 SOFTMAX_AHAT = register(Claim(
