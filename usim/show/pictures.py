@@ -58,14 +58,12 @@ def _block_colours(layout: SequenceLayout, palette: Sequence[str]) -> list[str]:
     return colours
 
 
-def _block_handles(layout: SequenceLayout, palette: Sequence[str], what: str):
-    from matplotlib.patches import Patch
-
-    handles = [Patch(facecolor=palette[i % len(palette)], label=f"{what} {b.name} ({b.shape})")
-               for i, b in enumerate(layout.blocks)]
+def _block_key(layout: SequenceLayout, palette: Sequence[str], what: str) -> list[tuple[str, str]]:
+    """(colour, meaning) of each block of a layout, and of its padding."""
+    key = [(palette[i % len(palette)], f"{what} {b.name} ({b.shape})") for i, b in enumerate(layout.blocks)]
     if layout.length > layout.used:
-        handles.append(Patch(facecolor=style.PADDING, label="padding"))
-    return handles
+        key.append((style.PADDING, "padding"))
+    return key
 
 
 class _Sheet:
@@ -155,8 +153,6 @@ def _texts(values: Sequence[Any], show: bool, digits: int = 3) -> list[str]:
 def draw_head(model: Model, head: Head, path: Path) -> Path:
     """The selector picture of one head, saved as PNG at ``path``."""
     plt = pyplot()
-    from matplotlib.patches import Patch
-
     n = model.n
     s = style.cell_inches(n)
     show = n <= style.TEXT_LIMIT
@@ -251,16 +247,28 @@ def draw_head(model: Model, head: Head, path: Path) -> Path:
                                         int(width * 13))[:2])
     sheet.text(0.2, height - 0.86, selector, fontsize=7.5, color=style.MUTED, va="top",
                family="monospace")
-    handles = [Patch(facecolor=colour, label="selected"),
-               Patch(facecolor=style.UNSELECTED, edgecolor=style.GRIDLINE, label="not selected")]
+    key = [(colour, "selected"), (style.UNSELECTED, "not selected")]
     if aggregate and empty.any():
         rule = "mean of all values (AHAT)" if head.semantics == "ahat" else f"default {format_value(head.default)}"
-        handles.append(Patch(facecolor=style.EMPTY_ROW, label=f"empty row \u2192 {rule}"))
-    handles += _block_handles(model.input_layout, style.INPUT_BLOCKS, "key in input")
-    handles += _block_handles(model.output_layout, style.OUTPUT_BLOCKS, "query in output")
-    sheet.figure.legend(handles=handles, loc="lower left", fontsize=7, ncol=min(len(handles), 4),
-                        frameon=False, bbox_to_anchor=(0.0, 0.0))
+        key.append((style.EMPTY_ROW, f"empty row \u2192 {rule}"))
+    key += _block_key(model.input_layout, style.INPUT_BLOCKS, "key in input")
+    key += _block_key(model.output_layout, style.OUTPUT_BLOCKS, "query in output")
+    _draw_key(sheet, key, legend_h)
     return sheet.save(plt, path)
+
+
+def _draw_key(sheet: "_Sheet", key: Sequence[tuple[str, str]], room: float) -> None:
+    """Colour swatches with their meaning, four to a row, at the bottom (cheaper
+    to draw than a matplotlib legend)."""
+    from matplotlib.patches import Rectangle
+
+    column = (sheet.width - 0.3) / 4
+    for index, (colour, label) in enumerate(key):
+        row, col = divmod(index, 4)
+        x, y = 0.15 + col * column, room - 0.25 - row * 0.22
+        sheet.ax.add_patch(Rectangle((x, y - 0.06), 0.2, 0.12, facecolor=colour,
+                                     edgecolor=style.GRIDLINE, linewidth=0.5))
+        sheet.text(x + 0.27, y, _clip(label, int(column * 13)), va="center", fontsize=7)
 
 
 def _clip(text: str | None, limit: int) -> str:
