@@ -203,7 +203,9 @@ class Spec:
         return (self.n, self.d if self.encoder else self.attention_width)
 
     def smaller(self, **sizes: int) -> "Spec":
-        """The same parts at smaller sizes (for the hierarchy)."""
+        """The same parts at smaller sizes (for the hierarchy); without W_O, d_out follows d."""
+        if not self.out_proj:
+            sizes.setdefault("d_out", None)
         return replace(self, **sizes)
 
 
