@@ -19,7 +19,10 @@ def register(subparsers) -> None:
     parser = subparsers.add_parser(
         "show",
         help="draw a claim's construction: one picture per head, layers, a page",
-        description=__doc__.split("\n\n", 1)[0].strip("`"),
+        description="Draw a claim's construction from the very program that is proved: "
+        "one picture per head (its selector, query positions x key positions), the layer "
+        "diagram, the input and output as matrices, and a page (index.md, self-contained "
+        "index.html). Needs matplotlib: pip install 'usim[plot]'.",
         formatter_class=argparse.RawDescriptionHelpFormatter,
         epilog="The values are the input sequence in order (blocks one after another, row-major), "
         "separated by spaces, commas or semicolons; 1/2 and 0.5 are read exactly. "
