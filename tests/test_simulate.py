@@ -1,0 +1,112 @@
+"""`usim simulate`: U on parameters from an .npz file and on PyTorch layers."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import importlib
+from usim.cli import main
+from usim.commands.simulate import simulate, spec_from_arrays
+
+evaluate_module = importlib.import_module("usim.encodings.evaluate")
+
+
+def _softmax(s):
+    e = np.exp(s - s.max(axis=1, keepdims=True))
+    return e / e.sum(axis=1, keepdims=True)
+
+
+def test_simulate_npz_matches_the_formula(tmp_path, capsys):
+    rng = np.random.default_rng(3)
+    x, a, v = rng.normal(size=(4, 3)), rng.normal(size=(3, 3)), rng.normal(size=(3, 2))
+    path = tmp_path / "p.npz"
+    np.savez(path, X=x, A=a, V=v, scale=0.5)
+    out = tmp_path / "y.npy"
+    assert main(["simulate", str(path), "--out", str(out)]) == 0
+    np.testing.assert_allclose(np.load(out), _softmax(0.5 * x @ a @ x.T) @ x @ v, rtol=0, atol=1e-10)
+    assert "T(X) =" in capsys.readouterr().out
+
+
+def test_simulate_with_a_larger_bound_pads_and_agrees(tmp_path):
+    rng = np.random.default_rng(4)
+    arrays = dict(X=rng.normal(size=(2, 2)), WQ=rng.normal(size=(2, 2)), WK=rng.normal(size=(2, 2)),
+                  WV=rng.normal(size=(2, 2)))
+    y, _ = simulate(arrays)
+    y_big, u = simulate(arrays, bound=5)
+    assert u.spec.n == 5
+    q, k = arrays["X"] @ arrays["WQ"], arrays["X"] @ arrays["WK"]
+    want = _softmax(q @ k.T / np.sqrt(2)) @ arrays["X"] @ arrays["WV"]
+    np.testing.assert_allclose(y, want, atol=1e-10)
+    np.testing.assert_allclose(y_big, want, atol=1e-10)
+
+
+def test_simulate_makes_one_interpretation_call(monkeypatch):
+    calls = []
+    original = evaluate_module.evaluate_sops
+
+    def counting(*args, **kwargs):
+        calls.append(args[0])
+        return original(*args, **kwargs)
+
+    monkeypatch.setattr(evaluate_module, "evaluate_sops", counting)
+    rng = np.random.default_rng(5)
+    arrays = dict(X=rng.normal(size=(3, 2)), A_0=rng.normal(size=(2, 2)), V_0=rng.normal(size=(2, 2)),
+                  A_1=rng.normal(size=(2, 2)), V_1=rng.normal(size=(2, 2)), WO=rng.normal(size=(4, 2)),
+                  W1=rng.normal(size=(2, 3)), W2=rng.normal(size=(3, 2)))
+    simulate(arrays)
+    assert len(calls) == 1 and len(calls[0]) == 1
+
+
+@pytest.mark.parametrize("arrays,message", [
+    (dict(A=np.eye(2), V=np.eye(2)), "no array X"),
+    (dict(X=np.eye(2), A=np.eye(2)), "no array V"),
+    (dict(X=np.eye(2), A=np.eye(3), V=np.eye(2)), "A has shape 3x3"),
+    (dict(X=np.eye(2), A=np.eye(2), V=np.eye(2), Z=np.eye(2)), "unexpected array 'Z'"),
+    (dict(X=np.eye(2), A=np.eye(2), V=np.eye(2), WQ=np.eye(2)), "either A and V"),
+])
+def test_simulate_names_the_mistake(tmp_path, capsys, arrays, message):
+    path = tmp_path / "bad.npz"
+    np.savez(path, **arrays)
+    assert main(["simulate", str(path)]) == 2
+    err = capsys.readouterr().err
+    assert message in err and "Traceback" not in err
+
+
+def test_spec_from_arrays_reads_heads_and_encoder():
+    rng = np.random.default_rng(0)
+    d = 4
+    arrays = {"X": rng.normal(size=(3, d)), "WO": rng.normal(size=(d, d)), "bO": rng.normal(size=d)}
+    for h in range(2):
+        for base, width in (("WQ", 2), ("WK", 2), ("WV", 2)):
+            arrays[f"{base}_{h}"] = rng.normal(size=(d, width))
+        for base in ("bQ", "bK", "bV"):
+            arrays[f"{base}_{h}"] = rng.normal(size=2)
+    arrays.update(W1=rng.normal(size=(d, 5)), W2=rng.normal(size=(5, d)))
+    spec, _, scale = spec_from_arrays(arrays)
+    assert (spec.heads, spec.form, spec.d_k, spec.bias, spec.encoder, spec.norm, spec.d_ff) == \
+        (2, "projected", 2, True, True, False, 5)
+    assert scale == pytest.approx(1 / np.sqrt(2))
+
+
+@pytest.mark.parametrize("kind,heads,d", [("mha", 1, 3), ("mha", 2, 4), ("encoder", 1, 2), ("encoder", 2, 4)])
+def test_simulate_agrees_with_pytorch(kind, heads, d, capsys):
+    pytest.importorskip("torch")
+    code = main(["simulate", "--torch", kind, "--n", "3", "--d", str(d), "--heads", str(heads),
+                 "--ff", "6", "--seed", "1"])
+    out = capsys.readouterr().out
+    assert "agree" in out
+    assert code == 0
+
+
+def test_torch_layer_arrays_reproduce_the_layer():
+    pytest.importorskip("torch")
+    from usim.commands.simulate import torch_layer
+
+    expected, arrays = torch_layer("encoder", 4, 4, 2, 8, seed=2)
+    y, _ = simulate(arrays)
+    assert np.max(np.abs(y - expected)) <= 1e-10
+    # a wrong conversion (out_proj.weight instead of its transpose) is caught
+    arrays["WO"] = arrays["WO"].T.copy()
+    y_bad, _ = simulate(arrays)
+    assert np.max(np.abs(y_bad - expected)) > 1e-6
