@@ -37,7 +37,8 @@ two places that average over a dimension: the softmax over keys (a padded key
 has score 0 and would weigh exp(0) = 1) and the layer norm's mean over the d
 features. There U masks with n and d from the header: keys j >= n are left out
 of the softmax, query rows i >= n are set to 0, feature columns j >= d are left
-out of the layer norm and set to 0. c is the softmax scale: scores are
+out of the layer norm and set to 0, and biases are added on rows i < n only, so
+every padded row stays 0 through the whole layer. c is the softmax scale: scores are
 c * X A X^T (the paper's form is c = 1; the users' form has c = 1/sqrt(d_k)).
 Reading c from the input rather than fixing it in U keeps U universal and lets
 the proofs treat c as a real symbol, so they cover c = 1/sqrt(d_k) exactly for
