@@ -76,6 +76,10 @@ def plan_for(roots: tuple[SOp, ...], n: int) -> Plan:
     order = topological_order(roots)
     plan = Plan(n, order)
     depends_on_tokens: set[int] = set()
+    # Index-only selects with the same predicate over the same key and query
+    # nodes (the product block builds one per head) are decided once and share
+    # one selection.
+    decided: dict[tuple, StaticSelection] = {}
     for node in order:
         if isinstance(node, Tokens) or any(c.id in depends_on_tokens for c in node.children()):
             depends_on_tokens.add(node.id)
@@ -83,8 +87,15 @@ def plan_for(roots: tuple[SOp, ...], n: int) -> Plan:
         if any(c.id not in plan.static for c in node.children()):
             depends_on_tokens.add(node.id)  # a child had no exact value
             continue
+        if isinstance(node, Select):
+            same = (node.predicate, node.keys.id, node.queries.id)
+            if same in decided:
+                plan.static[node.id] = decided[same]
+                continue
         try:
             plan.static[node.id] = _node_value(node, EXACT, plan, {}, n)
+            if isinstance(node, Select):
+                decided[same] = plan.static[node.id]
         except NotExactError:
             depends_on_tokens.add(node.id)
     if len(_PLANS) >= _PLAN_CACHE_SIZE:

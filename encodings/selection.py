@@ -11,7 +11,9 @@ carry its value). Interpretations aggregate over such a selection by gathering.
 from __future__ import annotations
 
 import bisect
+import math
 from dataclasses import dataclass
+from fractions import Fraction
 from typing import Sequence
 
 import numpy as np
@@ -70,7 +72,13 @@ class StaticSelection:
         return np.repeat(np.arange(self.n, dtype=np.int64), self.counts) * self.n + self.keys
 
     def __and__(self, other: "StaticSelection") -> "StaticSelection":
-        return StaticSelection.from_codes(self.n, np.intersect1d(self.codes(), other.codes()))
+        # Both code arrays are sorted and unique: look the smaller one up in the
+        # larger (O(small * log large)), rather than sorting their concatenation.
+        small, large = sorted((self.codes(), other.codes()), key=len)
+        if small.size == 0 or large.size == 0:
+            return StaticSelection.from_codes(self.n, small[:0])
+        at = np.minimum(np.searchsorted(large, small), large.size - 1)
+        return StaticSelection.from_codes(self.n, small[large[at] == small])
 
     def __or__(self, other: "StaticSelection") -> "StaticSelection":
         return StaticSelection.from_codes(self.n, np.union1d(self.codes(), other.codes()))
@@ -80,12 +88,70 @@ class StaticSelection:
         return StaticSelection.from_codes(self.n, np.setdiff1d(everything, self.codes()))
 
 
+_INT64_SAFE = 2**62
+
+
+def _as_integers(keys: Sequence, queries: Sequence) -> tuple[np.ndarray, np.ndarray] | None:
+    """Keys and queries as int64 arrays on one common scale, exactly, or None.
+
+    Rationals are multiplied by the least common multiple of their denominators
+    (an order- and equality-preserving map); None when a value is not rational
+    or the scaled values do not fit in int64.
+    """
+    values = list(keys) + list(queries)
+    scale = 1
+    for v in values:
+        if isinstance(v, Fraction):
+            scale = math.lcm(scale, v.denominator)
+        elif not isinstance(v, (int, np.integer)):  # bool is an int
+            return None
+    scaled = [int(v * scale) for v in values] if scale != 1 else [int(v) for v in values]
+    if scaled and max(abs(min(scaled)), abs(max(scaled))) >= _INT64_SAFE:
+        return None
+    array = np.asarray(scaled, dtype=np.int64)
+    return array[: len(keys)], array[len(keys):]
+
+
+def _decide_vectorised(predicate: Predicate, keys: np.ndarray, queries: np.ndarray) -> StaticSelection:
+    """The same selection with numpy: each query selects a run of the keys sorted by value.
+
+    With the keys sorted by value (stably), the keys equal to, below or above a
+    query value form one contiguous run [lo, hi) found by binary search; the runs
+    are expanded without a Python loop and sorted into (query, key) codes.
+    """
+    n = keys.size
+    order = np.argsort(keys, kind="stable")
+    ranked = keys[order]
+    left = np.searchsorted(ranked, queries, side="left")
+    right = np.searchsorted(ranked, queries, side="right")
+    zeros, alls = np.zeros_like(left), np.full_like(left, n)
+    lo, hi = {
+        Predicate.EQ: (left, right),
+        Predicate.LT: (zeros, left),  # key < query
+        Predicate.LE: (zeros, right),
+        Predicate.GT: (right, alls),
+        Predicate.GE: (left, alls),
+    }[predicate]
+    counts = hi - lo
+    total = int(counts.sum())
+    starts = np.cumsum(counts) - counts
+    positions = np.arange(total, dtype=np.int64) - np.repeat(starts - lo, counts)
+    chosen = order[positions]
+    if predicate is Predicate.EQ:  # a stable sort leaves equal keys ascending by index
+        indptr = np.concatenate([[0], np.cumsum(counts)]).astype(np.int64)
+        return StaticSelection(n, indptr, chosen.astype(np.int64))
+    codes = np.repeat(np.arange(n, dtype=np.int64), counts) * n + chosen
+    return StaticSelection.from_codes(n, np.sort(codes))
+
+
 def decide(predicate: Predicate, keys: Sequence, queries: Sequence) -> StaticSelection:
     """Entry [q][k] = predicate(keys[k], queries[q]) over exact values, sparsely.
 
-    Equality is a hash join; the orders are a binary search over the keys sorted
-    by value; ``!=`` is the complement of equality. All comparisons are exact
-    (Python ints and Fractions).
+    Rational values (the usual case: maps of indices and length) are compared as
+    int64 on a common scale with numpy (:func:`_decide_vectorised`); otherwise
+    equality is a hash join and the orders a binary search over the keys sorted
+    by value, in Python. ``!=`` is the complement of equality. All comparisons
+    are exact.
     """
     n = len(keys)
     if predicate is Predicate.TRUE:
@@ -93,6 +159,11 @@ def decide(predicate: Predicate, keys: Sequence, queries: Sequence) -> StaticSel
                                np.tile(np.arange(n, dtype=np.int64), n))
     if predicate is Predicate.FALSE:
         return StaticSelection(n, np.zeros(n + 1, np.int64), np.zeros(0, np.int64))
+    integers = _as_integers(keys, queries)
+    if integers is not None:
+        if predicate is Predicate.NE:
+            return ~_decide_vectorised(Predicate.EQ, *integers)
+        return _decide_vectorised(predicate, *integers)
     if predicate in (Predicate.EQ, Predicate.NE):
         where: dict = {}
         for k, value in enumerate(keys):

@@ -21,22 +21,45 @@ from usim.encodings.interpretation import ElementwiseInterpretation, Scalar
 from usim.rasp.expr import Op
 
 
+class GuardedPiecewise(sympy.Piecewise):
+    """A Piecewise whose conditions contain Piecewise terms, kept as written.
+
+    sympy keeps no Piecewise inside a condition: it folds one out on
+    construction (piecewise_fold, then simplify_logic over every combination of
+    branches), which is exponential in the number of Piecewise terms. A
+    data-dependent selector over a selector width, or over boolean keys turned
+    into 1/0, meets exactly that (a comparison of a sum of Piecewise terms). This
+    subclass means the same (first true condition wins) but is built without
+    folding, and refuses sympy's automatic rewriting of its powers (which would
+    fold). As soon as a rebuild (``xreplace``, ``subs``) leaves no Piecewise in
+    its conditions, it becomes an ordinary, evaluated Piecewise. The z3
+    translation reads it as any Piecewise (nested If terms).
+    """
+
+    def __new__(cls, *args, **options):
+        pairs = []
+        for arg in args:
+            expr, cond = getattr(arg, "args", arg)
+            if cond is False or cond == sympy.false:
+                continue
+            pairs.append((sympy.sympify(expr), sympy.true if cond is True else cond))
+            if cond is True or cond == sympy.true:
+                break
+        if not any(isinstance(c, sympy.Basic) and c.has(sympy.Piecewise) for _, c in pairs):
+            return sympy.Piecewise(*pairs)
+        return sympy.Basic.__new__(cls, *(sympy.Tuple.__new__(ExprCondPair, e, c) for e, c in pairs))
+
+    def _eval_power(self, exponent):
+        return None  # keep Pow(self, exponent): distributing it would fold
+
+
 def _where(_: object, c: Scalar, a: Scalar, b: Scalar) -> Scalar:
     if c is True or c == sympy.true:
         return a
     if c is False or c == sympy.false:
         return b
     if isinstance(c, sympy.Basic) and c.has(sympy.Piecewise):
-        # sympy folds a condition that contains a Piecewise (piecewise_fold and
-        # simplify_logic over every branch): exponential in the number of
-        # Piecewise terms, e.g. a data-dependent selector on a selector width.
-        # Build the same Piecewise without that rewriting; it is evaluated as
-        # usual as soon as a substitution rebuilds it.
-        pairs = (
-            sympy.Tuple.__new__(ExprCondPair, sympy.sympify(a), c),
-            sympy.Tuple.__new__(ExprCondPair, sympy.sympify(b), sympy.true),
-        )
-        return sympy.Basic.__new__(sympy.Piecewise, *pairs)
+        return GuardedPiecewise((a, c), (b, True))
     return sympy.Piecewise((a, c), (b, True))
 
 

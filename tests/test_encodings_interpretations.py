@@ -41,7 +41,7 @@ from usim.constructions.softmax import softmax_construction
 from usim.constructions.transpose import transpose_construction
 from usim.encodings.evaluate import plan_for
 from usim.encodings.runners import run_exact, run_numeric, run_smt, run_symbolic
-from usim.encodings.selection import StaticSelection
+from usim.encodings.selection import StaticSelection, decide
 from usim.errors import EvaluationError, InputError, NotExactError, UsimError
 from usim.rasp import (
     Op,
@@ -363,7 +363,8 @@ def test_index_only_selectors_are_decided_once_per_length(monkeypatch) -> None:
     monkeypatch.setattr(evaluate_module, "decide", counting)
     for program in _fresh_programs():
         n = {"transpose_r3": 12, "softmax_r3": 12, "matmul_r2_c2": 12}[program.name]
-        selects = sum(type(node).__name__ == "Select" for node in program.nodes())
+        selects = len({(node.predicate, node.keys.id, node.queries.id)
+                       for node in program.nodes() if type(node).__name__ == "Select"})
         calls.clear()
         rng = np.random.default_rng(0)
         for _ in range(4):
@@ -382,6 +383,42 @@ def test_no_dense_selector_is_built_for_the_blocks(monkeypatch) -> None:
     for program, n in zip(_fresh_programs(), (12, 12, 12)):
         run_numeric(program, rng.normal(size=(2, n)))
         run_exact(program, [Fraction(t, 3) for t in range(n)]) if program.name != "softmax_r3" else None
+
+
+_VALUES = st.sampled_from([0, 1, 2, -1, 5, Fraction(1, 2), Fraction(-3, 4), True, False])
+_DEFINITION = {
+    Predicate.EQ: lambda k, q: k == q, Predicate.NE: lambda k, q: k != q,
+    Predicate.LT: lambda k, q: k < q, Predicate.LE: lambda k, q: k <= q,
+    Predicate.GT: lambda k, q: k > q, Predicate.GE: lambda k, q: k >= q,
+    Predicate.TRUE: lambda k, q: True, Predicate.FALSE: lambda k, q: False,
+}
+
+
+@settings(max_examples=300, deadline=None)
+@given(data=st.data(), n=st.integers(1, 8), predicate=st.sampled_from(list(Predicate)),
+       other=st.sampled_from(list(Predicate)), huge=st.booleans())
+def test_decided_selections_follow_the_definition(data, n, predicate, other, huge) -> None:
+    """The sparse (vectorised or Python) decision equals predicate(keys[k], queries[q])."""
+    values = st.one_of(_VALUES, st.just(2**70)) if huge else _VALUES  # 2**70: the Python path
+    keys = data.draw(st.lists(values, min_size=n, max_size=n))
+    queries = data.draw(st.lists(values, min_size=n, max_size=n))
+    got = decide(predicate, keys, queries)
+    want = np.array([[_DEFINITION[predicate](keys[k], queries[q]) for k in range(n)] for q in range(n)])
+    assert np.array_equal(got.dense(), want)
+    assert all(list(row) == sorted(row) for row in got.rows())  # keys ascending in each row
+    second = decide(other, queries, keys)
+    assert np.array_equal((got & second).dense(), want & second.dense())
+    assert np.array_equal((got | second).dense(), want | second.dense())
+    assert np.array_equal((~got).dense(), ~want)
+
+
+def test_identical_index_only_selects_share_one_decision() -> None:
+    program = matmul_construction(3, 2, 3).program
+    plan = plan_for(tuple(s for _, s in program.outputs), 12)
+    firsts = [plan.static[node.id] for node in program.nodes()
+              if type(node).__name__ == "Select" and node.predicate is Predicate.LT]
+    assert len(firsts) == 9 and len({id(s) for s in firsts}) == 1  # one per head, decided once
+    assert firsts[0].rows() == [[0, 1]] * 12  # keys 0..k-1 at every query
 
 
 def test_the_transpose_head_is_a_gather() -> None:
