@@ -35,6 +35,18 @@ def _normal(x: Fraction | int) -> Fraction | int:
     return x
 
 
+def _integer_root(x: int, degree: int) -> int:
+    """floor(x ** (1/degree)) for an int x >= 0, in integers (no float overflow)."""
+    if x < 2:
+        return x
+    r = 1 << ((x.bit_length() + degree - 1) // degree)  # r ** degree >= x
+    while True:  # Newton's iteration decreases until it reaches the floor root
+        s = ((degree - 1) * r + x // r ** (degree - 1)) // degree
+        if s >= r:
+            return r
+        r = s
+
+
 def _exact_root(x: Fraction | int, degree: int) -> Fraction | int:
     """The exact degree-th root of x if it is rational, else NotExactError."""
     x = Fraction(x)
@@ -42,15 +54,9 @@ def _exact_root(x: Fraction | int, degree: int) -> Fraction | int:
         raise NotExactError(f"the square root of the negative number {x} is not real")
     sign = -1 if x < 0 else 1
     num, den = abs(x.numerator), x.denominator
-    rn, rd = round(num ** (1 / degree)), round(den ** (1 / degree))
-    for a in (rn - 1, rn, rn + 1):
-        for b in (rd - 1, rd, rd + 1):
-            if a >= 0 and b > 0 and a**degree == num and b**degree == den:
-                return _normal(sign * Fraction(a, b))
-    if degree == 2:
-        a, b = math.isqrt(num), math.isqrt(den)
-        if a * a == num and b * b == den:
-            return _normal(Fraction(a, b))
+    a, b = _integer_root(num, degree), _integer_root(den, degree)
+    if a**degree == num and b**degree == den:
+        return _normal(sign * Fraction(a, b))
     raise NotExactError(f"the {degree}-th root of {x} is irrational")
 
 

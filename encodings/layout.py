@@ -96,6 +96,10 @@ class SequenceLayout:
     @classmethod
     def of(cls, *named: tuple[str, MatrixShape | tuple[int, int]], length: int | None = None) -> "SequenceLayout":
         blocks, offset = [], 0
+        names = [name for name, _ in named]
+        for name in names:
+            if names.count(name) > 1:
+                raise ShapeError(f"the layout names two blocks {name!r}: block names must differ")
         for name, shape in named:
             shape = shape if isinstance(shape, MatrixShape) else MatrixShape(*shape)
             blocks.append(Block(name, shape, offset))

@@ -301,6 +301,11 @@ def test_exact_roots_are_exact_or_refused() -> None:
     with pytest.raises(NotExactError, match="negative"):
         run_exact(Program.of("s", {"out": sqrt(tokens)}), [-4])
     assert run_exact(Program.of("p", {"out": tokens ** Fraction(1, 3)}), [-8, 27])["out"] == [-2, 3]
+    # beyond float range: the root is found in integers
+    assert run_exact(Program.of("s", {"out": sqrt(tokens)}), [Fraction(10**400, 9)])["out"] == [
+        Fraction(10**200, 3)]
+    with pytest.raises(NotExactError, match="irrational"):
+        run_exact(Program.of("s", {"out": sqrt(tokens)}), [10**400 + 1])
 
 
 def test_static_exp_is_left_to_the_interpretation() -> None:

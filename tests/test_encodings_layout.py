@@ -102,6 +102,11 @@ def test_a_length_that_does_not_fit_is_a_shape_error() -> None:
         layout.padding([0] * 7)
 
 
+def test_block_names_must_differ() -> None:
+    with pytest.raises(ShapeError, match="names two blocks 'A'"):
+        SequenceLayout.of(("A", (1, 1)), ("A", (2, 2)))
+
+
 def test_encoding_errors_name_the_matrix() -> None:
     layout = SequenceLayout.of(("A", (2, 3)), ("B", (3, 1)))
     with pytest.raises(ShapeError, match="the matrix A has shape 3x2, the layout expects 2x3"):
