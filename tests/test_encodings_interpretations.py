@@ -445,3 +445,33 @@ def test_stdlib_encodings_and_usim_import_together_from_the_repo_root() -> None:
     )
     assert result.returncode == 0, result.stderr
     assert str(REPO) not in result.stdout  # the standard library's encodings, not ours
+
+
+def test_a_selector_on_a_selector_width_stays_symbolic_and_translates() -> None:
+    """Sorting by rank compares sums of Piecewise terms: kept unfolded, yet exact.
+
+    sympy's own folding of such conditions is exponential (this program hung at
+    n = 5); the GuardedPiecewise keeps them, evaluates on substitution, and the
+    engine's translation to z3 reads it as nested If terms.
+    """
+    import sympy
+    import z3
+
+    from usim.encodings.symbolic import GuardedPiecewise
+    from usim.encodings.smt import SmtInterpretation
+    from usim.engine.translate import to_z3
+
+    rank = selector_width(select(tokens, tokens, Predicate.LT))
+    program = Program.of("sort", {"out": aggregate(select(rank, indices, Predicate.EQ), tokens)})
+    values = [Fraction(5), Fraction(-1, 2), Fraction(7, 3), Fraction(0), Fraction(-2), Fraction(1, 9)]
+    xs = [sympy.Symbol(f"x{p}") for p in range(len(values))]
+    out = run_symbolic(program, xs)["out"]
+    assert any(e.has(GuardedPiecewise) for e in out)
+    at = {x: sympy.Rational(v.numerator, v.denominator) for x, v in zip(xs, values)}
+    assert [Fraction(str(e.xreplace(at))) for e in out] == sorted(values)
+    inverse = 1 / (out[0] + 10)  # sympy's Piecewise would distribute the power (and fold)
+    assert Fraction(str(inverse.xreplace(at))) == 1 / (min(values) + 10)
+    names = {f"x{p}": z3.Real(f"x{p}") for p in range(len(values))}
+    terms = [to_z3(e, names, SmtInterpretation()) for e in out]
+    pairs = [(names[f"x{p}"], z3.RealVal(v)) for p, v in enumerate(values)]
+    assert [z3.simplify(z3.substitute(t, *pairs)).as_fraction() for t in terms] == sorted(values)
