@@ -7,8 +7,10 @@ Prints three tables:
    (the static plan is built: every index-only node evaluated and every
    index-only selector decided, once for this length) and later calls (the plan
    is cached; only the token-dependent nodes run), per batch and per input;
-2. what the plan holds: the selectors decided, how many keys they select in
-   all, whether every gather head selects one key per query, how many times a
+2. what the plan holds: the distinct selectors decided, how many (query, key)
+   pairs they select in all and how many integers they store (a select with a
+   constant side is kept as two masks), whether every gather head selects one
+   key per query, how many times a
    selector was decided over all calls, and whether any n x n matrix was built
    (StaticSelection.dense is counted: it must stay at 0);
 3. exact on the product block with Python's Fraction against python-flint's
@@ -35,7 +37,7 @@ from usim.constructions.softmax import softmax_construction
 from usim.encodings.evaluate import _PLANS, evaluate, plan_for
 from usim.encodings.interpretation import ElementwiseInterpretation
 from usim.encodings.runners import run_exact, run_numeric
-from usim.encodings.selection import StaticSelection
+from usim.encodings.selection import OuterSelection, StaticSelection
 from usim.rasp.expr import Op
 
 evaluate_module = importlib.import_module("usim.encodings.evaluate")
@@ -77,6 +79,13 @@ def _time(fn: Callable[[], Any], repeat: int) -> float:
     return statistics.median(times)
 
 
+def _stored(selection: StaticSelection) -> int:
+    """Integers the selection holds: two masks for an unexpanded OuterSelection, else its pairs."""
+    if isinstance(selection, OuterSelection) and selection._pairs is None:
+        return 2 * selection.n
+    return int(selection.keys.size + selection.indptr.size)
+
+
 def product_case(n: int):
     """A (4 x k) times B (k x 4) with k*(4 + 4) = n."""
     k = n // 8
@@ -116,7 +125,8 @@ def numeric_table(lengths: list[int], batch: int, repeat: int) -> list[dict]:
             rows.append(dict(
                 block=label, n=n, first=first, later=later, per_input=later / batch,
                 decided_first=decided_first, decided_later=decided_later, dense=dense,
-                selections=len(selections), selected=sum(int(s.keys.size) for s in selections),
+                selections=len(selections), selected=sum(int(s.counts.sum()) for s in selections),
+                stored=sum(_stored(s) for s in selections),
                 heads=len(heads), gathers=len(gathers),
                 gather_keys=sum(int(plan.selection(h.selector).keys.size) for h in gathers),
             ))
@@ -205,10 +215,10 @@ def main() -> None:
               f"{r['per_input'] * 1e6:>9.0f}us")
 
     print("\nthe static plan (decided: selectors decided in the first call / in all later calls)")
-    print(f"{'block':<22}{'n':>6}{'selectors':>10}{'keys':>10}{'heads':>7}{'gathers':>8}"
+    print(f"{'block':<22}{'n':>6}{'selectors':>10}{'selected':>10}{'stored':>9}{'heads':>7}{'gathers':>8}"
           f"{'gather keys':>12}{'decided':>10}{'n x n built':>12}")
     for r in rows:
-        print(f"{r['block']:<22}{r['n']:>6}{r['selections']:>10}{r['selected']:>10}{r['heads']:>7}"
+        print(f"{r['block']:<22}{r['n']:>6}{r['selections']:>10}{r['selected']:>10}{r['stored']:>9}{r['heads']:>7}"
               f"{r['gathers']:>8}{r['gather_keys']:>12}{str(r['decided_first']) + ' / ' + str(r['decided_later']):>10}"
               f"{r['dense']:>12}")
 

@@ -12,9 +12,9 @@ length, every value that does not depend on the tokens.
 difference is small next to the traversal itself, and it keeps the dependency
 list short; ``benchmarks/bench_interpretations.py`` prints both. Measured there
 on A (4 x k) times B (k x 4), the same traversal with only the scalar type
-changed: fmpq is 1.1 to 2 times faster, e.g. 145 ms against 73 ms at k = 64,
-n = 512; the static plan and the per-node overhead, not rational arithmetic,
-dominate. The heavy exact work of the project, proving identities, goes
+changed: fmpq is 1.1 to 2.4 times faster (runs on a shared machine vary), e.g.
+58 ms against 32 ms at k = 64, n = 512; the traversal and per-node overhead,
+not rational arithmetic, dominate. The heavy exact work of the project, proving identities, goes
 through the engines' canonical forms, not through this interpretation.)
 """
 

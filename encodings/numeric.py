@@ -17,7 +17,7 @@ from typing import Any, ClassVar, Sequence
 import numpy as np
 
 from usim.encodings.interpretation import Interpretation
-from usim.encodings.selection import StaticSelection
+from usim.encodings.selection import OuterSelection, StaticSelection
 from usim.rasp.expr import Op, Predicate, Semantics
 
 _UFUNCS = {
@@ -99,6 +99,11 @@ class NumericInterpretation(Interpretation):
         counts = selection.counts
         out = np.broadcast_to(self._empty(values, default, semantics), (batch, n)).copy()
         nonempty = counts > 0
+        if isinstance(selection, OuterSelection):  # one mean, over the same keys, at every selecting query
+            if nonempty.any():
+                with np.errstate(all="ignore"):
+                    out[:, nonempty] = values[:, selection.key_mask].mean(axis=1, keepdims=True)
+            return out
         if selection.is_gather:
             queries = np.nonzero(nonempty)[0]
             out[:, queries] = values[:, selection.keys]

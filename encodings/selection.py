@@ -71,7 +71,15 @@ class StaticSelection:
     def codes(self) -> np.ndarray:
         return np.repeat(np.arange(self.n, dtype=np.int64), self.counts) * self.n + self.keys
 
+    def restrict(self, query_mask: np.ndarray, key_mask: np.ndarray) -> "StaticSelection":
+        """Only the pairs whose query and key are in the masks (AND with an outer selection)."""
+        queries = np.repeat(np.arange(self.n, dtype=np.int64), self.counts)
+        keep = query_mask[queries] & key_mask[self.keys]
+        return StaticSelection.from_codes(self.n, (queries * self.n + self.keys)[keep])
+
     def __and__(self, other: "StaticSelection") -> "StaticSelection":
+        if isinstance(other, OuterSelection):
+            return self.restrict(other.query_mask, other.key_mask)
         # Both code arrays are sorted and unique: look the smaller one up in the
         # larger (O(small * log large)), rather than sorting their concatenation.
         small, large = sorted((self.codes(), other.codes()), key=len)
@@ -87,6 +95,52 @@ class StaticSelection:
         everything = np.arange(self.n * self.n, dtype=np.int64)
         return StaticSelection.from_codes(self.n, np.setdiff1d(everything, self.codes()))
 
+
+class OuterSelection(StaticSelection):
+    """Query q selects every key of ``key_mask`` if ``query_mask[q]``, else none.
+
+    A select with a constant side decides to this: select(row, b, ==) (a constant
+    query: every query selects the keys of row b) or select(b, row, ==) (a
+    constant key: the queries of row b select every key), and ``always``. It is
+    stored as two masks, O(n), instead of up to n*n (query, key) pairs; the AND
+    of two is again one (the softmax head: the c queries of row b times the c
+    keys of row b). The pairs are built only when something asks for them.
+    """
+
+    def __init__(self, n: int, query_mask: np.ndarray, key_mask: np.ndarray) -> None:
+        object.__setattr__(self, "n", n)
+        object.__setattr__(self, "query_mask", np.asarray(query_mask, dtype=bool))
+        object.__setattr__(self, "key_mask", np.asarray(key_mask, dtype=bool))
+        object.__setattr__(self, "_pairs", None)
+
+    def _materialised(self) -> tuple[np.ndarray, np.ndarray]:
+        if self._pairs is None:
+            chosen = np.flatnonzero(self.key_mask).astype(np.int64)
+            indptr = np.concatenate([[0], np.cumsum(self.counts)]).astype(np.int64)
+            object.__setattr__(self, "_pairs", (indptr, np.tile(chosen, int(self.query_mask.sum()))))
+        return self._pairs
+
+    indptr = property(lambda self: self._materialised()[0])  # type: ignore[assignment]
+    keys = property(lambda self: self._materialised()[1])  # type: ignore[assignment]
+
+    @property
+    def counts(self) -> np.ndarray:
+        return np.where(self.query_mask, int(self.key_mask.sum()), 0).astype(np.int64)
+
+    def __and__(self, other: StaticSelection) -> StaticSelection:
+        if isinstance(other, OuterSelection):
+            return OuterSelection(self.n, self.query_mask & other.query_mask, self.key_mask & other.key_mask)
+        return other.restrict(self.query_mask, self.key_mask)
+
+    def __repr__(self) -> str:
+        return (f"OuterSelection(n={self.n}, queries={np.flatnonzero(self.query_mask).tolist()}, "
+                f"keys={np.flatnonzero(self.key_mask).tolist()})")
+
+
+_COMPARE = {
+    Predicate.EQ: np.equal, Predicate.NE: np.not_equal, Predicate.LT: np.less,
+    Predicate.LE: np.less_equal, Predicate.GT: np.greater, Predicate.GE: np.greater_equal,
+}
 
 _INT64_SAFE = 2**62
 
@@ -148,19 +202,25 @@ def decide(predicate: Predicate, keys: Sequence, queries: Sequence) -> StaticSel
     """Entry [q][k] = predicate(keys[k], queries[q]) over exact values, sparsely.
 
     Rational values (the usual case: maps of indices and length) are compared as
-    int64 on a common scale with numpy (:func:`_decide_vectorised`); otherwise
+    int64 on a common scale with numpy (:func:`_decide_vectorised`), and a select
+    with a constant side is an :class:`OuterSelection` (two masks); otherwise
     equality is a hash join and the orders a binary search over the keys sorted
     by value, in Python. ``!=`` is the complement of equality. All comparisons
     are exact.
     """
     n = len(keys)
     if predicate is Predicate.TRUE:
-        return StaticSelection(n, np.arange(0, n * n + 1, n, dtype=np.int64),
-                               np.tile(np.arange(n, dtype=np.int64), n))
+        return OuterSelection(n, np.ones(n, dtype=bool), np.ones(n, dtype=bool))
     if predicate is Predicate.FALSE:
         return StaticSelection(n, np.zeros(n + 1, np.int64), np.zeros(0, np.int64))
     integers = _as_integers(keys, queries)
     if integers is not None:
+        key_values, query_values = integers
+        compare = _COMPARE[predicate]
+        if n and np.all(query_values == query_values[0]):  # one query value: the same keys everywhere
+            return OuterSelection(n, np.ones(n, dtype=bool), compare(key_values, query_values[0]))
+        if n and np.all(key_values == key_values[0]):  # one key value: all keys or none
+            return OuterSelection(n, compare(key_values[0], query_values), np.ones(n, dtype=bool))
         if predicate is Predicate.NE:
             return ~_decide_vectorised(Predicate.EQ, *integers)
         return _decide_vectorised(predicate, *integers)

@@ -426,6 +426,23 @@ def test_identical_index_only_selects_share_one_decision() -> None:
     assert firsts[0].rows() == [[0, 1]] * 12  # keys 0..k-1 at every query
 
 
+def test_softmax_row_heads_are_kept_as_two_masks() -> None:
+    """select(row, b, ==) & select(b, row, ==): c queries times c keys, never n*c pairs."""
+    from usim.encodings.selection import OuterSelection
+
+    program = softmax_construction(6, 5).program
+    run_numeric(program, np.random.default_rng(2).normal(size=(2, 30)))
+    plan = plan_for(tuple(s for _, s in program.outputs), 30)
+    heads = [node for node in program.nodes() if type(node).__name__ == "Aggregate"]
+    for b, head in enumerate(heads):
+        selection = plan.selection(head.selector)
+        assert isinstance(selection, OuterSelection) and selection._pairs is None  # never expanded
+        assert np.flatnonzero(selection.query_mask).tolist() == list(range(5 * b, 5 * b + 5))
+        assert np.flatnonzero(selection.key_mask).tolist() == list(range(5 * b, 5 * b + 5))
+    parts = [v for v in plan.static.values() if isinstance(v, OuterSelection)]
+    assert len(parts) == 3 * 6 and all(p._pairs is None for p in parts)
+
+
 def test_the_transpose_head_is_a_gather() -> None:
     program = transpose_construction(3, 5).program
     plan = plan_for(tuple(s for _, s in program.outputs), 15)
