@@ -169,6 +169,7 @@ PRODUCT_MUTANTS = {
     # (m = p mod (k + 1), or any permutation of m on 0..k-1, is an equivalent variant:
     # layer 2 reads positions 0..k-1 only, and a and b share m.)
     "wrong index (B column 0 read one to the right)": lambda r, k, c: {"b_src0": lambda node: node + 1},
+    "wrong index (m = 0)": lambda r, k, c: {"m": lambda node: node * 0},
     "wrong index (A row 0 off by one)": lambda r, k, c: {"a_src0": lambda node: node + 1},
     "off-by-one shape (k read as k - 1)": lambda r, k, c: {"k": lambda node: node - 1},
     "wrong mean count (k + 1)": lambda r, k, c: {
@@ -205,6 +206,19 @@ def test_broken_products_differ_from_numpy(mutant: str, r: int, k: int, c: int) 
     program = substitute(construction.program, PRODUCT_MUTANTS[mutant](r, k, c))
     assert _differs(construction, program, {"A": a, "B": b}, a @ b)
     assert not _differs(construction, construction.program, {"A": a, "B": b}, a @ b)
+
+
+@pytest.mark.parametrize("r, k, c", [(2, 2, 2), (2, 3, 1), (3, 4, 2)])
+def test_a_permuted_inner_index_is_an_equivalent_variant(r: int, k: int, c: int) -> None:
+    """m = p mod (k + 1) equals p mod k on 0..k-1, the only positions layer 2 reads.
+
+    Not a missed bug: the variant computes AB too. (Any permutation of m on
+    0..k-1 is equivalent as well: A and B are read with the same m.)
+    """
+    construction = matmul_construction(r, k, c)
+    a, b = _fractions((r, k)), _fractions((k, c))
+    program = substitute(construction.program, {"m": lambda node: indices % (node.args[1] + 1)})
+    assert not _differs(construction, program, {"A": a, "B": b}, a @ b)
 
 
 @pytest.mark.parametrize("mutant", list(SOFTMAX_MUTANTS))
