@@ -233,7 +233,7 @@ def test_the_strategy_draws_what_it_promises() -> None:
     @settings(max_examples=150, deadline=None, database=None)
     @given(program=programs())
     def collect(program: Program) -> None:
-        from usim.rasp.expr import Aggregate, Select, SelectorAnd, SelectorNot, SelectorOr, SelectorWidth
+        from usim.rasp.expr import Aggregate, Select
 
         plan = plan_for(tuple(s for _, s in program.outputs), 4)
         for node in program.nodes():

@@ -40,7 +40,7 @@ from usim.constructions.softmax import softmax_construction
 from usim.constructions.transpose import transpose_construction
 from usim.encodings.layout import parse_dims
 from usim.encodings.runners import run_exact, run_numeric
-from usim.errors import InputError, UsimError
+from usim.errors import InputError
 
 TOLERANCE = 1e-9
 
