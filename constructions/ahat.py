@@ -51,7 +51,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from usim.constructions.base import Construction, gather, inside
+from usim.constructions.base import Construction, gather, inside, pair
 from usim.constructions.matmul import matmul_block, matmul_program
 from usim.constructions.softmax import softmax_block, softmax_program
 from usim.constructions.transpose import transpose_block
@@ -182,9 +182,9 @@ class Blocks:
         total = None
         for i in range(rows):
             for j in range(cols):
-                product = (a[i] * b[j]).named(f"prod{i}{j}")
-                head = aggregate(first_keys, product, semantics=self.semantics).named(f"mean{i}{j}")
-                kept = where(indices == i * cols + j, head, 0).named(f"at{i}{j}")
+                product = (a[i] * b[j]).named(f"prod{pair(i, j, rows, cols)}")
+                head = aggregate(first_keys, product, semantics=self.semantics).named(f"mean{pair(i, j, rows, cols)}")
+                kept = where(indices == i * cols + j, head, 0).named(f"at{pair(i, j, rows, cols)}")
                 total = kept if total is None else total + kept
         # constant(inner): a product node even for k = 1 (k * x with k = 1 would be x itself)
         return (total * constant(inner)).named("product")

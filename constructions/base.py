@@ -48,6 +48,11 @@ class Construction:
         return cost(self.program)
 
 
+def pair(i: int, j: int, rows: int, cols: int) -> str:
+    """The suffix naming head (i, j): "01" while indices are single digits, "0_11" after."""
+    return f"{i}{j}" if max(rows, cols) <= 10 else f"{i}_{j}"
+
+
 def fresh(sop: SOp, name: str) -> SOp:
     """``sop`` under the name ``name``, never renaming a node that already has a
     name or a primitive (it may be shared): such a node is copied as sop + 0."""

@@ -22,7 +22,7 @@ Cost: 2 layers with r + c and r*c heads; with the length layer, 3.
 
 from __future__ import annotations
 
-from usim.constructions.base import Construction, fresh, gather
+from usim.constructions.base import Construction, fresh, gather, pair
 from usim.encodings.layout import SequenceLayout
 from usim.errors import ShapeError
 from usim.rasp.expr import Predicate, SOp, aggregate, indices, length, select, tokens
@@ -40,10 +40,10 @@ def matmul_block(values: SOp, rows: int, inner: int | SOp, cols: int,
     total = None
     for i in range(rows):
         for j in range(cols):
-            product = (a[i] * b[j]).named(f"prod{i}{j}")
+            product = (a[i] * b[j]).named(f"prod{pair(i, j, rows, cols)}")
             selector = (select(indices, inner, Predicate.LT)
-                        & select(i * cols + j, indices, Predicate.EQ)).named(f"dot{i}{j}")
-            head = aggregate(selector, product).named(f"mean{i}{j}")
+                        & select(i * cols + j, indices, Predicate.EQ)).named(f"dot{pair(i, j, rows, cols)}")
+            head = aggregate(selector, product).named(f"mean{pair(i, j, rows, cols)}")
             total = head if total is None else total + head
     return fresh(inner * total, "product")
 
