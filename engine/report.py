@@ -44,13 +44,20 @@ def versions() -> dict[str, str]:
     import sympy
     import z3
 
-    return {
+    found = {
         "usim": __version__,
         "python": platform.python_version(),
         "sympy": sympy.__version__,
         "z3": z3.get_version_string(),
         "numpy": numpy.__version__,
     }
+    for optional in ("flint", "cvc5"):  # flint: canonical-form fast path; cvc5: optional engine
+        try:
+            module = __import__(optional)
+            found[optional] = str(getattr(module, "__version__", "installed"))
+        except ImportError:
+            found[optional] = "absent"
+    return found
 
 
 def _engines_text(result: ObligationResult) -> str:

@@ -285,7 +285,8 @@ def add_prove_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--max-n", type=int, default=None,
                         help="bound N: every dimension up to N (default: the claim's own)")
     parser.add_argument("--engine", default="all",
-                        help="sympy, z3, exhaustive, or all (the claim's engines; default)")
+                        help=f"one or more of {', '.join(ENGINES)} (comma-separated), or all: "
+                        "the claim's own engines (default)")
     parser.add_argument("--timeout", type=float, default=DEFAULT_TIMEOUT,
                         help="seconds per obligation and engine; over it: UNKNOWN (default 60)")
     parser.add_argument("--jobs", "-j", type=int, default=max(1, (os.cpu_count() or 1)),
