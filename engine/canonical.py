@@ -233,10 +233,13 @@ class _FlintForm:
             n, d = self.value(e.args[0])
             if not d.is_constant():
                 raise _Outside("exp of a rational function")
-            key = str(n * self.ctx.constant(1 / d.leading_coefficient())) if not d.is_one() else str(n)
+            argument = n * self.ctx.constant(1 / d.leading_coefficient()) if not d.is_one() else n
+            # exp(-u) is 1/exp(u), as on the sympy path: one atom per argument up to sign
+            negative = not argument.is_zero() and argument.leading_coefficient() < 0
+            key = str(-argument if negative else argument)
             if key not in self.atom_of:
                 self.atom_of[key] = self.free_atoms[len(self.atom_of)]
-            out = (self.atom_of[key], self.one)
+            out = (self.one, self.atom_of[key]) if negative else (self.atom_of[key], self.one)
         else:
             raise _Outside(type(e).__name__)
         self.memo[e] = out
