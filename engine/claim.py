@@ -20,6 +20,8 @@ from typing import Any, Callable, Iterable, Mapping
 import sympy
 
 from usim.constructions.base import Construction
+from usim.rasp.cost import Cost, cost
+from usim.rasp.program import Program
 
 Shape = tuple[int, ...]
 Matrices = Mapping[str, sympy.Matrix]
@@ -60,6 +62,13 @@ class Obligation:
     padding: Any = 0
     reference: Construction | None = None
     mutant: str | None = None
+    cost_of: Program | None = None  # the program whose cost the claim is about, if not this one
+
+    @property
+    def claimed_cost(self) -> Cost:
+        """The cost reported for this shape: of ``cost_of`` when the obligation
+        checks a part (a stage of U), else of its own construction."""
+        return cost(self.cost_of) if self.cost_of is not None else self.construction.cost
 
     @property
     def label(self) -> str:

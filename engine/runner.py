@@ -215,9 +215,18 @@ def numeric_crosscheck(ob: Obligation, seed: int = 0, batch: int = 8) -> float:
     f = sympy.lambdify(symbols, expected_sequence(ob, sym), modules="numpy")
     columns = [arrays[b.name][:, i, j] for b in layout.blocks
                for i in range(b.shape.rows) for j in range(b.shape.cols)]
-    expected = np.stack([np.broadcast_to(np.asarray(v, dtype=float), (batch,)) for v in f(*columns)], axis=1)
     with np.errstate(all="ignore"):
-        return float(np.nanmax(np.abs(got - expected))) if got.size else 0.0
+        expected = np.stack([np.broadcast_to(np.asarray(v, dtype=float), (batch,)) for v in f(*columns)],
+                            axis=1)
+        valid = np.ones(batch, dtype=bool)
+        if ob.preconditions is not None:  # only inputs the claim is about (e.g. eps > 0)
+            relations = ob.preconditions({k: sympy.Matrix(v) for k, v in sym.items()})
+            for relation in relations:
+                holds = sympy.lambdify(symbols, relation, modules="numpy")(*columns)
+                valid &= np.broadcast_to(np.asarray(holds, dtype=bool), (batch,))
+        if not valid.any() or not got.size:
+            return 0.0
+        return float(np.nanmax(np.abs(got[valid] - expected[valid])))
 
 
 def prove_claim(
@@ -241,7 +250,7 @@ def prove_claim(
     used: list[str] = []
     for shape in shapes:
         ob = claim.obligation(shape)
-        costs[ob.label] = ob.construction.cost.as_dict()
+        costs[ob.label] = ob.claimed_cost.as_dict()
         try:
             crosscheck[ob.label] = numeric_crosscheck(ob)
         except UsimError:

@@ -227,7 +227,8 @@ def stage_obligation(claim_id: str, shape: Shape, u: Universal, k: int,
         construction = Construction(f"U stage {k} [{mutant}]", stage_program(u, broken),
                                     stage.input, stage.output)
     return Obligation(claim_id, shape, construction, stage_target(u, stage),
-                      preconditions=_preconditions(stage.input), reference=right, mutant=mutant)
+                      preconditions=_preconditions(stage.input), reference=right, mutant=mutant,
+                      cost_of=u.program)
 
 
 # ----------------------------------------------------------------------------
@@ -244,7 +245,8 @@ def whole_obligation(claim_id: str, shape: Shape, u: Universal, formula_target,
         construction = Construction(f"U [{mutant}]", simulation_program(broken, small), layout,
                                     u.output_layout)
     return Obligation(claim_id, shape, construction, formula_target,
-                      preconditions=_preconditions(layout), reference=right, mutant=mutant)
+                      preconditions=_preconditions(layout), reference=right, mutant=mutant,
+                      cost_of=u.program)
 
 
 # ----------------------------------------------------------------------------
