@@ -194,7 +194,7 @@ def run_and_report(claims: list[Claim], args: argparse.Namespace) -> int:
         raise UsimError("--max-n must be at least 1")
     reports = []
     for claim in claims:
-        max_n = args.max_n or claim.default_max_n
+        max_n = args.max_n or (claim.ci_max_n if getattr(args, "quick", False) else claim.default_max_n)
         if show:
             show(f"{claim.id} ({claim.paper}): {claim.title}; bound N={max_n}")
         reports.append(prove_claim(claim, max_n, engines, args.timeout, args.jobs,

@@ -303,6 +303,9 @@ def add_prove_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--json", metavar="FILE", help="write a certificate (JSON) to FILE")
     parser.add_argument("--mutants", action="store_true",
                         help="also run the deliberately broken variants (they must be REFUTED)")
+    parser.add_argument("--quick", action="store_true",
+                        help="each claim at its representative small bound (the one CI runs) "
+                        "instead of its default bound; --max-n overrides both")
     parser.add_argument("--quiet", "-q", action="store_true", help="no progress lines")
 
 

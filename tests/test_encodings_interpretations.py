@@ -230,7 +230,9 @@ def test_the_strategy_draws_what_it_promises() -> None:
     """The generator reaches every predicate, both semantics, both selector kinds."""
     seen: set = set()
 
-    @settings(max_examples=150, deadline=None, database=None)
+    # derandomized: the same draws every run, so this coverage check cannot flake
+    @settings(max_examples=400, deadline=None, database=None, derandomize=True,
+              phases=[Phase.generate])
     @given(program=programs())
     def collect(program: Program) -> None:
         from usim.rasp.expr import Aggregate, Select
