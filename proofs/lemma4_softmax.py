@@ -54,26 +54,30 @@ def _obligation_for(claim_id: str, base: Fraction | None):
 
 
 _exact = _obligation_for("lemma4", None)
+_paper = _obligation_for("lemma4_paper", PAPER_BASE)
 
 
-def _mutant(name: str, replace):
-    def build(shape: Shape) -> Obligation:
-        right = softmax_construction(*shape)
-        program = substitute(right.program, replace(shape), name=f"{right.program.name}_{name}")
-        return _exact(shape, Construction(f"{right.name} [{name}]", program,
-                                          right.input_layout, right.output_layout), mutant=name)
-    return build
+def _mutants(obligation, base: Fraction | None) -> dict:
+    def mutant(name: str, replace):
+        def build(shape: Shape) -> Obligation:
+            right = softmax_construction(*shape, base=base)
+            program = substitute(right.program, replace(shape), name=f"{right.program.name}_{name}")
+            return obligation(shape, Construction(f"{right.name} [{name}]", program,
+                                                  right.input_layout, right.output_layout), mutant=name)
+        return build
+
+    return {
+        # the last row's head is left out of the sum: that row's denominator is 0
+        "row-left-out": mutant("row-left-out", lambda s: {f"row_mean{s[0] - 1}": lambda node: Constant(0)}),
+        # the mean is used as the sum (the factor c is missing)
+        "missing-factor-c": mutant("missing-factor-c", lambda s: {"row_sum": lambda node: node.args[1]}),
+        # a row head gives 1 where it selects nothing, not 0
+        "wrong-default": mutant("wrong-default", lambda s: {
+            "row_mean0": lambda node: Aggregate(node.selector, node.values, default=1)}),
+    }
 
 
-MUTANTS = {
-    # the last row's head is left out of the sum: that row's denominator is 0
-    "row-left-out": _mutant("row-left-out", lambda s: {f"row_mean{s[0] - 1}": lambda node: Constant(0)}),
-    # the mean is used as the sum (the factor c is missing)
-    "missing-factor-c": _mutant("missing-factor-c", lambda s: {"row_sum": lambda node: node.args[1]}),
-    # a row head gives 1 where it selects nothing, not 0
-    "wrong-default": _mutant("wrong-default", lambda s: {
-        "row_mean0": lambda node: Aggregate(node.selector, node.values, default=1)}),
-}
+MUTANTS = _mutants(_exact, None)
 
 
 def _all_shapes(n: int) -> list[Shape]:
@@ -130,7 +134,8 @@ PAPER_CLAIM = register(Claim(
         "differs from softmax(S); the deviation is measured, not proved away."
     ),
     shapes=_all_shapes,
-    obligation=_obligation_for("lemma4_paper", PAPER_BASE),
+    obligation=_paper,
+    mutants=_mutants(_paper, PAPER_BASE),
     default_max_n=4,
     ci_max_n=2,
     measure=measure_paper_base,

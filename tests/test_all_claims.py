@@ -1,0 +1,53 @@
+"""Every registered claim, at its representative bound: the shape of the registry.
+
+Each claim's own test module proves it in depth; this module makes sure no
+claim is left without the basics: its smallest obligation ends as the claim
+expects (PROVED, or REFUTED for an erratum), every claim that is not an erratum
+has deliberately broken variants, and each variant is refuted at some shape of
+the claim's CI bound with a replayed counterexample.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from usim.engine.claim import Status
+from usim.engine.registry import all_claims
+from usim.engine.runner import check_obligation
+
+CLAIMS = {claim.id: claim for claim in all_claims()}
+
+
+@pytest.mark.parametrize("claim_id", sorted(CLAIMS))
+def test_the_smallest_obligation_ends_as_the_claim_expects(claim_id):
+    claim = CLAIMS[claim_id]
+    shapes = list(claim.shapes(claim.ci_max_n))
+    assert shapes, f"{claim_id} has no shape at its CI bound"
+    results = [check_obligation(claim.obligation(s), timeout=60, claim_engines=claim.engines)
+               for s in shapes[: 3 if claim.is_erratum else 1]]
+    statuses = {r.status for r in results}
+    if claim.is_erratum:
+        assert Status.REFUTED in statuses and Status.ERROR not in statuses
+    else:
+        assert statuses == {Status.PROVED}, [r.as_dict() for r in results]
+
+
+@pytest.mark.parametrize("claim_id", sorted(c.id for c in CLAIMS.values() if not c.is_erratum))
+def test_every_claim_has_broken_variants(claim_id):
+    assert CLAIMS[claim_id].mutants, f"{claim_id} has no deliberately broken variant"
+
+
+MUTANTS = sorted((c.id, m) for c in CLAIMS.values() for m in c.mutants)
+
+
+@pytest.mark.parametrize("claim_id, mutant", MUTANTS)
+def test_every_broken_variant_is_refuted_at_some_shape(claim_id, mutant):
+    claim = CLAIMS[claim_id]
+    for shape in claim.shapes(claim.ci_max_n):
+        result = check_obligation(claim.mutants[mutant](shape), timeout=60, claim_engines=claim.engines)
+        assert result.status in (Status.REFUTED, Status.PROVED), result.as_dict()
+        if result.status is Status.REFUTED:
+            assert result.counterexample is not None
+            return
+    pytest.fail(f"{claim_id}: the broken variant {mutant} was not refuted at any shape up to "
+                f"N={claim.ci_max_n}")
