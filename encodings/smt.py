@@ -71,17 +71,15 @@ class SmtInterpretation(ElementwiseInterpretation):
 
     def power(self, base: Scalar, exponent: Scalar) -> Scalar:
         e = _rational(exponent)
-        if e is not None:
-            if e.denominator == 1:
-                k = int(e)
-                if k == 0:
-                    return z3.RealVal(1)
-                term = base
-                for _ in range(abs(k) - 1):
-                    term = term * base
-                return term if k > 0 else 1 / real(term)
-            if e == Fraction(1, 2):
-                return self.sqrt(base)
+        if e is not None and e.denominator in (1, 2):
+            # x**k by multiplication; x**(k/2) as the constrained square root to the k
+            if e == 0:
+                return z3.RealVal(1)
+            root = base if e.denominator == 1 else self.sqrt(base)
+            term = root
+            for _ in range(abs(e.numerator) - 1):
+                term = term * root
+            return term if e > 0 else 1 / real(term)
         term = self._pow(real(base), real(exponent))
         if _positive_constant(base):
             self.facts.append(term > 0)

@@ -195,7 +195,7 @@ class ClaimReport:
 def numeric_crosscheck(ob: Obligation, seed: int = 0, batch: int = 8) -> float:
     """Largest |construction - target| on random float inputs (cross-validation only)."""
     from usim.encodings.numeric import NumericInterpretation
-    from usim.engine.replay import entry_names, expected_sequence, output_of, symbol_matrices
+    from usim.engine.replay import expected_sequence, output_of, symbol_matrices
 
     layout = ob.construction.input_layout
     rng = np.random.default_rng(seed)

@@ -62,26 +62,8 @@ def _translate(e, go, names, interp: SmtInterpretation):
         for t in terms[1:]:
             out = out * t
         return out
-    if isinstance(e, sympy.Pow):
-        base, exponent = e.args
-        if exponent == sympy.Rational(1, 2):
-            return interp.sqrt(go(base))
-        if exponent.is_Rational and exponent.q == 2:  # x**(k/2) = sqrt(x)**k, e.g. 1/sqrt(x)
-            root = interp.sqrt(go(base))
-            out = root
-            for _ in range(abs(int(exponent.p)) - 1):
-                out = out * root
-            return out if exponent.p > 0 else 1 / real(out)
-        if exponent.is_Integer:
-            k = int(exponent)
-            b = go(base)
-            if k == 0:
-                return z3.IntVal(1)
-            out = b
-            for _ in range(abs(k) - 1):
-                out = out * b
-            return out if k > 0 else 1 / real(out)
-        return interp.power(go(base), go(exponent))
+    if isinstance(e, sympy.Pow):  # the interpretation's own power: the same terms as the program's
+        return interp.power(go(e.args[0]), go(e.args[1]))
     if isinstance(e, sympy.exp):
         argument = e.args[0]
         if argument.could_extract_minus_sign():  # sympy writes 1/exp(x) as exp(-x)

@@ -16,9 +16,9 @@ import sys
 from usim.constructions.base import Construction
 from usim.constructions.transpose import transpose_construction
 from usim.engine.claim import Claim, Obligation, Shape
+from usim.engine.mutants import mutant_builder
 from usim.engine.registry import register
 from usim.rasp.expr import indices
-from usim.rasp.rewrite import substitute
 
 
 def _obligation(shape: Shape, construction: Construction | None = None, mutant: str | None = None) -> Obligation:
@@ -35,12 +35,7 @@ def _obligation(shape: Shape, construction: Construction | None = None, mutant: 
 
 
 def _mutant(name: str, replace):
-    def build(shape: Shape) -> Obligation:
-        right = transpose_construction(*shape)
-        program = substitute(right.program, replace(shape), name=f"{right.program.name}_{name}")
-        broken = Construction(right.name + f" [{name}]", program, right.input_layout, right.output_layout)
-        return _obligation(shape, broken, mutant=name)
-    return build
+    return mutant_builder(name, lambda shape: transpose_construction(*shape), _obligation, replace)
 
 
 MUTANTS = {

@@ -25,9 +25,9 @@ import sympy
 from usim.constructions.base import Construction
 from usim.constructions.softmax import PAPER_BASE, softmax_construction
 from usim.engine.claim import Claim, Obligation, Shape
+from usim.engine.mutants import mutant_builder
 from usim.engine.registry import register
 from usim.rasp.expr import Aggregate, Constant
-from usim.rasp.rewrite import substitute
 
 
 def _target(base: Fraction | None):
@@ -59,12 +59,8 @@ _paper = _obligation_for("lemma4_paper", PAPER_BASE)
 
 def _mutants(obligation, base: Fraction | None) -> dict:
     def mutant(name: str, replace):
-        def build(shape: Shape) -> Obligation:
-            right = softmax_construction(*shape, base=base)
-            program = substitute(right.program, replace(shape), name=f"{right.program.name}_{name}")
-            return obligation(shape, Construction(f"{right.name} [{name}]", program,
-                                                  right.input_layout, right.output_layout), mutant=name)
-        return build
+        return mutant_builder(name, lambda shape: softmax_construction(*shape, base=base),
+                              obligation, replace)
 
     return {
         # the last row's head is left out of the sum: that row's denominator is 0

@@ -18,9 +18,9 @@ import sys
 from usim.constructions.base import Construction
 from usim.constructions.matmul import matmul_construction, matmul_fits
 from usim.engine.claim import Claim, Obligation, Shape
+from usim.engine.mutants import mutant_builder
 from usim.engine.registry import register
 from usim.rasp.expr import Aggregate
-from usim.rasp.rewrite import substitute
 
 
 def _obligation(shape: Shape, construction: Construction | None = None, mutant: str | None = None) -> Obligation:
@@ -30,12 +30,7 @@ def _obligation(shape: Shape, construction: Construction | None = None, mutant: 
 
 
 def _mutant(name: str, replace):
-    def build(shape: Shape) -> Obligation:
-        right = matmul_construction(*shape)
-        program = substitute(right.program, replace(shape), name=f"{right.program.name}_{name}")
-        return _obligation(shape, Construction(f"{right.name} [{name}]", program,
-                                               right.input_layout, right.output_layout), mutant=name)
-    return build
+    return mutant_builder(name, lambda shape: matmul_construction(*shape), _obligation, replace)
 
 
 MUTANTS = {

@@ -21,7 +21,7 @@ from usim.constructions.base import Construction
 from usim.constructions.linear_attention import linformer_construction
 from usim.engine.claim import Claim, Obligation, Shape
 from usim.engine.registry import register
-from usim.proofs._determinant_common import mutant_builder
+from usim.engine.mutants import mutant_builder
 from usim.proofs.soft_from_hard import row_softmax
 from usim.rasp.expr import constant
 

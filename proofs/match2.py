@@ -41,9 +41,9 @@ from usim.constructions.match2 import check_modulus, match2_construction
 from usim.encodings.evaluate import EXACT, evaluate
 from usim.engine.claim import Claim, Obligation, Shape
 from usim.engine.engines import EXHAUSTIVE_LIMIT
+from usim.engine.mutants import mutant_builder
 from usim.engine.registry import register
 from usim.rasp.expr import Predicate, aggregate, indices, select, tokens, where
-from usim.rasp.rewrite import substitute
 
 
 def match2_expected(x: list[int], p: int, distinct: bool) -> list[int]:
@@ -90,13 +90,8 @@ def _published(shape: Shape) -> Obligation:
 
 
 def _mutant(name: str, replace):
-    def build(shape: Shape) -> Obligation:
-        p, n, d, _ = shape
-        right = match2_construction(p, n, distinct=bool(d))
-        program = substitute(right.program, replace(p, bool(d)), name=f"{right.program.name}_{name}")
-        broken = Construction(right.name + f" [{name}]", program, right.input_layout, right.output_layout)
-        return _obligation(shape, broken, mutant=name)
-    return build
+    return mutant_builder(name, lambda s: match2_construction(s[0], s[1], distinct=bool(s[2])),
+                          _obligation, lambda s: replace(s[0], bool(s[2])))
 
 
 def _selector_of(output):

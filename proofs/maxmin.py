@@ -28,9 +28,9 @@ import sympy
 from usim.constructions.base import Construction
 from usim.constructions.maxmin import maxmin_construction
 from usim.engine.claim import Claim, Obligation, Shape
+from usim.engine.mutants import mutant_builder
 from usim.engine.registry import register
 from usim.rasp.expr import indices, maximum, minimum, tokens, where
-from usim.rasp.rewrite import substitute
 
 
 def maxmin_target(m) -> dict:
@@ -67,12 +67,8 @@ def _published(shape: Shape) -> Obligation:
 
 
 def _mutant(name: str, replace):
-    def build(shape: Shape) -> Obligation:
-        right = maxmin_construction(*shape)
-        program = substitute(right.program, replace, name=f"maxmin_{name}")
-        broken = Construction(right.name + f" [{name}]", program, right.input_layout, right.output_layout)
-        return _obligation(shape, broken, mutant=name)
-    return build
+    return mutant_builder(name, lambda shape: maxmin_construction(*shape), _obligation,
+                          lambda shape: replace)
 
 
 MUTANTS = {

@@ -28,9 +28,9 @@ import sympy
 from usim.constructions.base import Construction
 from usim.constructions.parity import parity_construction
 from usim.engine.claim import Claim, Obligation, Shape
+from usim.engine.mutants import mutant_builder
 from usim.engine.registry import register
 from usim.rasp.expr import indices, where
-from usim.rasp.rewrite import substitute
 
 ALL_SUBSETS_UP_TO = 4
 
@@ -64,13 +64,8 @@ def _obligation(shape: Shape, construction: Construction | None = None,
 
 
 def _mutant(name: str, replace):
-    def build(shape: Shape) -> Obligation:
-        n, positions = _split(shape)
-        right = parity_construction(n, positions)
-        program = substitute(right.program, replace(n, positions), name=f"{right.program.name}_{name}")
-        broken = Construction(right.name + f" [{name}]", program, right.input_layout, right.output_layout)
-        return _obligation(shape, broken, mutant=name)
-    return build
+    return mutant_builder(name, lambda s: parity_construction(*_split(s)), _obligation,
+                          lambda s: replace(*_split(s)))
 
 
 def _drop_first(n: int, positions: tuple[int, ...]):

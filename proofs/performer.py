@@ -30,7 +30,7 @@ from usim.constructions.base import Construction
 from usim.constructions.linear_attention import performer_construction
 from usim.engine.claim import Claim, Obligation, Shape
 from usim.engine.registry import register
-from usim.proofs._determinant_common import mutant_builder
+from usim.engine.mutants import mutant_builder
 from usim.rasp.expr import indices, where
 
 

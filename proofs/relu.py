@@ -18,9 +18,9 @@ import sympy
 from usim.constructions.base import Construction
 from usim.constructions.relu import relu_construction
 from usim.engine.claim import Claim, Obligation, Shape
+from usim.engine.mutants import mutant_builder
 from usim.engine.registry import register
 from usim.rasp.expr import minimum, tokens, where
-from usim.rasp.rewrite import substitute
 
 
 def _target(m) -> dict:
@@ -43,12 +43,8 @@ def _obligation(shape: Shape, construction: Construction | None = None,
 
 
 def _mutant(name: str, replacement):
-    def build(shape: Shape) -> Obligation:
-        right = relu_construction(*shape)
-        program = substitute(right.program, {"relu": replacement}, name=f"relu_{name}")
-        broken = Construction(right.name + f" [{name}]", program, right.input_layout, right.output_layout)
-        return _obligation(shape, broken, mutant=name)
-    return build
+    return mutant_builder(name, lambda shape: relu_construction(*shape), _obligation,
+                          lambda shape: {"relu": replacement})
 
 
 MUTANTS = {

@@ -34,7 +34,7 @@ from usim.constructions.base import Construction
 from usim.constructions.matmul import matmul_fits
 from usim.engine.claim import Status, Claim, Obligation, Shape
 from usim.engine.registry import register
-from usim.proofs._determinant_common import mutant_builder
+from usim.engine.mutants import mutant_builder
 from usim.rasp.expr import Predicate, indices, select, where
 
 

@@ -40,7 +40,6 @@ from usim.engine.claim import Claim
 from usim.engine.registry import register
 from usim.proofs._universal import attention_formula, attention_term, make_claim
 
-import sympy
 
 
 def _merged(size) -> Spec:

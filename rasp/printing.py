@@ -15,7 +15,6 @@ from usim.rasp.expr import (
     Length,
     Map,
     Select,
-    Selector,
     SelectorAnd,
     SelectorNot,
     SelectorOr,

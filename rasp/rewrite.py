@@ -20,7 +20,7 @@ from usim.rasp.expr import (
     SelectorOr,
     SelectorWidth,
 )
-from usim.rasp.program import Program, topological_order
+from usim.rasp.program import Program
 
 
 def clone_with(node: Expr, children: tuple[Expr, ...]) -> Expr:

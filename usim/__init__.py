@@ -15,3 +15,18 @@ Layers, each importing only those below it:
 from __future__ import annotations
 
 __version__ = "0.1.0"
+
+# In a source checkout, the layers are folders beside this one (rasp/, encodings/,
+# ...), mapped to usim.rasp etc. only by the installer. When Python finds this
+# folder first (running from the repository root puts it on sys.path ahead of
+# the installed package), let usim.<layer> resolve to those folders, so the
+# source tree and the installed package are the same package.
+import os as _os
+
+_here = _os.path.dirname(_os.path.abspath(__file__))
+_root = _os.path.dirname(_here)
+if not _os.path.isdir(_os.path.join(_here, "engine")) and _os.path.isfile(
+    _os.path.join(_root, "engine", "claim.py")
+):
+    __path__.append(_root)  # type: ignore[name-defined]  # noqa: F821
+del _os, _here, _root

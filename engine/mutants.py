@@ -1,4 +1,10 @@
-"""Shared by the determinant proof scripts: mutants of a fixed construction."""
+"""Deliberately broken variants of a construction, as obligations.
+
+Every checker must be shown to fail: a claim lists mutants, each the claim's own
+construction with some named nodes replaced (:func:`usim.rasp.rewrite.substitute`),
+checked against the same target. :func:`mutant_builder` is the one way to make
+them.
+"""
 
 from __future__ import annotations
 
@@ -16,7 +22,7 @@ def mutant_builder(
     obligation_for: Callable[[Shape, Construction | None, str | None], Obligation],
     replace: Callable[[Shape], Mapping[str, Callable[[Expr], Expr]]],
 ) -> Callable[[Shape], Obligation]:
-    """The obligation of ``shape`` for the construction with ``replace`` applied."""
+    """The obligation of ``shape`` for the construction with ``replace(shape)`` applied."""
 
     def build(shape: Shape) -> Obligation:
         right = construction_for(shape)
