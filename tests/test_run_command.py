@@ -115,3 +115,21 @@ def test_value_parsing() -> None:
 def test_matrix_formatting_aligns_columns() -> None:
     text = format_matrix(np.array([[Fraction(1, 3), 10], [-2, Fraction(5)]], dtype=object))
     assert text.splitlines() == ["  1/3  10", "   -2   5"]
+
+
+def test_the_3x3_inverse_runs_exactly_and_matches_sympy(capsys):
+    assert main(["run", "inverse3", "--shape", "3x3", "--values", "2 0 0 0 3 0 1 0 4"]) == 0
+    out = capsys.readouterr().out
+    assert "sympy reference:" in out and "largest difference: 0 (exact)" in out
+
+
+def test_a_singular_matrix_is_a_clear_error(capsys):
+    assert main(["run", "inverse3", "--shape", "3x3", "--values", "1 2 3 4 5 6 7 8 9"]) == 2
+    err = capsys.readouterr().err
+    assert "singular" in err and "Traceback" not in err
+
+
+def test_the_published_determinant_is_for_3x3_only(capsys):
+    assert main(["run", "det3", "--shape", "2x2"]) == 2
+    assert "3x3 matrices only" in capsys.readouterr().err
+    assert main(["run", "det3", "--shape", "3x3", "--random", "--seed", "4"]) == 0

@@ -1,4 +1,4 @@
-"""``usim run transpose|softmax|matmul --shape S [--values V | --random --seed N]``.
+"""``usim run transpose|softmax|matmul|det3|inverse3 --shape S [--values V | --random --seed N]``.
 
 Runs one of the paper's three blocks on one input and shows the input matrices,
 the cost (attention layers and heads per layer, without and with the layer that
@@ -7,7 +7,8 @@ past the result hold, and the largest difference.
 
 Shapes: transpose ``RxC`` (Lemma 3), softmax ``RxC`` (Lemma 4), matmul ``RxKxC``
 (Lemma 5: A is R x K, B is K x C; the result must fit in the K*(R + C)
-positions of the input). ``--values`` lists every entry row-major, A before B,
+positions of the input), det3 and inverse3 ``3x3`` (the published cyclic-cofactor
+construction; a singular matrix is refused). ``--values`` lists every entry row-major, A before B,
 separated by commas or spaces; an entry may be an integer, a decimal or a
 fraction such as ``1/3``. ``--base 2.718`` runs the paper's softmax variant
 b ** S instead of exp(S).
@@ -33,14 +34,16 @@ from fractions import Fraction
 from typing import Any, Callable, Sequence
 
 import numpy as np
+import sympy
 
 from usim.constructions.base import Construction
+from usim.constructions.determinant import det3_construction, inverse3_construction
 from usim.constructions.matmul import matmul_construction
 from usim.constructions.softmax import softmax_construction
 from usim.constructions.transpose import transpose_construction
 from usim.encodings.layout import parse_dims
 from usim.encodings.runners import run_exact, run_numeric
-from usim.errors import InputError
+from usim.errors import InputError, ShapeError
 
 TOLERANCE = 1e-9
 
@@ -54,6 +57,32 @@ class Block:
     build: Callable[..., Construction]
     reference: Callable[[dict[str, np.ndarray]], np.ndarray]
     exact_by_default: bool
+    validate: Callable[[dict[str, np.ndarray]], None] | None = None
+    output: str | None = None  # which output of the program (default: its first)
+    reference_by: str = "numpy"
+
+
+def _only_3x3(build: Callable[[], Construction]) -> Callable[..., Construction]:
+    def construction(rows: int, cols: int) -> Construction:
+        if (rows, cols) != (3, 3):
+            raise ShapeError(f"the published construction is for 3x3 matrices only, not {rows}x{cols}")
+        return build()
+    return construction
+
+
+def _exact_det(m: dict[str, np.ndarray]) -> Fraction:
+    return Fraction(str(sympy.Matrix(m["A"].tolist()).det()))
+
+
+def _nonsingular(m: dict[str, np.ndarray]) -> None:
+    if _exact_det(m) == 0:
+        raise InputError("the matrix is singular (determinant 0): it has no inverse, and the "
+                         "construction would divide by 0")
+
+
+def _exact_inverse(m: dict[str, np.ndarray]) -> np.ndarray:
+    inverse = sympy.Matrix(m["A"].tolist()).inv()
+    return np.array([[Fraction(str(x)) for x in row] for row in inverse.tolist()], dtype=object)
 
 
 def _softmax_reference(m: dict[str, np.ndarray]) -> np.ndarray:
@@ -66,20 +95,28 @@ BLOCKS: dict[str, Block] = {
     "transpose": Block("Lemma 3", "RxC", transpose_construction, lambda m: m["M"].T, True),
     "softmax": Block("Lemma 4", "RxC", softmax_construction, _softmax_reference, False),
     "matmul": Block("Lemma 5", "RxKxC", matmul_construction, lambda m: m["A"] @ m["B"], True),
+    "det3": Block("3x3 determinant", "RxC", _only_3x3(det3_construction),
+                  lambda m: np.array([[_exact_det(m)]], dtype=object), True, output="det",
+                  reference_by="sympy"),
+    "inverse3": Block("3x3 inverse", "RxC", _only_3x3(inverse3_construction), _exact_inverse, True,
+                      validate=_nonsingular, output="inverse",
+                      reference_by="sympy"),
 }
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
         "run",
-        help="run transpose, softmax or matmul on one input and compare with numpy",
+        help="run a block of the paper (transpose, softmax, matmul, det3, inverse3) on one input "
+        "and compare with numpy (sympy for det3 and inverse3)",
         description=__doc__.split("\n\n")[1],
         epilog="Exit status: 0 when the output equals numpy's (exactly, or within 1e-9 relative "
         "in float64; always with --base), 1 when it does not, 2 for a mistake in the command.",
     )
     parser.add_argument("block", choices=sorted(BLOCKS), help="which block of the paper")
     parser.add_argument("--shape", required=True,
-                        help="RxC for transpose and softmax, RxKxC for matmul (e.g. 2x3x4)")
+                        help="RxC for transpose and softmax, RxKxC for matmul (e.g. 2x3x4), "
+                        "3x3 for det3 and inverse3")
     source = parser.add_mutually_exclusive_group()
     source.add_argument("--values", help="every entry, row-major, A before B (e.g. --values=1,2,3,4 or "
                         "--values='1/3 0.5 -2'; write --values=... when the first entry is negative)")
@@ -177,16 +214,19 @@ def run(args: argparse.Namespace) -> int:
         size = sum(b.shape.size for b in construction.input_layout.blocks)
         values = [Fraction(int(v)) for v in rng.integers(-9, 10, size=size)]
     matrices = _inputs(construction, values)
+    if block.validate is not None:
+        block.validate(matrices)
     exact = args.exact or block.exact_by_default
     if exact and args.block == "softmax" and base is not None and any(v.denominator != 1 for v in values):
         raise InputError("exact softmax with --base needs integer entries (BASE ** S is irrational otherwise)")
 
     sequence = construction.input_layout.encode(matrices)
+    first_output = block.output or construction.program.outputs[0][0]
     if exact:
-        (output,) = run_exact(construction.program, sequence).values()
+        output = run_exact(construction.program, sequence)[first_output]
         output = [Fraction(int(v)) if isinstance(v, bool) else Fraction(v) for v in output]
     else:
-        (batch,) = run_numeric(construction.program, np.array(sequence, dtype=np.float64)).values()
+        batch = run_numeric(construction.program, np.array(sequence, dtype=np.float64))[first_output]
         output = list(batch[0])
     out_layout = construction.output_layout
     result = np.array(out_layout.decode(output), dtype=object if exact else np.float64)
@@ -206,7 +246,7 @@ def run(args: argparse.Namespace) -> int:
     name = out_layout.blocks[0].name
     print(f"output {name} ({out_layout.blocks[0].shape}):")
     print(format_matrix(result))
-    print("numpy reference:")
+    print(f"{block.reference_by} reference:")
     print(format_matrix(reference))
     if padding:
         nonzero = [x for x in padding if x != 0]
