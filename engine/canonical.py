@@ -91,6 +91,9 @@ def compare(got: sympy.Expr, expected: sympy.Expr, atoms: Atoms | None = None) -
     """
     atoms = atoms or Atoms()
     got, expected = sympy.sympify(got), sympy.sympify(expected)
+    undefined = (sympy.nan, sympy.zoo, sympy.oo, -sympy.oo)
+    if got.has(*undefined) or expected.has(*undefined):
+        return Verdict.UNDECIDED  # an undefined value is never "equal", even to itself
     if got == expected:
         return Verdict.EQUAL
     if _accelerate:

@@ -192,3 +192,13 @@ def test_switching_the_accelerated_path_off_keeps_flint_out(monkeypatch):
         assert compare((x + 1) ** 2, x**2 + 2 * x + 1) is Verdict.EQUAL
     with canonical.accelerated(True), pytest.raises(AssertionError):
         compare((x + 1) ** 2, x**2 + 2 * x + 1)
+
+
+def test_an_undefined_value_is_never_equal_even_to_itself():
+    import sympy
+
+    from usim.engine.canonical import Verdict, compare
+
+    x = sympy.Symbol("x", real=True)
+    assert compare(sympy.zoo, sympy.zoo) is Verdict.UNDECIDED
+    assert compare(x / 0, x / 0) is Verdict.UNDECIDED
