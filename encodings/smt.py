@@ -57,7 +57,7 @@ def _positive_constant(x: Scalar) -> bool:
 class SmtInterpretation(ElementwiseInterpretation):
     name: ClassVar[str] = "smt"
 
-    def __init__(self, context_name: str = "") -> None:
+    def __init__(self) -> None:
         self.facts: list[z3.BoolRef] = []
         self._exp = z3.Function("exp", z3.RealSort(), z3.RealSort())
         self._pow = z3.Function("pow", z3.RealSort(), z3.RealSort(), z3.RealSort())
