@@ -19,6 +19,7 @@ from typing import Any, Sequence
 
 from usim import __version__
 from usim.engine.claim import Claim, ObligationResult, Status
+from usim.engine.engines import ENGINES
 from usim.engine.runner import ClaimReport, prove_claim
 from usim.errors import UsimError
 
@@ -188,6 +189,9 @@ def run_and_report(claims: list[Claim], args: argparse.Namespace) -> int:
     """Prove ``claims`` as ``args`` says, print progress and the closing table."""
     engines = None if args.engine in (None, "all") else [e.strip() for e in args.engine.split(",")]
     show = (lambda line: print(line, file=sys.stderr, flush=True)) if not args.quiet else None
+    unknown = [e for e in engines or () if e not in ENGINES]
+    if unknown:
+        raise UsimError(f"no engine {unknown[0]!r}; engines: {', '.join(ENGINES)}")
     if args.timeout <= 0:
         raise UsimError("--timeout must be positive")
     if args.max_n is not None and args.max_n < 1:
