@@ -192,8 +192,11 @@ class ClaimReport:
                    for s in by_mutant.values())
 
 
-def numeric_crosscheck(ob: Obligation, seed: int = 0, batch: int = 8) -> float:
-    """Largest |construction - target| on random float inputs (cross-validation only)."""
+def numeric_deviation(ob: Obligation, seed: int = 0, batch: int = 8, scale: float = 1.0,
+                      relative: bool = False) -> float:
+    """Largest |construction - target| (or that over |target| with ``relative``) on
+    random float64 inputs that meet the preconditions: cross-validation and
+    measurement only, never proof. Real inputs are drawn from N(0, scale^2)."""
     from usim.encodings.numeric import NumericInterpretation
     from usim.engine.replay import expected_sequence, output_of, symbol_matrices
 
@@ -205,17 +208,17 @@ def numeric_crosscheck(ob: Obligation, seed: int = 0, batch: int = 8) -> float:
     elif ob.domain == "integer":
         draw = lambda shape: rng.integers(-9, 10, size=shape).astype(float)  # noqa: E731
     else:
-        draw = lambda shape: rng.normal(size=shape)  # noqa: E731
+        draw = lambda shape: rng.normal(scale=scale, size=shape)  # noqa: E731
     arrays = {b.name: draw((batch, b.shape.rows, b.shape.cols)) for b in layout.blocks}
     tokens = layout.encode_numeric(arrays)
-    got = np.broadcast_to(np.asarray(output_of(ob, NumericInterpretation(), tokens), dtype=float),
-                          tokens.shape)
     sym = symbol_matrices(layout, ob.domain)
     symbols = [s for m in sym.values() for row in m for s in row]
     f = sympy.lambdify(symbols, expected_sequence(ob, sym), modules="numpy")
     columns = [arrays[b.name][:, i, j] for b in layout.blocks
                for i in range(b.shape.rows) for j in range(b.shape.cols)]
     with np.errstate(all="ignore"):
+        got = np.broadcast_to(np.asarray(output_of(ob, NumericInterpretation(), tokens), dtype=float),
+                              tokens.shape)
         expected = np.stack([np.broadcast_to(np.asarray(v, dtype=float), (batch,)) for v in f(*columns)],
                             axis=1)
         valid = np.ones(batch, dtype=bool)
@@ -226,7 +229,16 @@ def numeric_crosscheck(ob: Obligation, seed: int = 0, batch: int = 8) -> float:
                 valid &= np.broadcast_to(np.asarray(holds, dtype=bool), (batch,))
         if not valid.any() or not got.size:
             return 0.0
-        return float(np.nanmax(np.abs(got[valid] - expected[valid])))
+        error = np.abs(got[valid] - expected[valid])
+        if relative:
+            target = np.abs(expected[valid])
+            error = np.where(target == 0, error, error / np.maximum(target, 1e-300))
+        return float(np.nanmax(error))
+
+
+def numeric_crosscheck(ob: Obligation, seed: int = 0, batch: int = 8) -> float:
+    """Largest |construction - target| on random float inputs (cross-validation only)."""
+    return numeric_deviation(ob, seed, batch)
 
 
 def prove_claim(

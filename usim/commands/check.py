@@ -50,7 +50,7 @@ from usim.errors import NotExactError, ShapeError, UsimError
 from usim.rasp import expr as E
 from usim.rasp.cost import Cost, cost
 from usim.rasp.program import Program, topological_order
-from usim.rasp.syntax import RaspFile, RaspFunction, load_file
+from usim.rasp.syntax import RaspFile, load_file
 
 Shape = tuple[int, ...]
 
@@ -327,34 +327,13 @@ def _rational_power(base: Any, exponent: Any, exact_pow) -> bool:
 
 
 def relative_deviation(ob: Obligation, samples: int = 500, seed: int = 0) -> tuple[float, str]:
-    """Largest relative |program - spec| / |spec| on random normal inputs (floats).
+    """Largest relative |program - spec| / |spec| on random normal inputs at scales
+    1 and 5 (floats): a measurement, never a proof."""
+    from usim.engine.runner import numeric_deviation
 
-    Inputs at scales 1 and 5; the spec's target is evaluated by numpy from its sympy
-    form. A measurement, never a proof.
-    """
-    from usim.encodings.numeric import NumericInterpretation
-    from usim.engine.replay import entry_names, expected_sequence, output_of, symbol_matrices
-
-    layout = ob.construction.input_layout
-    sym = symbol_matrices(layout, ob.domain)
-    symbols = [s for m in sym.values() for row in m for s in row]
-    f = sympy.lambdify(symbols, expected_sequence(ob, sym), modules="numpy")
-    rng = np.random.default_rng(seed)
     worst, where = 0.0, ""
     for scale in (1.0, 5.0):
-        arrays = {b.name: rng.normal(scale=scale, size=(samples, b.shape.rows, b.shape.cols))
-                  for b in layout.blocks}
-        tokens = layout.encode_numeric(arrays)
-        with np.errstate(all="ignore"):
-            got = np.broadcast_to(np.asarray(output_of(ob, NumericInterpretation(), tokens), dtype=float),
-                                  tokens.shape)
-            columns = [arrays[b.name][:, i, j] for b in layout.blocks
-                       for i in range(b.shape.rows) for j in range(b.shape.cols)]
-            expected = np.stack([np.broadcast_to(np.asarray(v, dtype=float), (samples,))
-                                 for v in f(*columns)], axis=1)
-            rel = np.abs(got - expected) / np.maximum(np.abs(expected), 1e-300)
-            rel = np.where(expected == 0, np.abs(got), rel)
-        value = float(np.nanmax(rel))
+        value = numeric_deviation(ob, seed, samples, scale=scale, relative=True)
         if value > worst:
             worst, where = value, f"entries ~ N(0, {scale:g}^2)"
     return worst, where
