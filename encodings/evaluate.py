@@ -20,10 +20,11 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Mapping
 
-from usim.encodings.exact import ExactInterpretation
+from usim.encodings.domain import Undefined
+from usim.encodings.exact import EXACT_ARITHMETIC
 from usim.encodings.interpretation import Interpretation
 from usim.encodings.selection import StaticSelection, decide
-from usim.errors import EvaluationError, NotExactError, UsimError
+from usim.errors import EvaluationError, NotExactError, UndefinedError, UsimError
 from usim.rasp.expr import (
     Aggregate,
     Constant,
@@ -44,7 +45,7 @@ from usim.rasp.expr import (
 from usim.rasp.printing import expression
 from usim.rasp.program import Program, topological_order
 
-EXACT = ExactInterpretation()
+EXACT = EXACT_ARITHMETIC
 
 
 @dataclass(eq=False)
@@ -113,7 +114,22 @@ def _describe(node: Expr) -> str:
 
 
 def _node_value(node: Expr, interp: Interpretation, plan: Plan, env: dict, n: int) -> Any:
-    """What ``node`` means, in ``interp``, given the values of its children."""
+    """What ``node`` means, in ``interp``, given the values of its children.
+
+    In the exact interpretation, an operation outside its domain gives an
+    :class:`Undefined` value, stamped here with the expression it arose in.
+    """
+    out = _meaning(node, interp, plan, env, n)
+    if interp is EXACT and isinstance(out, list):
+        described = None
+        for p, v in enumerate(out):
+            if isinstance(v, Undefined) and v.origin is None:
+                described = described or _describe(node)
+                out[p] = Undefined(v.reason, f"{described} at position {p}")
+    return out
+
+
+def _meaning(node: Expr, interp: Interpretation, plan: Plan, env: dict, n: int) -> Any:
 
     def value(child: Expr) -> Any:
         if child.id in env:
@@ -158,6 +174,11 @@ def _node_value(node: Expr, interp: Interpretation, plan: Plan, env: dict, n: in
         if isinstance(node, Select):
             keys, queries = value(node.keys), value(node.queries)
             if interp is EXACT:
+                for side in (keys, queries):
+                    undefined = next((v for v in side if isinstance(v, Undefined)), None)
+                    if undefined is not None:
+                        # which keys it selects is unknown: every row is undefined
+                        raise UndefinedError(f"the selector compares an undefined value: {undefined}")
                 return decide(node.predicate, keys, queries)
             return interp.select(
                 node.predicate, number(node.keys), number(node.queries)
@@ -221,6 +242,11 @@ def evaluate(program: Program, interp: Interpretation, tokens: Any) -> dict[str,
     """Every output of ``program`` on ``tokens`` under ``interp``, by name."""
     roots = tuple(sop for _, sop in program.outputs)
     values = evaluate_sops(roots, interp, tokens)
+    if interp is EXACT:
+        for (name, _), sequence in zip(program.outputs, values):
+            for p, v in enumerate(sequence):
+                if isinstance(v, Undefined):
+                    raise UndefinedError(f"the output {name} is {v}", output=name, position=p, value=v)
     return {name: v for (name, _), v in zip(program.outputs, values)}
 
 

@@ -24,8 +24,9 @@ import math
 from fractions import Fraction
 from typing import ClassVar
 
+from usim.encodings.domain import PARTIAL, REASONS, Undefined, defined
 from usim.encodings.interpretation import ElementwiseInterpretation, Scalar
-from usim.errors import NotExactError
+from usim.errors import NotExactError, UndefinedError
 from usim.rasp.expr import Op
 
 
@@ -48,31 +49,32 @@ def _integer_root(x: int, degree: int) -> int:
 
 
 def _exact_root(x: Fraction | int, degree: int) -> Fraction | int:
-    """The exact degree-th root of x if it is rational, else NotExactError."""
+    """The exact degree-th root of x >= 0 if it is rational, else NotExactError."""
     x = Fraction(x)
-    if x < 0 and degree % 2 == 0:
-        raise NotExactError(f"the square root of the negative number {x} is not real")
-    sign = -1 if x < 0 else 1
-    num, den = abs(x.numerator), x.denominator
+    if x < 0:  # pragma: no cover - the domain rule keeps negative numbers out
+        raise UndefinedError(f"the {degree}-th root of the negative number {x} is not real")
+    num, den = x.numerator, x.denominator
     a, b = _integer_root(num, degree), _integer_root(den, degree)
     if a**degree == num and b**degree == den:
-        return _normal(sign * Fraction(a, b))
+        return _normal(Fraction(a, b))
     raise NotExactError(f"the {degree}-th root of {x} is irrational")
 
 
 def exact_pow(base: Fraction | int, exponent: Fraction | int) -> Fraction | int:
-    exponent = Fraction(exponent)
+    """base ** exponent by the power rule of :mod:`usim.encodings.domain`.
+
+    Raises UndefinedError outside the domain (0 to a negative power, a negative
+    base to a non-integer power) and NotExactError where the power is irrational.
+    """
+    base, exponent = Fraction(base), Fraction(exponent)
+    if not POWER_DEFINED(base, exponent):
+        raise UndefinedError(f"{base} ** {exponent} is undefined ({REASONS[Op.POW]})")
     if exponent.denominator == 1:
-        e = exponent.numerator
-        if e < 0 and base == 0:
-            raise ZeroDivisionError("0 to a negative power")
-        return _normal(Fraction(base) ** e)
+        return _normal(base ** exponent.numerator)
     if base == 0:
-        if exponent < 0:
-            raise ZeroDivisionError("0 to a negative power")
         return 0
     root = _exact_root(base, exponent.denominator)
-    return exact_pow(root, exponent.numerator)
+    return _normal(Fraction(root) ** exponent.numerator)
 
 
 def _exp(_: Scalar, x: Scalar) -> Scalar:
@@ -88,7 +90,18 @@ def _div(_: Scalar, a: Scalar, b: Scalar) -> Scalar:
     return _normal(Fraction(a) / Fraction(b))
 
 
+def _first_undefined(values) -> Undefined | None:
+    for v in values:
+        if isinstance(v, Undefined):
+            return v
+    return None
+
+
 class ExactInterpretation(ElementwiseInterpretation):
+    """Rationals, with :class:`~usim.encodings.domain.Undefined` where an operation
+    leaves its domain: it propagates through whatever reads it, except the
+    branch of a ``where`` that is not taken."""
+
     name: ClassVar[str] = "exact"
 
     ops: ClassVar[dict] = {
@@ -117,23 +130,78 @@ class ExactInterpretation(ElementwiseInterpretation):
         Op.WHERE: lambda _, c, a, b: a if c else b,
     }
 
+    def scalar(self, op: Op, *args: Scalar) -> Scalar:
+        if op is Op.WHERE:  # lazy: only the branch taken matters
+            condition = args[0]
+            if isinstance(condition, Undefined):
+                return condition
+            return args[1] if condition else args[2]
+        undefined = _first_undefined(args)
+        if undefined is not None:
+            return undefined
+        if op in PARTIAL and not defined(self, op, args):
+            return Undefined(REASONS[op])
+        return self.ops[op](self, *args)
+
     def constant(self, value: int | Fraction | bool) -> Scalar:
         return value
+
+    def is_integer(self, x: Scalar) -> Scalar:
+        return Fraction(x).denominator == 1
 
     def truth(self, condition: Scalar) -> bool | None:
         return bool(condition)
 
     def ite(self, condition: Scalar, if_true: Scalar, if_false: Scalar) -> Scalar:
-        return if_true if condition else if_false
+        return self.scalar(Op.WHERE, condition, if_true, if_false)
 
     def total(self, terms: list[Scalar]) -> Scalar:
-        return _normal(sum(terms, 0))
+        undefined = _first_undefined(terms)
+        return undefined if undefined is not None else _normal(sum(terms, 0))
 
     def divide(self, numerator: Scalar, denominator: Scalar) -> Scalar:
+        undefined = _first_undefined((numerator, denominator))
+        if undefined is not None:
+            return undefined
         return _normal(Fraction(numerator) / Fraction(denominator))
 
     def to_number(self, seq):
-        return [int(bool(c)) for c in seq]
+        return [c if isinstance(c, Undefined) else int(bool(c)) for c in seq]
+
+    def _not(self, a: Scalar) -> Scalar:
+        return a if isinstance(a, Undefined) else not a
+
+    def _and(self, a: Scalar, b: Scalar) -> Scalar:
+        undefined = _first_undefined((a, b))
+        return undefined if undefined is not None else bool(a and b)
+
+    def _or(self, a: Scalar, b: Scalar) -> Scalar:
+        undefined = _first_undefined((a, b))
+        return undefined if undefined is not None else bool(a or b)
+
+    def aggregate_dynamic(self, selection, values, default, semantics):
+        """A row that compares an undefined key or query is undefined as a whole:
+        which keys it selects is not known."""
+        out = []
+        for row in selection:
+            undefined = _first_undefined(row)
+            if undefined is not None:
+                out.append(undefined)
+            else:
+                out.extend(super().aggregate_dynamic([row], values, default, semantics))
+        return out
+
+    def width(self, selection):
+        out = []
+        for row in selection:
+            undefined = _first_undefined(row)
+            out.append(undefined if undefined is not None else sum(1 for s in row if s))
+        return out
+
+
+def POWER_DEFINED(base: Fraction, exponent: Fraction) -> bool:
+    """The power rule of :mod:`usim.encodings.domain` at two rationals."""
+    return bool(defined(EXACT_ARITHMETIC, Op.POW, (base, exponent)))
 
 
 def as_exact(value: object) -> int | Fraction:
@@ -158,3 +226,6 @@ def as_exact(value: object) -> int | Fraction:
     if isinstance(value, str):
         return _normal(Fraction(value))
     raise TypeError(f"cannot read {value!r} as an exact number")
+
+
+EXACT_ARITHMETIC = ExactInterpretation()

@@ -103,8 +103,24 @@ class ElementwiseInterpretation(Interpretation):
     @abstractmethod
     def divide(self, numerator: Scalar, denominator: Scalar) -> Scalar: ...
 
+    @abstractmethod
+    def is_integer(self, x: Scalar) -> Scalar:
+        """The condition "x is an integer" (for the domain of a power)."""
+
     def scalar(self, op: Op, *args: Scalar) -> Scalar:
         return self.ops[op](self, *args)
+
+    def conjunction(self, *conditions: Scalar) -> Scalar:
+        out = self.constant(True)
+        for c in conditions:
+            out = self._and(out, c)
+        return out
+
+    def disjunction(self, *conditions: Scalar) -> Scalar:
+        out = self.constant(False)
+        for c in conditions:
+            out = self._or(out, c)
+        return out
 
     # -- sequences -----------------------------------------------------------
     def length(self, tokens: Seq) -> int:

@@ -16,6 +16,7 @@ from typing import Any, ClassVar, Sequence
 
 import numpy as np
 
+from usim.encodings.domain import PARTIAL, Undefined, defined
 from usim.encodings.interpretation import Interpretation
 from usim.encodings.selection import OuterSelection, StaticSelection
 from usim.rasp.expr import Op, Predicate, Semantics
@@ -47,6 +48,34 @@ _UFUNCS = {
 }
 
 
+class _ArrayLogic:
+    """numpy arrays as the booleans of :func:`usim.encodings.domain.defined`, so
+    that the numeric interpretation applies the very same domain rule."""
+
+    @staticmethod
+    def constant(value: Any) -> np.ndarray:
+        return np.asarray(value)
+
+    @staticmethod
+    def scalar(op: Op, *args: Any) -> np.ndarray:
+        return _UFUNCS[op](*args)
+
+    @staticmethod
+    def is_integer(x: Any) -> np.ndarray:
+        return np.isfinite(x) & (np.floor(x) == x)
+
+    @staticmethod
+    def conjunction(*conditions: Any) -> np.ndarray:
+        return np.logical_and.reduce(np.broadcast_arrays(*conditions))
+
+    @staticmethod
+    def disjunction(*conditions: Any) -> np.ndarray:
+        return np.logical_or.reduce(np.broadcast_arrays(*conditions))
+
+
+_LOGIC = _ArrayLogic()
+
+
 class NumericInterpretation(Interpretation):
     name: ClassVar[str] = "numeric"
 
@@ -56,13 +85,16 @@ class NumericInterpretation(Interpretation):
     def lift(self, values: Sequence[Any]) -> np.ndarray:
         if all(isinstance(v, bool) for v in values) and len(values):
             return np.asarray(values, dtype=bool)[None, :]
-        return np.asarray([float(v) for v in values], dtype=np.float64)[None, :]
+        return np.asarray([np.nan if isinstance(v, Undefined) else float(v) for v in values],
+                          dtype=np.float64)[None, :]
 
     def map(self, op: Op, args: list[np.ndarray]) -> np.ndarray:
+        """The operation on whole arrays; NaN where it is undefined
+        (:mod:`usim.encodings.domain`), never an infinity for a division by 0."""
         with np.errstate(all="ignore"):
-            if op is Op.POW:
-                base, exponent = (np.asarray(a, dtype=np.float64) for a in args)
-                return np.power(base, exponent)
+            if op in PARTIAL:
+                args = [np.asarray(a, dtype=np.float64) for a in args]
+                return np.where(defined(_LOGIC, op, tuple(args)), _UFUNCS[op](*args), np.nan)
             return _UFUNCS[op](*args)
 
     def to_number(self, seq: np.ndarray) -> np.ndarray:

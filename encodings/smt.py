@@ -27,6 +27,7 @@ from typing import ClassVar
 
 import z3
 
+from usim.encodings.domain import Undefined
 from usim.encodings.interpretation import ElementwiseInterpretation, Scalar
 from usim.rasp.expr import Op
 
@@ -132,6 +133,10 @@ class SmtInterpretation(ElementwiseInterpretation):
 
     # -- scalar primitives -----------------------------------------------------
     def constant(self, value: int | Fraction | bool) -> Scalar:
+        if isinstance(value, Undefined):
+            # no value: a fresh unconstrained constant, so nothing can be proved from it
+            self._fresh += 1
+            return z3.Real(f"undefined!{self._fresh}")
         if isinstance(value, bool):
             return z3.BoolVal(value)
         if isinstance(value, Fraction) and value.denominator != 1:
@@ -162,3 +167,6 @@ class SmtInterpretation(ElementwiseInterpretation):
 
     def divide(self, numerator: Scalar, denominator: Scalar) -> Scalar:
         return real(numerator) / real(denominator)
+
+    def is_integer(self, x: Scalar) -> Scalar:
+        return z3.BoolVal(True) if _is_int(x) else z3.IsInt(x)

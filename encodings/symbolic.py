@@ -17,8 +17,26 @@ from typing import ClassVar
 import sympy
 from sympy.functions.elementary.piecewise import ExprCondPair
 
+from sympy.logic.boolalg import BooleanFunction
+
+from usim.encodings.domain import Undefined
 from usim.encodings.interpretation import ElementwiseInterpretation, Scalar
 from usim.rasp.expr import Op
+
+
+class IsInteger(BooleanFunction):
+    """The condition "x is an integer", for the domain of a power with a
+    symbolic exponent. Decided at once for a number (and for a symbol declared
+    integer); the z3 and SMT-LIB translations state it with ``is_int``."""
+
+    @classmethod
+    def eval(cls, x):
+        x = sympy.sympify(x)
+        if x.is_integer:
+            return sympy.true
+        if x.is_Number or x.is_integer is False:
+            return sympy.false
+        return None
 
 
 class GuardedPiecewise(sympy.Piecewise):
@@ -93,6 +111,8 @@ class SymbolicInterpretation(ElementwiseInterpretation):
     }
 
     def constant(self, value: int | Fraction | bool) -> Scalar:
+        if isinstance(value, Undefined):
+            return sympy.nan
         if isinstance(value, bool):
             return sympy.true if value else sympy.false
         if isinstance(value, Fraction):
@@ -114,3 +134,6 @@ class SymbolicInterpretation(ElementwiseInterpretation):
 
     def divide(self, numerator: Scalar, denominator: Scalar) -> Scalar:
         return numerator / denominator
+
+    def is_integer(self, x: Scalar) -> Scalar:
+        return IsInteger(x)

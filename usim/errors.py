@@ -27,3 +27,19 @@ class EvaluationError(UsimError):
 
 class NotExactError(EvaluationError):
     """The expression has no exact rational value (exp, an irrational root)."""
+
+
+class UndefinedError(EvaluationError):
+    """An operation outside its domain (a division by zero, the square root of a
+    negative number, ...): the program has no value at this input.
+
+    ``output`` and ``position``, when known, say which output position is
+    undefined; ``value`` is the undefined value (its reason and origin).
+    """
+
+    def __init__(self, message: str, output: str | None = None, position: int | None = None,
+                 value: object = None) -> None:
+        super().__init__(message)
+        self.output = output
+        self.position = position
+        self.value = value
