@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from usim.encodings.layout import SequenceLayout
+from usim.errors import ShapeError
 from usim.rasp.cost import Cost, cost
 from usim.rasp.expr import (
     Constant,
@@ -42,6 +43,14 @@ class Construction:
     output_layout: SequenceLayout
     semantics: str = "rasp"
     notes: str = ""
+
+    def __post_init__(self) -> None:
+        if self.output_layout.length != self.input_layout.length:
+            raise ShapeError(
+                f"{self.name}: the output layout ({self.output_layout.describe()}) needs "
+                f"{self.output_layout.length} positions, but the program's sequence has "
+                f"{self.input_layout.length} ({self.input_layout.describe()}): every output "
+                "entry must sit at a position of the sequence")
 
     @property
     def cost(self) -> Cost:

@@ -3,7 +3,10 @@
 A difference ``got - expected`` is brought to a canonical form:
 
 1. every ``exp(u)`` becomes a fresh positive atom, one per canonical (expanded)
-   argument u; likewise every power with a non-constant exponent;
+   argument u; likewise every power ``b ** e`` with a non-constant exponent
+   becomes a fresh real atom, assumed positive only when b is evidently positive
+   (:mod:`usim.engine.signs`): a negative base to an integer exponent can be
+   negative, and an atom is assumed nothing that does not hold for it;
 2. the result, now a rational function of symbols and atoms, is put over one
    denominator; the numerator is expanded.
 
@@ -16,6 +19,13 @@ never create one.
 
 Expressions with Piecewise, Max, Min, floor, Mod or Abs of symbolic arguments
 are not rational functions: a non-zero form there is *undecided*, not unequal.
+A floating-point number is never compared (it is not an exact number): the
+verdict is *undecided*.
+
+The verdict says "equal wherever both sides are defined": clearing
+denominators forgets where they vanish. That they never vanish where the
+preconditions hold is the separate well-definedness obligation
+(:mod:`usim.engine.definedness`).
 
 Accelerated path (measured, docs/engines.md). When python-flint is importable
 (optional extra ``fast``), :func:`compare_flint` computes the same canonical
@@ -39,6 +49,8 @@ from typing import Any, Iterator
 
 import sympy
 
+from usim.engine.signs import Sign, SignAnalysis
+
 _NON_RATIONAL = (sympy.Piecewise, sympy.Max, sympy.Min, sympy.floor, sympy.ceiling,
                  sympy.Mod, sympy.Abs, sympy.sign)
 
@@ -50,16 +62,23 @@ class Verdict(enum.Enum):
 
 
 class Atoms:
-    """Fresh positive symbols for exp(...) and symbolic powers, shared across a check."""
+    """Fresh symbols for exp(...) (positive) and symbolic powers (positive only
+    over an evidently positive base, else just real), shared across a check."""
 
     def __init__(self) -> None:
         self._table: dict[sympy.Expr, sympy.Symbol] = {}
+        self._signs = SignAnalysis()
 
-    def atom(self, kind: str, key: sympy.Expr) -> sympy.Symbol:
+    def atom(self, kind: str, key: sympy.Expr, positive: bool = True) -> sympy.Symbol:
         key = sympy.Tuple(sympy.Symbol(kind), sympy.expand(key))
         if key not in self._table:
-            self._table[key] = sympy.Symbol(f"_{kind}{len(self._table)}", positive=True)
+            assumption = {"positive": True} if positive else {"real": True}
+            self._table[key] = sympy.Symbol(f"_{kind}{len(self._table)}", **assumption)
         return self._table[key]
+
+    def _power_atom(self, e: sympy.Pow) -> sympy.Symbol:
+        positive = self._signs.sign(e.base) is Sign.POSITIVE
+        return self.atom(f"pow_{sympy.srepr(e.base)}", self.abstract(e.exp), positive=positive)
 
     def _exp_atom(self, e: sympy.exp) -> sympy.Expr:
         """exp(u) as an atom of the canonical u; exp(-u) as 1/atom(u)."""
@@ -76,7 +95,7 @@ class Atoms:
         if any(isinstance(p, sympy.Pow) and not p.exp.is_Number for p in expr.atoms(sympy.Pow)):
             expr = expr.replace(
                 lambda e: isinstance(e, sympy.Pow) and not e.exp.is_Number,
-                lambda e: self.atom(f"pow_{sympy.srepr(e.base)}", self.abstract(e.exp)),
+                self._power_atom,
             )
         return expr
 
@@ -94,6 +113,8 @@ def compare(got: sympy.Expr, expected: sympy.Expr, atoms: Atoms | None = None) -
     undefined = (sympy.nan, sympy.zoo, sympy.oo, -sympy.oo)
     if got.has(*undefined) or expected.has(*undefined):
         return Verdict.UNDECIDED  # an undefined value is never "equal", even to itself
+    if got.has(sympy.Float) or expected.has(sympy.Float):
+        return Verdict.UNDECIDED  # not an exact number: never compared
     if got == expected:
         return Verdict.EQUAL
     if _accelerate:

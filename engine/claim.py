@@ -9,17 +9,29 @@ preconditions, the construction's output sequence equals the target sequence
 
 An obligation is discharged by engines (:mod:`usim.engine.engines`), each giving
 PROVED, REFUTED (with a counterexample, replayed) or UNKNOWN (never proved).
+Two further checks belong to every obligation:
+
+* *well-definedness* (:mod:`usim.engine.definedness`): wherever the
+  preconditions hold, every division, root and power of the construction and of
+  the target is defined. The engines prove equality wherever both sides are
+  defined; the two together are the statement.
+* *a witness* (:mod:`usim.engine.witness`): an input that meets every
+  precondition, exhibited and evaluated. Without one the statement may be
+  vacuous (its preconditions unsatisfiable), and it is reported VACUOUS, never
+  PROVED.
 """
 
 from __future__ import annotations
 
 import enum
 from dataclasses import dataclass, field
+from fractions import Fraction
 from typing import Any, Callable, Iterable, Mapping
 
 import sympy
 
 from usim.constructions.base import Construction
+from usim.errors import InputError, ShapeError, UsimError
 from usim.rasp.cost import Cost, cost
 from usim.rasp.program import Program
 
@@ -31,7 +43,42 @@ class Status(enum.Enum):
     PROVED = "PROVED"
     REFUTED = "REFUTED"
     UNKNOWN = "UNKNOWN"
+    VACUOUS = "VACUOUS"  # no input meets the preconditions (none found, or shown unsatisfiable)
     ERROR = "ERROR"  # the engines disagree, or an engine failed: a bug to report
+
+
+def combine(statuses: Iterable[Status]) -> Status:
+    """The verdict of several engines on one question.
+
+    ERROR if any failed or two disagree (PROVED and REFUTED); REFUTED if one
+    refuted (with a replayed counterexample); PROVED if one proved and none
+    refuted; UNKNOWN otherwise (no answers, timeouts, "unknown").
+    """
+    found = set(statuses)
+    if Status.ERROR in found or {Status.PROVED, Status.REFUTED} <= found:
+        return Status.ERROR
+    if Status.REFUTED in found:
+        return Status.REFUTED
+    if Status.VACUOUS in found:
+        return Status.VACUOUS
+    if Status.PROVED in found:
+        return Status.PROVED
+    return Status.UNKNOWN
+
+
+def claim_status(statuses: Iterable[Status]) -> Status:
+    """A claim's verdict from its obligations': ERROR, REFUTED or VACUOUS if any
+    obligation is (in that order), PROVED if all are, UNKNOWN otherwise (and for
+    a claim with no obligation)."""
+    statuses = list(statuses)
+    if not statuses:
+        return Status.UNKNOWN
+    for worst in (Status.ERROR, Status.REFUTED, Status.VACUOUS):
+        if worst in statuses:
+            return worst
+    if all(s is Status.PROVED for s in statuses):
+        return Status.PROVED
+    return Status.UNKNOWN
 
 
 @dataclass(frozen=True)
@@ -63,6 +110,20 @@ class Obligation:
     reference: Construction | None = None
     mutant: str | None = None
     cost_of: Program | None = None  # the program whose cost the claim is about, if not this one
+
+    def __post_init__(self) -> None:
+        construction = self.construction
+        names = [name for name, _ in construction.program.outputs]
+        if self.output is not None and self.output not in names:
+            raise ShapeError(f"{self.claim_id} {self.label}: the program {construction.program.name} has no "
+                             f"output {self.output!r} (outputs: {', '.join(names)})")
+        if self.domain not in ("real", "integer"):
+            raise UsimError(f"{self.claim_id}: the domain must be 'real' or 'integer', not {self.domain!r}")
+        if self.values is not None:
+            for v in self.values:
+                if isinstance(v, float) or not isinstance(v, (int, Fraction)):
+                    raise InputError(f"{self.claim_id}: the finite domain holds {v!r}; give exact "
+                                     "numbers (int or Fraction)")
 
     @property
     def claimed_cost(self) -> Cost:
@@ -160,51 +221,101 @@ class Counterexample:
 
 
 @dataclass(frozen=True)
+class Witness:
+    """An input that meets every precondition, and what the construction gives there."""
+
+    inputs: Mapping[str, list[list[str]]]
+    found_by: str  # "random search" or "z3 model"
+    evaluation: str  # "exact", "numeric (50 digits)", or why it is undefined there
+
+    def describe(self) -> str:
+        rows = [f"{name} = [" + "; ".join(", ".join(r) for r in m) + "]" for name, m in self.inputs.items()]
+        return f"{' '.join(rows)} (found by {self.found_by}; evaluated: {self.evaluation})"
+
+    def as_dict(self) -> dict:
+        return {"inputs": dict(self.inputs), "found_by": self.found_by, "evaluation": self.evaluation}
+
+
+@dataclass(frozen=True)
 class EngineResult:
     engine: str
     status: Status
     seconds: float
     detail: str = ""
     counterexample: Counterexample | None = None
+    witness: Witness | None = None
 
     def as_dict(self) -> dict:
-        return {
+        out = {
             "engine": self.engine,
             "status": self.status.value,
             "seconds": round(self.seconds, 4),
             "detail": self.detail,
             "counterexample": self.counterexample.as_dict() if self.counterexample else None,
         }
+        if self.witness is not None:
+            out["witness"] = self.witness.as_dict()
+        return out
 
 
 @dataclass(frozen=True)
 class ObligationResult:
+    """Every verdict on one obligation: the engines' on equality, the
+    well-definedness check's, and the witness search's.
+
+    ``definedness`` and ``witness`` are None only where they were not run; the
+    obligation is then never PROVED.
+    """
+
     claim_id: str
     shape: Shape
     results: tuple[EngineResult, ...]
     mutant: str | None = None
+    definedness: EngineResult | None = None
+    witness: EngineResult | None = None
+    fingerprint: str | None = None
 
     @property
     def label(self) -> str:
         return "x".join(str(d) for d in self.shape)
 
     @property
+    def equality_status(self) -> Status:
+        """The engines' verdict on "equal wherever both sides are defined"."""
+        return combine(r.status for r in self.results)
+
+    @property
+    def definedness_status(self) -> Status:
+        return self.definedness.status if self.definedness is not None else Status.UNKNOWN
+
+    @property
+    def witness_status(self) -> Status:
+        return self.witness.status if self.witness is not None else Status.UNKNOWN
+
+    @property
     def status(self) -> Status:
-        """PROVED if some engine proved it and none refuted it; REFUTED if some
-        engine refuted it (with a confirmed counterexample) and none proved it;
-        ERROR if engines disagree or failed; UNKNOWN otherwise."""
-        statuses = {r.status for r in self.results}
-        if Status.ERROR in statuses or {Status.PROVED, Status.REFUTED} <= statuses:
+        """The verdict on the whole statement.
+
+        ERROR if an engine failed or two disagree; REFUTED if equality or
+        definedness is refuted (a replayed counterexample); VACUOUS if no input
+        meets the preconditions; PROVED only if equality and definedness are
+        both proved and a witness was exhibited; UNKNOWN otherwise.
+        """
+        equality, definedness = self.equality_status, self.definedness_status
+        if Status.ERROR in (equality, definedness, self.witness_status):
             return Status.ERROR
-        if Status.REFUTED in statuses:
+        if Status.REFUTED in (equality, definedness):
             return Status.REFUTED
-        if Status.PROVED in statuses:
+        if self.witness_status is Status.VACUOUS:
+            return Status.VACUOUS
+        if equality is Status.PROVED and definedness is Status.PROVED and self.witness_status is Status.PROVED:
             return Status.PROVED
         return Status.UNKNOWN
 
     @property
     def counterexample(self) -> Counterexample | None:
-        for r in self.results:
+        checks = list(self.results) + ([self.definedness] if self.definedness is not None else [])
+        for r in checks:
             if r.counterexample is not None:
                 return r.counterexample
         return None
@@ -214,6 +325,10 @@ class ObligationResult:
             "claim": self.claim_id,
             "shape": list(self.shape),
             "mutant": self.mutant,
+            "fingerprint": self.fingerprint,
             "status": self.status.value,
+            "equality": self.equality_status.value,
             "engines": [r.as_dict() for r in self.results],
+            "definedness": self.definedness.as_dict() if self.definedness is not None else None,
+            "witness": self.witness.as_dict() if self.witness is not None else None,
         }

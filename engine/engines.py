@@ -41,9 +41,11 @@ from __future__ import annotations
 
 import importlib.util
 import itertools
+import json
 import subprocess
 import sys
 import time
+from dataclasses import dataclass
 from fractions import Fraction
 from typing import Callable
 
@@ -52,9 +54,9 @@ import z3
 
 from usim.encodings.evaluate import EXACT
 from usim.encodings.smt import SmtInterpretation, real
-from usim.encodings.symbolic import SymbolicInterpretation
+from usim.encodings.symbolic import IsInteger, SymbolicInterpretation
 from usim.engine.canonical import Atoms, Verdict, compare
-from usim.engine.claim import EngineResult, Obligation, Status
+from usim.engine.claim import Counterexample, EngineResult, Obligation, Status
 from usim.engine.replay import (
     entry_names,
     expected_sequence,
@@ -64,8 +66,9 @@ from usim.engine.replay import (
     search_witness,
     symbol_matrices,
 )
-from usim.engine.translate import TranslationError, to_z3
-from usim.errors import EvaluationError, NotExactError
+from usim.engine.translate import TranslationError, model_point, to_z3
+from usim.encodings.domain import Undefined
+from usim.errors import EvaluationError, NotExactError, UndefinedError
 
 EXHAUSTIVE_LIMIT = 20_000
 
@@ -84,12 +87,24 @@ class _Clock:
         return self.elapsed > self.timeout
 
 
-def _refuted_or_unknown(engine: str, ob: Obligation, clock: _Clock, reason: str) -> EngineResult:
+Z3_SEARCH_SECONDS = 10.0
+
+
+def _refuted_or_unknown(engine: str, ob: Obligation, clock: _Clock, reason: str,
+                        use_z3: bool = True) -> EngineResult:
+    """After "not proved": a replayed counterexample from random inputs or from a
+    z3 model (within the time left, at most Z3_SEARCH_SECONDS), else UNKNOWN."""
     witness = search_witness(ob)
     if witness is not None:
         return EngineResult(engine, Status.REFUTED, clock.elapsed, reason, witness)
+    budget = min(Z3_SEARCH_SECONDS, clock.timeout - clock.elapsed)
+    if use_z3 and budget > 0:
+        witness = z3_counterexample(ob, budget)
+        if witness is not None:
+            return EngineResult(engine, Status.REFUTED, clock.elapsed, reason + " (z3 model replayed)", witness)
+    searched = "200 random points" + (" and a z3 model" if use_z3 and budget > 0 else "")
     return EngineResult(engine, Status.UNKNOWN, clock.elapsed,
-                        reason + "; no counterexample found at 200 random points")
+                        reason + f"; no counterexample found ({searched})")
 
 
 def check_sympy(ob: Obligation, timeout: float) -> EngineResult:
@@ -120,21 +135,18 @@ def check_sympy(ob: Obligation, timeout: float) -> EngineResult:
                         f"{len(got)} positions equal as canonical forms")
 
 
-def _model_point(ob: Obligation, model: z3.ModelRef, consts: dict[str, z3.ExprRef]) -> dict[str, Fraction]:
-    point = {}
-    for name, c in consts.items():
-        v = model.eval(c, model_completion=True)
-        if isinstance(v, z3.IntNumRef):
-            point[name] = Fraction(v.as_long())
-        elif isinstance(v, z3.RatNumRef):
-            point[name] = v.as_fraction()
-        else:  # an algebraic number: a close rational (replay decides)
-            point[name] = Fraction(v.approx(30).as_fraction())
-    return point
+@dataclass
+class _Z3Problem:
+    """An obligation in z3: one "this position differs" per position that does
+    not simplify away, and the assumptions (facts, preconditions, finite domain)."""
+
+    consts: dict[str, z3.ExprRef]
+    differences: list[tuple[int, z3.BoolRef]]
+    base: list[z3.BoolRef]
 
 
-def check_z3(ob: Obligation, timeout: float) -> EngineResult:
-    clock = _Clock(timeout)
+def _z3_problem(ob: Obligation, clock: _Clock | None = None) -> _Z3Problem:
+    """Raises TranslationError when the target cannot be stated, TimeoutError on the clock."""
     layout = ob.construction.input_layout
     make = z3.Int if ob.domain == "integer" else z3.Real
     consts = {name: make(name) for name in entry_names(layout) if not name.startswith("padding")}
@@ -142,43 +154,72 @@ def check_z3(ob: Obligation, timeout: float) -> EngineResult:
     interp = SmtInterpretation()
     got = output_of(ob, interp, layout.encode(z3_matrices, fill=z3.IntVal(0)))
     sym_matrices = symbol_matrices(layout, ob.domain)
-    expected_sym = expected_sequence(ob, sym_matrices)
-    try:
-        expected = [to_z3(e, consts, interp) for e in expected_sym]
-        preconditions = [to_z3(r, consts, interp) for r in
-                         (ob.preconditions(
-                             {k: sympy.Matrix(v) for k, v in sym_matrices.items()})
-                          if ob.preconditions else [])]
-    except TranslationError as error:
-        return EngineResult("z3", Status.UNKNOWN, clock.elapsed, f"cannot state the target in z3: {error}")
+    expected = [to_z3(e, consts, interp) for e in expected_sequence(ob, sym_matrices)]
+    preconditions = [to_z3(r, consts, interp) for r in
+                     (ob.preconditions({k: sympy.Matrix(v) for k, v in sym_matrices.items()})
+                      if ob.preconditions else [])]
     differences = []
-    for p, (g, e) in enumerate(zip(got, expected)):
-        if clock.expired:
-            return EngineResult("z3", Status.UNKNOWN, clock.elapsed,
-                                f"timeout after {timeout:g} s while simplifying position {p}")
+    for p, (g, e) in enumerate(zip(got, expected, strict=True)):
+        if clock is not None and clock.expired:
+            raise TimeoutError(f"timeout after {clock.timeout:g} s while simplifying position {p}")
         if isinstance(g, z3.BoolRef) or isinstance(e, z3.BoolRef):
-            differences.append(g != e)
+            differences.append((p, g != e))
             continue
         if z3.is_arith(g) and z3.is_arith(e):
             d = z3.simplify(real(g) - real(e))
             if z3.is_rational_value(d) and d.as_fraction() == 0:
                 continue
-        differences.append(real(g) != real(e) if z3.is_arith(g) and z3.is_arith(e) else g != e)
+        differences.append((p, real(g) != real(e) if z3.is_arith(g) and z3.is_arith(e) else g != e))
+    base = list(interp.facts) + preconditions
+    if ob.values is not None:
+        base += [z3.Or([c == v for v in ob.values]) for c in consts.values()]
+    return _Z3Problem(consts, differences, base)
+
+
+def z3_counterexample(ob: Obligation, budget: float) -> Counterexample | None:
+    """A z3 model of "some position differs", replayed; None if there is none
+    within ``budget`` seconds (or it does not replay). Reaches differences that
+    random inputs miss (a value of exactly 12345)."""
+    deadline = time.perf_counter() + budget
+    try:
+        problem = _z3_problem(ob)
+    except (TranslationError, TimeoutError):
+        return None
+    for _, difference in problem.differences:
+        remaining = deadline - time.perf_counter()
+        if remaining <= 0:
+            return None
+        solver = z3.Solver()
+        solver.set("timeout", max(1, int(remaining * 1000)))
+        solver.add(*problem.base, difference)
+        if solver.check() == z3.sat:
+            found = replay(ob, model_point(solver.model(), problem.consts))
+            if found is not None:
+                return found
+    return None
+
+
+def check_z3(ob: Obligation, timeout: float) -> EngineResult:
+    clock = _Clock(timeout)
+    try:
+        problem = _z3_problem(ob, clock)
+    except TranslationError as error:
+        return EngineResult("z3", Status.UNKNOWN, clock.elapsed, f"cannot state the target in z3: {error}")
+    except TimeoutError as error:
+        return EngineResult("z3", Status.UNKNOWN, clock.elapsed, str(error))
+    differences = problem.differences
     if not differences:
         return EngineResult("z3", Status.PROVED, clock.elapsed, "every position simplifies to the target")
     # One query per position that does not simplify away: many small queries are
     # far easier for z3 than one disjunction over every position.
-    base = list(interp.facts) + preconditions
-    if ob.values is not None:
-        base += [z3.Or([c == v for v in ob.values]) for c in consts.values()]
-    for index, difference in enumerate(differences):
+    for index, (_, difference) in enumerate(differences):
         remaining = timeout - clock.elapsed
         if remaining <= 0:
             return EngineResult("z3", Status.UNKNOWN, clock.elapsed,
                                 f"timeout after {timeout:g} s ({index} of {len(differences)} positions proved)")
         solver = z3.Solver()
         solver.set("timeout", max(1, int(remaining * 1000)))
-        solver.add(*base)
+        solver.add(*problem.base)
         solver.add(difference)
         answer = solver.check()
         if answer == z3.unsat:
@@ -189,12 +230,13 @@ def check_z3(ob: Obligation, timeout: float) -> EngineResult:
                 reason = f"timeout after {timeout:g} s ({reason})"
             return EngineResult("z3", Status.UNKNOWN, clock.elapsed,
                                 f"z3 answered unknown at position {index}: {reason}")
-        point = _model_point(ob, solver.model(), consts)
+        point = model_point(solver.model(), problem.consts)
         witness = replay(ob, point)
         if witness is not None:
             return EngineResult("z3", Status.REFUTED, clock.elapsed, "z3 model replayed", witness)
         return _refuted_or_unknown("z3", ob, clock,
-                                   "z3's model did not replay (it may use exp as an arbitrary function)")
+                                   "z3's model did not replay (it may use exp as an arbitrary function, "
+                                   "or the construction is undefined there)", use_z3=False)
     return EngineResult("z3", Status.PROVED, clock.elapsed,
                         f"no input makes any of {len(differences)} position(s) differ (unsat each)")
 
@@ -213,7 +255,7 @@ def check_exhaustive(ob: Obligation, timeout: float) -> EngineResult:
     expected_exprs = expected_sequence(ob, sym)
     symbols = [s for row in (r for m in sym.values() for r in m) for s in row]
     evaluate_expected: Callable = sympy.lambdify(symbols, expected_exprs, modules=[{}, "sympy"])
-    checked = 0
+    checked = undefined = 0
     for values in itertools.product(ob.values, repeat=len(names)):
         if clock.expired:
             return EngineResult("exhaustive", Status.UNKNOWN, clock.elapsed,
@@ -225,21 +267,35 @@ def check_exhaustive(ob: Obligation, timeout: float) -> EngineResult:
                                          for i in range(b.shape.rows)] for b in layout.blocks})
         try:
             got = output_of(ob, EXACT, tokens)
+        except UndefinedError:  # a selector over an undefined value: the definedness check's business
+            undefined += 1
+            checked += 1
+            continue
         except (NotExactError, EvaluationError):
             return EngineResult("exhaustive", Status.UNKNOWN, clock.elapsed,
                                 "the construction has no exact value on this domain")
         expected = evaluate_expected(*[sympy.Rational(v.numerator, v.denominator) for v in point.values()])
         checked += 1
-        if any(Fraction(g) != Fraction(int(sympy.Rational(e).p), int(sympy.Rational(e).q))
-               for g, e in zip(got, expected)):
+        differs = False
+        for g, e in zip(got, expected, strict=True):
+            e = sympy.sympify(e)
+            if isinstance(g, Undefined) or not e.is_Rational:
+                undefined += 1  # equality is claimed only where both sides are defined
+                continue
+            differs = differs or Fraction(g) != Fraction(int(e.p), int(e.q))
+        if differs:
             witness = replay(ob, point)
             if witness is None:  # pragma: no cover - replay recomputes the same values
                 return EngineResult("exhaustive", Status.ERROR, clock.elapsed,
                                     "a difference did not replay: internal error")
             return EngineResult("exhaustive", Status.REFUTED, clock.elapsed,
                                 f"input {checked} of {total} differs", witness)
+    if checked == 0:
+        return EngineResult("exhaustive", Status.VACUOUS, clock.elapsed,
+                            f"none of the {total} inputs over {sorted(ob.values)} meets the preconditions")
+    note = f" ({undefined} undefined position(s) left to the definedness check)" if undefined else ""
     return EngineResult("exhaustive", Status.PROVED, clock.elapsed,
-                        f"all {checked} inputs over {sorted(ob.values)} agree")
+                        f"all {checked} inputs over {sorted(ob.values)} agree{note}")
 
 
 # -- cvc5: SMT-LIB with the real exponential, in a child process ----------------
@@ -288,8 +344,8 @@ class SmtLib:
             return self.declare(e.name)
         if isinstance(e, sympy.Rational):
             return self.number(Fraction(int(e.p), int(e.q)))
-        if isinstance(e, sympy.Float):
-            return self.number(Fraction(str(e)))
+        if isinstance(e, sympy.Float):  # not an exact number: never rounded into a proof
+            raise SmtLibError(f"the floating-point number {e} is not exact")
         body = self._compound(e)
         name = f"t{len(self.names)}"
         kind = "Bool" if isinstance(e, sympy.logic.boolalg.Boolean) else "Real"
@@ -339,11 +395,15 @@ class SmtLib:
             return f"({'and' if isinstance(e, sympy.And) else 'or'} " + " ".join(go(a) for a in e.args) + ")"
         if isinstance(e, sympy.Not):
             return f"(not {go(e.args[0])})"
+        if isinstance(e, sympy.Implies):
+            return f"(=> {go(e.args[0])} {go(e.args[1])})"
+        if isinstance(e, IsInteger):
+            return f"(is_int {go(e.args[0])})"
         raise SmtLibError(f"no SMT-LIB term for {type(e).__name__}")
 
 
 CVC5_CHILD = r"""
-import sys
+import json, sys
 try:  # die with the engine process that started us (Linux), even if it is killed
     import ctypes, signal
     ctypes.CDLL(None).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
@@ -352,6 +412,7 @@ except Exception:
 import cvc5
 tm = cvc5.TermManager()
 solver = cvc5.Solver(tm)
+solver.setOption("produce-models", "true")
 symbols = cvc5.SymbolManager(tm)
 parser = cvc5.InputParser(solver, symbols)
 parser.setStringInput(cvc5.InputLanguage.SMT_LIB_2_6, sys.stdin.read(), "obligation")
@@ -360,7 +421,14 @@ while True:
     if command.isNull():
         break
     answer = command.invoke(solver, symbols).strip()
-    if answer:
+    if answer == "sat":  # the model, as exact rationals where cvc5 has them
+        model = {}
+        for term in symbols.getDeclaredTerms():
+            value = solver.getValue(term)
+            if value.isRealValue():
+                model[str(term).strip("|")] = str(value.getRealValue())
+        print("sat " + json.dumps(model), flush=True)
+    elif answer:
         print(answer, flush=True)
 """
 
@@ -372,7 +440,8 @@ def cvc5_available() -> bool:
 def run_cvc5_script(script: str, timeout: float) -> tuple[list[str], str | None]:
     """The answers of a cvc5 child process to ``script``; killed at ``timeout``.
 
-    Returns (answers so far, None) or (answers so far, why it stopped early).
+    Returns (answers so far, None) or (answers so far, why it stopped early);
+    an answer is one line: "unsat", "unknown", or "sat" and the model as JSON.
     """
     child = subprocess.Popen([sys.executable, "-c", CVC5_CHILD], stdin=subprocess.PIPE,
                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
@@ -381,11 +450,11 @@ def run_cvc5_script(script: str, timeout: float) -> tuple[list[str], str | None]
     except subprocess.TimeoutExpired:
         child.kill()  # the child we started, by its handle
         out, _ = child.communicate()
-        return out.split(), f"timeout after {timeout:g} s (cvc5 killed)"
+        return out.splitlines(), f"timeout after {timeout:g} s (cvc5 killed)"
     if child.returncode != 0:
         last = err.strip().splitlines()[-1] if err.strip() else f"exit status {child.returncode}"
-        return out.split(), f"cvc5 failed: {last}"
-    return out.split(), None
+        return out.splitlines(), f"cvc5 failed: {last}"
+    return out.splitlines(), None
 
 
 def check_cvc5(ob: Obligation, timeout: float) -> EngineResult:
@@ -416,8 +485,16 @@ def check_cvc5(ob: Obligation, timeout: float) -> EngineResult:
     answers, stopped = run_cvc5_script("\n".join(smt.lines + checks) + "\n", timeout - clock.elapsed)
     names = entry_names(ob.construction.output_layout)
     for p, answer in enumerate(answers):
-        if answer == "sat":
-            return _refuted_or_unknown("cvc5", ob, clock, f"cvc5 answered sat at {names[p]}")
+        if answer.startswith("sat"):
+            model = json.loads(answer[3:] or "{}")
+            point = {name: Fraction(value) for name, value in model.items()}
+            if set(point) >= {n for n in entry_names(layout) if not n.startswith("padding")}:
+                witness = replay(ob, point)
+                if witness is not None:
+                    return EngineResult("cvc5", Status.REFUTED, clock.elapsed,
+                                        f"cvc5 answered sat at {names[p]}; its model replayed", witness)
+            return _refuted_or_unknown("cvc5", ob, clock,
+                                       f"cvc5 answered sat at {names[p]} (its model did not replay)")
         if answer != "unsat":
             return _refuted_or_unknown("cvc5", ob, clock, f"cvc5 answered {answer} at {names[p]}")
     if stopped is not None or len(answers) != len(checks):

@@ -14,18 +14,20 @@ from __future__ import annotations
 
 import random
 import zlib
+from dataclasses import dataclass
 from fractions import Fraction
-from typing import Any, Mapping, Sequence
+from typing import Any, Callable, Mapping, Sequence
 
 import numpy as np
 import sympy
 
-from usim.encodings.evaluate import EXACT, evaluate, evaluate_all
+from usim.encodings.domain import Undefined
+from usim.encodings.evaluate import EXACT, evaluate_all, evaluate_sops
 from usim.encodings.layout import SequenceLayout
 from usim.encodings.numeric import NumericInterpretation
 from usim.encodings.symbolic import SymbolicInterpretation
 from usim.engine.claim import Counterexample, Obligation
-from usim.errors import EvaluationError, NotExactError
+from usim.errors import EvaluationError, NotExactError, UndefinedError
 from usim.rasp.expr import SOp
 from usim.rasp.printing import expression
 
@@ -57,9 +59,11 @@ def expected_sequence(ob: Obligation, matrices: Mapping[str, Any]) -> list[Any]:
 
 
 def output_of(ob: Obligation, interp, tokens: Sequence[Any]) -> list[Any]:
-    outputs = evaluate(ob.construction.program, interp, tokens)
+    """The obligation's output sequence in ``interp``. In the exact
+    interpretation an undefined position holds an :class:`Undefined` value
+    (it is not raised: the caller says what an undefined position means)."""
     sop = dict(ob.construction.program.outputs)[ob.output_name]
-    value = outputs[ob.output_name]
+    value = evaluate_sops((sop,), interp, tokens)[0]
     return interp.to_number(value) if sop.is_bool else value
 
 
@@ -69,6 +73,8 @@ def _matrices(layout: SequenceLayout, point: Mapping[str, Any]) -> dict[str, lis
 
 
 def _show(x: Any) -> str:
+    if isinstance(x, Undefined):
+        return str(x)
     if isinstance(x, Fraction):
         return str(x)
     if isinstance(x, sympy.Basic) and not x.is_Rational:
@@ -76,64 +82,169 @@ def _show(x: Any) -> str:
     return str(x)
 
 
+def _rational_matrices(layout: SequenceLayout, point: Mapping[str, Any]) -> dict[str, sympy.Matrix]:
+    return {k: sympy.Matrix([[sympy.Rational(x.numerator, x.denominator) for x in row] for row in v])
+            for k, v in _matrices(layout, point).items()}
+
+
 def preconditions_hold(ob: Obligation, point: Mapping[str, Any]) -> bool:
+    """Every precondition is defined and true at ``point`` (exactly)."""
     if ob.preconditions is None:
         return True
-    matrices = {k: sympy.Matrix([[sympy.Rational(x) for x in row] for row in v])
-                for k, v in _matrices(ob.construction.input_layout, point).items()}
-    for relation in ob.preconditions(matrices):
-        if sympy.sympify(relation) is not sympy.true:
-            return False
-    return True
+    matrices = _rational_matrices(ob.construction.input_layout, {k: Fraction(v) for k, v in point.items()})
+    try:
+        relations = ob.preconditions(matrices)
+        return all(sympy.sympify(r) is sympy.true for r in relations)
+    except (TypeError, ValueError, ArithmeticError):  # e.g. a comparison with zoo: not met
+        return False
 
 
-def replay(ob: Obligation, point: Mapping[str, Any]) -> Counterexample | None:
-    """A confirmed counterexample at ``point`` (input name -> rational), or None."""
+def _undefined_number(x: sympy.Basic) -> bool:
+    """A sympy value at a rational point that is not a finite real number."""
+    if x is sympy.true or x is sympy.false:
+        return False
+    if x.has(sympy.nan, sympy.zoo, sympy.oo, -sympy.oo):
+        return True
+    return x.is_extended_real is False or x.is_finite is False or x.is_real is False
+
+
+@dataclass(frozen=True)
+class Evaluation:
+    """Construction and target at one input that meets the preconditions.
+
+    ``got`` and ``expected`` hold, position by position, an exact value (a
+    Fraction, or a sympy number evaluated to 50 digits where the exact
+    interpretation has none) or an :class:`Undefined`.
+    """
+
+    tokens: tuple[Fraction, ...]
+    matrices: Mapping[str, list[list[Fraction]]]
+    got: tuple[Any, ...]
+    expected: tuple[Any, ...]
+    mode: str  # "exact" or "numeric (50 digits)"
+
+    def undefined(self) -> tuple[int, str, Undefined] | None:
+        """The first position where a side is undefined: (position, side, value)."""
+        for p, (g, e) in enumerate(zip(self.got, self.expected)):
+            if isinstance(g, Undefined):
+                return p, "construction", g
+            if isinstance(e, Undefined):
+                return p, "target", e
+        return None
+
+    def differences(self) -> list[int]:
+        """Positions where both sides are defined and differ."""
+        out = []
+        for p, (g, e) in enumerate(zip(self.got, self.expected)):
+            if isinstance(g, Undefined) or isinstance(e, Undefined):
+                continue
+            if self.mode == "exact":
+                if g != e:
+                    out.append(p)
+            elif abs(g - e) > sympy.Float(10) ** (-(DIGITS - 10)) * max(1, abs(e)):
+                out.append(p)
+        return out
+
+
+def _target_at(ob: Obligation, layout: SequenceLayout, point: Mapping[str, Fraction]) -> list[Any]:
+    n = layout.length
+    try:
+        expected = expected_sequence(ob, _rational_matrices(layout, point))
+    except (TypeError, ValueError, ArithmeticError) as error:  # e.g. the inverse of a singular matrix
+        return [Undefined(f"the target cannot be evaluated here: {error}", "the target")] * n
+    out = []
+    for e in expected:
+        e = sympy.sympify(e)
+        out.append(Undefined("not a real number", f"the target ({e})") if _undefined_number(e) else e)
+    return out
+
+
+def evaluate_at(ob: Obligation, point: Mapping[str, Any]) -> Evaluation | None:
+    """Construction and target at ``point`` (input name -> rational), or None
+    where a precondition does not hold."""
     layout = ob.construction.input_layout
     point = {k: Fraction(v) for k, v in point.items()}
     if not preconditions_hold(ob, point):
         return None
     matrices = _matrices(layout, point)
     tokens = layout.encode(matrices)
-    expected = [sympy.nsimplify(e) if isinstance(e, float) else sympy.sympify(e)
-                for e in expected_sequence(ob, {k: [[sympy.Rational(x) for x in r] for r in v]
-                                                for k, v in matrices.items()})]
-    mode = "exact"
+    expected = _target_at(ob, layout, point)
     try:
         got: list[Any] = output_of(ob, EXACT, tokens)
-        if not all(e.is_Rational for e in expected):
+        if not all(isinstance(e, Undefined) or e.is_Rational for e in expected):
             raise NotExactError("the target is irrational here")
-        differs = [Fraction(int(e.p), int(e.q)) != Fraction(g) for g, e in zip(got, expected)]
+        return Evaluation(tuple(tokens), matrices, tuple(got),
+                          tuple(e if isinstance(e, Undefined) else Fraction(int(e.p), int(e.q))
+                                for e in expected), "exact")
+    except UndefinedError as error:  # a selector over an undefined value: every output undefined
+        undefined = error.value if isinstance(error.value, Undefined) else Undefined(str(error))
+        return Evaluation(tuple(tokens), matrices, (undefined,) * len(tokens), tuple(expected), "exact")
     except NotExactError:
-        mode = f"numeric ({DIGITS} digits)"
-        symbolic = SymbolicInterpretation()
-        try:
-            got_exprs = output_of(ob, symbolic, [sympy.Rational(t.numerator, t.denominator) for t in tokens])
-        except EvaluationError:
-            return None
-        got = [sympy.N(g, DIGITS) for g in got_exprs]
-        expected = [sympy.N(e, DIGITS) for e in expected]
-        differs = []
-        for g, e in zip(got, expected):
-            if not (g.is_real and e.is_real):
-                differs.append(True)
-                continue
-            differs.append(abs(g - e) > sympy.Float(10) ** (-(DIGITS - 10)) * max(1, abs(e)))
-    except (EvaluationError, ZeroDivisionError):
-        return None
-    if not any(differs):
-        return None
-    position = differs.index(True)
+        pass
+    symbolic = SymbolicInterpretation()
+    try:
+        exprs = output_of(ob, symbolic, [sympy.Rational(t.numerator, t.denominator) for t in tokens])
+    except UndefinedError as error:
+        undefined = error.value if isinstance(error.value, Undefined) else Undefined(str(error))
+        exprs = [undefined] * len(tokens)
+    got = []
+    for g in exprs:
+        if isinstance(g, Undefined):
+            got.append(g)
+            continue
+        value = sympy.N(g, DIGITS) if not isinstance(g, (bool, sympy.logic.boolalg.BooleanAtom)) else g
+        got.append(Undefined("not a real number", "the construction (numeric replay)")
+                   if _undefined_number(value) else value)
+    expected = [e if isinstance(e, Undefined) else sympy.N(e, DIGITS) for e in expected]
+    return Evaluation(tuple(tokens), matrices, tuple(got), tuple(expected), f"numeric ({DIGITS} digits)")
+
+
+def _counterexample(ob: Obligation, evaluation: Evaluation, position: int, got: Any, expected: Any,
+                    with_divergence: bool = True) -> Counterexample:
     out_names = entry_names(ob.construction.output_layout)
     return Counterexample(
-        inputs={k: [[_show(x) for x in row] for row in v] for k, v in matrices.items()},
+        inputs={k: [[_show(x) for x in row] for row in v] for k, v in evaluation.matrices.items()},
         position=position,
         entry=out_names[position],
-        expected=_show(expected[position]),
-        got=_show(got[position]),
-        replay=mode,
-        divergence=divergence(ob, tokens),
+        expected=_show(expected),
+        got=_show(got),
+        replay=evaluation.mode,
+        divergence=divergence(ob, evaluation.tokens) if with_divergence else None,
     )
+
+
+def replay(ob: Obligation, point: Mapping[str, Any]) -> Counterexample | None:
+    """A confirmed counterexample to equality at ``point``: the preconditions
+    hold, and at some position both sides are defined and differ. Else None."""
+    try:
+        evaluation = evaluate_at(ob, point)
+    except (EvaluationError, ZeroDivisionError):
+        return None
+    if evaluation is None:
+        return None
+    differences = evaluation.differences()
+    if not differences:
+        return None
+    p = differences[0]
+    return _counterexample(ob, evaluation, p, evaluation.got[p], evaluation.expected[p])
+
+
+def replay_undefined(ob: Obligation, point: Mapping[str, Any]) -> Counterexample | None:
+    """A confirmed counterexample to well-definedness at ``point``: the
+    preconditions hold, and the construction or the target is undefined at some
+    position. Else None."""
+    try:
+        evaluation = evaluate_at(ob, point)
+    except (EvaluationError, ZeroDivisionError):
+        return None
+    if evaluation is None:
+        return None
+    found = evaluation.undefined()
+    if found is None:
+        return None
+    p, _, _ = found
+    return _counterexample(ob, evaluation, p, evaluation.got[p], evaluation.expected[p],
+                           with_divergence=False)
 
 
 def divergence(ob: Obligation, tokens: Sequence[Fraction]) -> str | None:
@@ -186,11 +297,14 @@ def random_point(ob: Obligation, rng: random.Random) -> dict[str, Fraction]:
     return point
 
 
-def search_witness(ob: Obligation, tries: int = 200, seed: int = 0) -> Counterexample | None:
-    """Random points until one is a confirmed counterexample (None if none is)."""
+def search_witness(ob: Obligation, tries: int = 200, seed: int = 0,
+                   confirm: Callable[[Obligation, Mapping[str, Any]], Counterexample | None] = replay,
+                   ) -> Counterexample | None:
+    """Random points until one is a confirmed counterexample (None if none is):
+    to equality by default, to well-definedness with ``confirm=replay_undefined``."""
     rng = random.Random(zlib.crc32(repr((ob.claim_id, ob.shape, ob.mutant, seed)).encode()))
     for _ in range(tries):
-        found = replay(ob, random_point(ob, rng))
+        found = confirm(ob, random_point(ob, rng))
         if found is not None:
             return found
     return None

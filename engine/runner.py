@@ -1,33 +1,40 @@
 """Running engines over a claim's obligations: deadlines, parallelism, reports.
 
-Every (shape, engine) task of :func:`prove_claim` runs in a forked child
-process with a hard deadline: a child that overruns it is killed and its result
-is UNKNOWN (timeout); a child that crashes gives ERROR. Up to ``jobs`` children
-run at once. :func:`check_obligation` runs the engines of one obligation in
-this process (engines watch the clock themselves; z3 has its own timeout).
+Each obligation is first validated and fingerprinted (:mod:`usim.engine.statement`);
+then three kinds of task run for it: its equality engines, the
+well-definedness check (:mod:`usim.engine.definedness`) and the witness search
+(:mod:`usim.engine.witness`). Every task of :func:`prove_claim` runs in a
+forked child process with a hard deadline: a child that overruns it is killed
+and its result is UNKNOWN (timeout); a child that crashes gives ERROR. Up to
+``jobs`` children run at once. :func:`check_obligation` runs the same tasks of
+one obligation in this process (engines watch the clock themselves; z3 has its
+own timeout).
 
 The combined status of an obligation (see :class:`ObligationResult`) is PROVED
-only if an engine proved it and none refuted it; engines that disagree give
-ERROR. UNKNOWN never counts as proved.
+only if an engine proved equality and none refuted it, definedness is proved,
+and a witness was exhibited; engines that disagree give ERROR. UNKNOWN never
+counts as proved.
 """
 
 from __future__ import annotations
 
-import argparse
 import os
 import pickle
 import select
 import signal
-import sys
 import time
 from dataclasses import dataclass, field
 from typing import Callable, Iterable, Sequence
 
-import numpy as np
-import sympy
 
-from usim.engine.claim import Claim, EngineResult, Obligation, ObligationResult, Status
+from usim.engine.measure import numeric_crosscheck
+from usim.engine.claim import Claim, EngineResult, Obligation, ObligationResult, Status, claim_status
+from usim.engine.definedness import ENGINE as DEFINEDNESS
+from usim.engine.definedness import check_definedness
 from usim.engine.engines import ENGINES
+from usim.engine.statement import fingerprint
+from usim.engine.witness import ENGINE as WITNESS
+from usim.engine.witness import find_witness
 from usim.errors import UsimError
 
 DEFAULT_TIMEOUT = 60.0
@@ -43,10 +50,14 @@ def _engines_for(claim_engines: Sequence[str], ob: Obligation, requested: Sequen
     return names
 
 
+CHECKS = {DEFINEDNESS: check_definedness, WITNESS: find_witness}
+"""The checks every obligation gets besides its engines."""
+
+
 def _run_engine(name: str, ob: Obligation, timeout: float) -> EngineResult:
     start = time.perf_counter()
     try:
-        return ENGINES[name](ob, timeout)
+        return (ENGINES.get(name) or CHECKS[name])(ob, timeout)
     except UsimError as error:
         return EngineResult(name, Status.ERROR, time.perf_counter() - start, f"{type(error).__name__}: {error}")
     except RecursionError:
@@ -56,14 +67,22 @@ def _run_engine(name: str, ob: Obligation, timeout: float) -> EngineResult:
                             f"internal error: {type(error).__name__}: {error}")
 
 
+def _assemble(ob: Obligation, results: Sequence[EngineResult], print_: str | None) -> ObligationResult:
+    """One ObligationResult from the results of its tasks (engines and checks)."""
+    engines = tuple(r for r in results if r.engine not in CHECKS)
+    by_check = {r.engine: r for r in results if r.engine in CHECKS}
+    return ObligationResult(ob.claim_id, ob.shape, engines, ob.mutant, by_check.get(DEFINEDNESS),
+                            by_check.get(WITNESS), print_)
+
+
 def check_obligation(
     ob: Obligation, engines: Sequence[str] | None = None, timeout: float = DEFAULT_TIMEOUT,
     claim_engines: Sequence[str] = ("sympy", "z3"),
 ) -> ObligationResult:
-    """Run the engines on one obligation in this process."""
-    names = _engines_for(claim_engines, ob, engines)
-    results = tuple(_run_engine(name, ob, timeout) for name in names)
-    return ObligationResult(ob.claim_id, ob.shape, results, ob.mutant)
+    """Validate one obligation and run its engines and checks in this process."""
+    print_ = fingerprint(ob)
+    names = _engines_for(claim_engines, ob, engines) + list(CHECKS)
+    return _assemble(ob, [_run_engine(name, ob, timeout) for name in names], print_)
 
 
 # -- children with deadlines ---------------------------------------------------
@@ -169,16 +188,7 @@ class ClaimReport:
 
     @property
     def status(self) -> Status:
-        statuses = [r.status for r in self.results]
-        if not statuses:
-            return Status.UNKNOWN
-        if Status.ERROR in statuses:
-            return Status.ERROR
-        if Status.REFUTED in statuses:
-            return Status.REFUTED
-        if all(s is Status.PROVED for s in statuses):
-            return Status.PROVED
-        return Status.UNKNOWN
+        return claim_status(r.status for r in self.results)
 
     @property
     def mutants_refuted(self) -> bool:
@@ -190,55 +200,6 @@ class ClaimReport:
             by_mutant.setdefault(r.mutant or "?", []).append(r.status)
         return all(Status.REFUTED in s and set(s) <= {Status.REFUTED, Status.PROVED}
                    for s in by_mutant.values())
-
-
-def numeric_deviation(ob: Obligation, seed: int = 0, batch: int = 8, scale: float = 1.0,
-                      relative: bool = False) -> float:
-    """Largest |construction - target| (or that over |target| with ``relative``) on
-    random float64 inputs that meet the preconditions: cross-validation and
-    measurement only, never proof. Real inputs are drawn from N(0, scale^2)."""
-    from usim.encodings.numeric import NumericInterpretation
-    from usim.engine.replay import expected_sequence, output_of, symbol_matrices
-
-    layout = ob.construction.input_layout
-    rng = np.random.default_rng(seed)
-    if ob.values is not None:
-        pool = np.asarray([float(v) for v in ob.values])
-        draw = lambda shape: rng.choice(pool, size=shape)  # noqa: E731
-    elif ob.domain == "integer":
-        draw = lambda shape: rng.integers(-9, 10, size=shape).astype(float)  # noqa: E731
-    else:
-        draw = lambda shape: rng.normal(scale=scale, size=shape)  # noqa: E731
-    arrays = {b.name: draw((batch, b.shape.rows, b.shape.cols)) for b in layout.blocks}
-    tokens = layout.encode_numeric(arrays)
-    sym = symbol_matrices(layout, ob.domain)
-    symbols = [s for m in sym.values() for row in m for s in row]
-    f = sympy.lambdify(symbols, expected_sequence(ob, sym), modules="numpy")
-    columns = [arrays[b.name][:, i, j] for b in layout.blocks
-               for i in range(b.shape.rows) for j in range(b.shape.cols)]
-    with np.errstate(all="ignore"):
-        got = np.broadcast_to(np.asarray(output_of(ob, NumericInterpretation(), tokens), dtype=float),
-                              tokens.shape)
-        expected = np.stack([np.broadcast_to(np.asarray(v, dtype=float), (batch,)) for v in f(*columns)],
-                            axis=1)
-        valid = np.ones(batch, dtype=bool)
-        if ob.preconditions is not None:  # only inputs the claim is about (e.g. eps > 0)
-            relations = ob.preconditions({k: sympy.Matrix(v) for k, v in sym.items()})
-            for relation in relations:
-                holds = sympy.lambdify(symbols, relation, modules="numpy")(*columns)
-                valid &= np.broadcast_to(np.asarray(holds, dtype=bool), (batch,))
-        if not valid.any() or not got.size:
-            return 0.0
-        error = np.abs(got[valid] - expected[valid])
-        if relative:
-            target = np.abs(expected[valid])
-            error = np.where(target == 0, error, error / np.maximum(target, 1e-300))
-        return float(np.nanmax(error))
-
-
-def numeric_crosscheck(ob: Obligation, seed: int = 0, batch: int = 8) -> float:
-    """Largest |construction - target| on random float inputs (cross-validation only)."""
-    return numeric_deviation(ob, seed, batch)
 
 
 def prove_claim(
@@ -260,23 +221,26 @@ def prove_claim(
     costs: dict[str, dict] = {}
     crosscheck: dict[str, float] = {}
     used: list[str] = []
+    built: dict[tuple, tuple[Obligation, str]] = {}
+
+    def add(key: tuple, ob: Obligation) -> None:
+        built[key] = (ob, fingerprint(ob))  # validates the statement before anything runs
+        for name in _engines_for(claim.engines, ob, engines) + list(CHECKS):
+            if name not in CHECKS and name not in used:
+                used.append(name)
+            tasks.append((key, name, lambda ob=ob, name=name: _run_engine(name, ob, timeout)))
+
     for shape in shapes:
         ob = claim.obligation(shape)
         costs[ob.label] = ob.claimed_cost.as_dict()
         try:
             crosscheck[ob.label] = numeric_crosscheck(ob)
         except UsimError:
-            pass
-        for name in _engines_for(claim.engines, ob, engines):
-            used.append(name) if name not in used else None
-            tasks.append(((shape, None), name,
-                          lambda ob=ob, name=name: _run_engine(name, ob, timeout)))
+            pass  # no float value (e.g. an undefined or irrational constant): not measured
+        add((shape, None), ob)
         if mutants:
             for mutant_name, build in claim.mutants.items():
-                mob = build(shape)
-                for name in _engines_for(claim.engines, mob, engines):
-                    tasks.append(((shape, mutant_name), name,
-                                  lambda ob=mob, name=name: _run_engine(name, ob, timeout)))
+                add((shape, mutant_name), build(shape))
     done = [0]
 
     def on_done(key: tuple, result: EngineResult) -> None:
@@ -289,48 +253,9 @@ def prove_claim(
 
     raw = run_tasks(tasks, timeout, jobs, on_done)
     results, mutant_results = [], []
-    for shape in shapes:
-        results.append(ObligationResult(claim.id, shape, tuple(raw.get((shape, None), ()))))
-        if mutants:
-            for mutant_name in claim.mutants:
-                mutant_results.append(ObligationResult(
-                    claim.id, shape, tuple(raw.get((shape, mutant_name), ())), mutant_name))
+    for key, (ob, print_) in built.items():
+        assembled = _assemble(ob, raw.get(key, ()), print_)
+        (mutant_results if key[1] is not None else results).append(assembled)
     measures = claim.measure(max_n) if claim.measure else []
     return ClaimReport(claim, max_n, results, mutant_results, costs, crosscheck, measures,
                        time.perf_counter() - start, used)
-
-
-# -- `python -m usim.proofs.X` ---------------------------------------------------
-
-def add_prove_options(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--max-n", type=int, default=None,
-                        help="bound N: every dimension up to N (default: the claim's own)")
-    parser.add_argument("--engine", default="all",
-                        help=f"one or more of {', '.join(ENGINES)} (comma-separated), or all: "
-                        "the claim's own engines (default)")
-    parser.add_argument("--timeout", type=float, default=DEFAULT_TIMEOUT,
-                        help="seconds per obligation and engine; over it: UNKNOWN (default 60)")
-    parser.add_argument("--jobs", "-j", type=int, default=max(1, (os.cpu_count() or 1)),
-                        help="engine processes in parallel (default: the number of cores)")
-    parser.add_argument("--json", metavar="FILE", help="write a certificate (JSON) to FILE")
-    parser.add_argument("--mutants", action="store_true",
-                        help="also run the deliberately broken variants (they must be REFUTED)")
-    parser.add_argument("--quick", action="store_true",
-                        help="each claim at its representative small bound (the one CI runs) "
-                        "instead of its default bound; --max-n overrides both")
-    parser.add_argument("--quiet", "-q", action="store_true", help="no progress lines")
-
-
-def main_for(claim: Claim, argv: list[str] | None = None) -> int:
-    """Entry point of a proof script: the same options as ``usim prove``."""
-    from usim.engine.report import run_and_report
-
-    parser = argparse.ArgumentParser(prog=f"python -m usim.proofs ({claim.id})",
-                                     description=f"{claim.paper}: {claim.title}")
-    add_prove_options(parser)
-    args = parser.parse_args(argv)
-    try:
-        return run_and_report([claim], args)
-    except UsimError as error:
-        print(f"error: {error}", file=sys.stderr)
-        return 2

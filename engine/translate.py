@@ -2,7 +2,8 @@
 
 The target of a claim is written once, in sympy. The z3 engine needs it as z3
 terms over the very constants the SMT interpretation of the construction uses;
-this module translates it: symbols by name, numbers exactly, + * and integer
+this module translates it: symbols by name, rational numbers exactly (a float
+is refused: it is not an exact number), + * and integer
 powers, exp through the interpretation's uninterpreted exp (so both sides share
 the function and its positivity facts), Piecewise/Max/Min/Abs as If,
 floor/Mod with floor semantics, relations and connectives as z3 Booleans.
@@ -18,10 +19,26 @@ import sympy
 import z3
 
 from usim.encodings.smt import SmtInterpretation, real
+from usim.encodings.symbolic import IsInteger
 
 
 class TranslationError(Exception):
     pass
+
+
+def model_point(model: z3.ModelRef, consts: Mapping[str, z3.ExprRef]) -> dict[str, Fraction]:
+    """The input a z3 model gives, by name: rationals exactly, an algebraic
+    number as a close rational (only a candidate: replay decides)."""
+    point = {}
+    for name, c in consts.items():
+        v = model.eval(c, model_completion=True)
+        if isinstance(v, z3.IntNumRef):
+            point[name] = Fraction(v.as_long())
+        elif isinstance(v, z3.RatNumRef):
+            point[name] = v.as_fraction()
+        else:
+            point[name] = Fraction(v.approx(30).as_fraction())
+    return point
 
 
 def to_z3(expr: object, names: Mapping[str, z3.ExprRef], interp: SmtInterpretation) -> z3.ExprRef:
@@ -51,9 +68,8 @@ def _translate(e, go, names, interp: SmtInterpretation):
         return z3.IntVal(int(e))
     if isinstance(e, sympy.Rational):
         return z3.Q(int(e.p), int(e.q))
-    if isinstance(e, sympy.Float):
-        f = Fraction(str(e))
-        return z3.Q(f.numerator, f.denominator)
+    if isinstance(e, sympy.Float):  # a float is not an exact number: never rounded into a proof
+        raise TranslationError(f"the floating-point number {e} is not exact; write it as a Rational")
     if isinstance(e, sympy.Add):
         return z3.Sum(*[go(a) for a in e.args])
     if isinstance(e, sympy.Mul):
@@ -108,4 +124,9 @@ def _translate(e, go, names, interp: SmtInterpretation):
         return z3.Or(*[go(a) for a in e.args])
     if isinstance(e, sympy.Not):
         return z3.Not(go(e.args[0]))
+    if isinstance(e, sympy.Implies):
+        return z3.Implies(go(e.args[0]), go(e.args[1]))
+    if isinstance(e, IsInteger):
+        a = go(e.args[0])
+        return z3.BoolVal(True) if isinstance(a, z3.ArithRef) and a.is_int() else z3.IsInt(a)
     raise TranslationError(f"cannot translate {type(e).__name__} ({e}) to z3")

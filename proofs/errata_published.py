@@ -68,6 +68,6 @@ MATCH2_PUBLISHED = register(Claim(
 
 
 if __name__ == "__main__":
-    from usim.engine.runner import main_for
+    from usim.commands.prove import prove_main
 
-    sys.exit(main_for(MAXMIN_PUBLISHED))
+    sys.exit(prove_main(MAXMIN_PUBLISHED.id))

@@ -66,6 +66,6 @@ CLAIM = register(Claim(
 
 
 if __name__ == "__main__":
-    from usim.engine.runner import main_for
+    from usim.commands.prove import prove_main
 
-    sys.exit(main_for(CLAIM))
+    sys.exit(prove_main(CLAIM.id))

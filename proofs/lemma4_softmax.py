@@ -83,7 +83,7 @@ def _all_shapes(n: int) -> list[Shape]:
 def measure_paper_base(max_n: int, samples: int = 2000, seed: int = 0) -> list[str]:
     """Largest relative deviation of the 2.718 program from exact softmax (numeric):
     the exact claim's obligation, with the published program in its place."""
-    from usim.engine.runner import numeric_deviation
+    from usim.engine.measure import numeric_deviation
 
     worst, where = 0.0, ""
     bound = min(max_n, 6)
@@ -136,6 +136,6 @@ PAPER_CLAIM = register(Claim(
 
 
 if __name__ == "__main__":
-    from usim.engine.runner import main_for
+    from usim.commands.prove import prove_main
 
-    sys.exit(main_for(CLAIM))
+    sys.exit(prove_main(CLAIM.id))

@@ -97,12 +97,6 @@ CLAIM_EXP = _claim("performer_exp", "exp", ("sympy", "z3"),
 
 
 if __name__ == "__main__":
-    import argparse
+    from usim.commands.prove import prove_main
 
-    from usim.engine.report import run_and_report
-    from usim.engine.runner import add_prove_options
-
-    parser = argparse.ArgumentParser(prog="python -m usim.proofs.performer",
-                                     description="kernelised linear attention")
-    add_prove_options(parser)
-    sys.exit(run_and_report([CLAIM, CLAIM_EXP], parser.parse_args()))
+    sys.exit(prove_main(CLAIM.id, CLAIM_EXP.id))

@@ -202,12 +202,6 @@ CLAIMS = [SOFT_FROM_HARD, SOFTMAX_PUBLISHED_AHAT, MATMUL_PUBLISHED_AHAT, SOFTMAX
 
 
 if __name__ == "__main__":
-    import argparse
+    from usim.commands.prove import prove_main
 
-    from usim.engine.report import run_and_report
-    from usim.engine.runner import add_prove_options
-
-    parser = argparse.ArgumentParser(prog="python -m usim.proofs.soft_from_hard",
-                                     description="soft attention from average-hard attention")
-    add_prove_options(parser)
-    sys.exit(run_and_report(CLAIMS, parser.parse_args()))
+    sys.exit(prove_main(*(claim.id for claim in CLAIMS)))

@@ -28,7 +28,6 @@ def test_both_engines_prove_the_lemmas(claim_id, shape):
 MUTANT_CASES = [
     ("lemma3", "swapped-index", (2, 3)),
     ("lemma3", "off-by-one", (3, 3)),
-    ("lemma4", "row-left-out", (2, 2)),
     ("lemma4", "missing-factor-c", (2, 3)),
     ("lemma4", "wrong-default", (2, 2)),
     ("lemma5", "missing-factor-k", (2, 2, 2)),
@@ -47,6 +46,17 @@ def test_each_engine_refutes_broken_constructions_with_a_replayed_counterexample
     assert cx is not None and cx.replay in ("exact", "numeric (50 digits)")
     assert cx.expected != cx.got
     assert 0 <= cx.position < ob.construction.output_layout.length
+
+
+def test_a_softmax_that_leaves_a_row_out_of_its_sum_is_refuted_as_undefined():
+    """Row 1's denominator is then 0: the engines prove equality wherever both
+    sides are defined, and the definedness check refutes it with the input."""
+    ob = get("lemma4").mutants["row-left-out"]((2, 2))
+    result = check_obligation(ob, ENGINES, timeout=60)
+    assert result.status is Status.REFUTED
+    assert result.definedness.status is Status.REFUTED
+    cx = result.definedness.counterexample
+    assert cx.got.startswith("undefined (division by zero") and cx.entry.startswith("softmax(S)[1,")
 
 
 def test_a_counterexample_names_where_the_broken_program_first_diverges():
@@ -101,8 +111,12 @@ def test_engines_that_disagree_are_an_internal_error():
     proved = EngineResult("sympy", Status.PROVED, 0.0)
     refuted = EngineResult("z3", Status.REFUTED, 0.0)
     unknown = EngineResult("z3", Status.UNKNOWN, 0.0)
-    assert ObligationResult("x", (1,), (proved, refuted)).status is Status.ERROR
-    assert ObligationResult("x", (1,), (proved, unknown)).status is Status.PROVED
+    defined = EngineResult("definedness", Status.PROVED, 0.0)
+    witness = EngineResult("witness", Status.PROVED, 0.0)
+    assert ObligationResult("x", (1,), (proved, refuted), None, defined, witness).status is Status.ERROR
+    assert ObligationResult("x", (1,), (proved, unknown), None, defined, witness).status is Status.PROVED
+    # without the definedness check and a witness, nothing is PROVED
+    assert ObligationResult("x", (1,), (proved, unknown)).status is Status.UNKNOWN
     assert ObligationResult("x", (1,), (unknown, unknown)).status is Status.UNKNOWN
 
 

@@ -246,24 +246,33 @@ def test_without_matplotlib_says_how_to_install(tmp_path, capsys, monkeypatch):
 
 
 def _certificate(claim, statuses: dict[str, str], cost=None) -> dict:
-    """A certificate as `usim prove --json` writes it (engine/report.py's keys)."""
-    return {
-        "usim_certificate": 1,
+    """A certificate as `usim prove --json` writes it (usim.engine.certificate),
+    sealed with its digest, its statuses as its engines' verdicts make them."""
+    from usim.engine.certificate import VERSION, digest
+
+    check = lambda name: {"engine": name, "status": "PROVED", "seconds": 0.0, "detail": ""}  # noqa: E731
+    cert = {
+        "usim_certificate": VERSION,
         "claim": {"id": claim.id, "paper": claim.paper, "title": claim.title, "statement": claim.statement},
+        "source": {"kind": "claim"},
         "bound": 2,
         "status": "REFUTED" if "REFUTED" in statuses.values() else "PROVED",
         "obligations": [
             {"claim": claim.id, "shape": [int(d) for d in label.split("x")], "mutant": None,
              "status": status, "label": label,
              "engines": [{"engine": "z3", "status": status, "seconds": 0.1, "detail": "",
-                          "counterexample": None}]}
+                          "counterexample": None}],
+             "definedness": check("definedness"), "witness": check("witness")}
             for label, status in statuses.items()],
         "mutants": [{"claim": claim.id, "shape": [2, 2], "mutant": "off-by-one", "status": "REFUTED",
-                     "engines": []}],
+                     "engines": [{"engine": "z3", "status": "REFUTED", "seconds": 0.1, "detail": ""}],
+                     "definedness": check("definedness"), "witness": check("witness")}],
         "cost": cost or {},
         "versions": {"usim": "0.1.0"},
         "commit": "abc123",
     }
+    cert["digest"] = digest(cert)
+    return cert
 
 
 def test_certificate_status_is_shown_as_written(tmp_path):
@@ -297,6 +306,24 @@ def test_a_certificate_with_another_cost_is_flagged(tmp_path):
     assert "**Warning:** the certificate records the cost" in page
 
 
+def test_a_certificate_for_another_claim_is_refused(tmp_path, capsys):
+    path = tmp_path / "cert.json"
+    path.write_text(json.dumps(_certificate(get("lemma5"), {"1x1x1": "PROVED"})))
+    code, captured = _run(["show", "lemma3", "--shape", "2x2", "--out", str(tmp_path / "o"),
+                           "--certificate", str(path)], capsys)
+    assert code == 2 and "not 'lemma3'" in captured.err
+
+
+def test_an_edited_certificate_is_refused(tmp_path, capsys):
+    data = _certificate(get("lemma3"), {"1x1": "PROVED", "2x2": "REFUTED"})
+    data["obligations"][1]["status"] = "PROVED"
+    path = tmp_path / "cert.json"
+    path.write_text(json.dumps(data))
+    code, captured = _run(["show", "lemma3", "--shape", "2x2", "--out", str(tmp_path / "o"),
+                           "--certificate", str(path)], capsys)
+    assert code == 2 and "edited" in captured.err
+
+
 def test_a_real_certificate_is_read(tmp_path, capsys):
     cert = tmp_path / "lemma3.json"
     assert main(["prove", "lemma3", "--max-n", "1", "--json", str(cert)]) == 0
@@ -307,7 +334,7 @@ def test_a_real_certificate_is_read(tmp_path, capsys):
 
 @pytest.mark.parametrize("content, message", [
     ("{not json", "not JSON"),
-    ('{"usim_certificate": 1, "claim": {"id": "lemma5"}}', "not 'lemma3'"),
+    ('{"usim_certificate": 1, "claim": {"id": "lemma5"}}', "version 1 certificate"),
     ('[1, 2]', "not a usim certificate"),
 ])
 def test_bad_certificates_exit_2(content, message, tmp_path, capsys):

@@ -14,7 +14,7 @@ import sys
 from usim import __version__
 from usim.errors import UsimError
 
-COMMANDS = ("run", "prove", "report", "check", "show", "simulate")
+COMMANDS = ("run", "prove", "report", "verify", "check", "show", "simulate")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -26,13 +26,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"usim {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name in COMMANDS:
-        try:
-            module = importlib.import_module(f"usim.commands.{name}")
-        except ModuleNotFoundError as error:
-            if error.name == f"usim.commands.{name}":
-                continue  # not built yet
-            raise
-        module.register(sub)
+        importlib.import_module(f"usim.commands.{name}").register(sub)
     return parser
 
 

@@ -1,13 +1,51 @@
-"""``usim prove CLAIM|all [--max-n N] [--engine E] [--timeout S] [--jobs J] [--json FILE]``."""
+"""``usim prove CLAIM... | all [--max-n N] [--engine E] [--timeout S] [--jobs J] [--json FILE]``.
+
+Every option is checked before anything runs (a bad one is one line and exit
+status 2): the timeout is a finite positive number of seconds, the jobs a
+positive count, the bound at least 1 and at most :data:`MAX_BOUND` (beyond it
+the shapes alone would not fit in memory, let alone their proofs), the
+certificate's folder exists and the path is not a folder.
+"""
 
 from __future__ import annotations
 
 import argparse
+import json
+import math
+import os
+import sys
+from pathlib import Path
 
+from usim.engine.certificate import bundle, certificate
+from usim.engine.claim import Claim
+from usim.engine.engines import ENGINES
 from usim.engine.registry import all_claims, get
-from usim.engine.report import run_and_report, table
-from usim.engine.runner import add_prove_options
+from usim.engine.runner import DEFAULT_TIMEOUT, prove_claim
 from usim.errors import UsimError
+from usim.render import SUMMARY_HEADER, describe_failures, summary_row, table, verdict
+
+MAX_BOUND = 64
+"""The largest --max-n accepted: U at N = 64 is already a program over tens of
+thousands of positions, and the shapes of a claim grow like N^3."""
+
+
+def add_prove_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--max-n", type=int, default=None,
+                        help=f"bound N: every dimension up to N (default: the claim's own; at most {MAX_BOUND})")
+    parser.add_argument("--engine", default="all",
+                        help=f"one or more of {', '.join(ENGINES)} (comma-separated), or all: "
+                        "the claim's own engines (default)")
+    parser.add_argument("--timeout", type=float, default=DEFAULT_TIMEOUT,
+                        help="seconds per obligation and engine; over it: UNKNOWN (default 60)")
+    parser.add_argument("--jobs", "-j", type=int, default=max(1, (os.cpu_count() or 1)),
+                        help="engine processes in parallel (default: the number of cores)")
+    parser.add_argument("--json", metavar="FILE", help="write a certificate (JSON) to FILE")
+    parser.add_argument("--mutants", action="store_true",
+                        help="also run the deliberately broken variants (they must be REFUTED)")
+    parser.add_argument("--quick", action="store_true",
+                        help="each claim at its representative small bound (the one CI runs) "
+                        "instead of its default bound; --max-n overrides both")
+    parser.add_argument("--quiet", "-q", action="store_true", help="no progress lines")
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -15,22 +53,100 @@ def register(sub: argparse._SubParsersAction) -> None:
         "prove",
         help="prove a claim of the paper for every shape up to a bound",
         description="Prove a claim for every shape up to N: each obligation is discharged by "
-        "the claim's engines (sympy canonical forms, z3; exhaustive for finite domains). "
+        "the claim's engines (sympy canonical forms, z3; exhaustive for finite domains), its "
+        "well-definedness is checked, and an input meeting its preconditions is exhibited. "
         "Prints progress, a closing table and, for anything not proved, the reason or a "
-        "replayed counterexample. Exit status 0 only if every obligation is PROVED.",
+        "replayed counterexample. Exit status 0 only if every claim has its expected outcome "
+        "(PROVED, or REFUTED for a construction as published that is wrong); 2 for a bad option.",
     )
-    parser.add_argument("claim", nargs="?", help="a claim id (see --list), or 'all'")
+    parser.add_argument("claim", nargs="*", help="claim ids (see --list), or 'all'")
     parser.add_argument("--list", action="store_true", help="list every claim and exit")
     add_prove_options(parser)
     parser.set_defaults(func=run)
 
 
+def engines_option(text: str | None) -> list[str] | None:
+    """The engines asked for, or None for each claim's own."""
+    if text in (None, "all"):
+        return None
+    names = [e.strip() for e in text.split(",") if e.strip()]
+    unknown = [e for e in names if e not in ENGINES]
+    if unknown or not names:
+        raise UsimError(f"no engine {(unknown or [text])[0]!r}; engines: {', '.join(ENGINES)}")
+    return names
+
+
+def check_options(args: argparse.Namespace) -> None:
+    """Refuse a bad option before any work is done."""
+    if not math.isfinite(args.timeout) or args.timeout <= 0:
+        raise UsimError(f"--timeout must be a positive number of seconds, not {args.timeout:g}")
+    if args.jobs < 1:
+        raise UsimError(f"--jobs must be at least 1, not {args.jobs}")
+    if args.max_n is not None and not 1 <= args.max_n <= MAX_BOUND:
+        raise UsimError(f"--max-n must be between 1 and {MAX_BOUND}, not {args.max_n}")
+    if args.json:
+        check_writable(args.json, "--json")
+
+
+def check_writable(path: str, option: str) -> None:
+    """The file can be written: its folder exists and it is not itself a folder."""
+    target = Path(path)
+    if target.is_dir():
+        raise UsimError(f"{option} {path} is a folder; give a file name")
+    folder = target.parent if str(target.parent) else Path(".")
+    if not folder.is_dir():
+        raise UsimError(f"{option} {path}: the folder {folder} does not exist")
+    if not os.access(folder, os.W_OK):
+        raise UsimError(f"{option} {path}: the folder {folder} is not writable")
+
+
+def claims_named(names: list[str]) -> list[Claim]:
+    if not names:
+        raise UsimError("name a claim (usim prove --list shows them) or 'all'")
+    if "all" in names:
+        return all_claims()
+    return [get(name) for name in dict.fromkeys(names)]
+
+
 def run(args: argparse.Namespace) -> int:
     if args.list:
-        rows = [[c.id, c.paper, c.title] for c in all_claims()]
-        print(table(rows, ["claim", "paper", "statement"]))
+        print(table([[c.id, c.paper, c.title] for c in all_claims()], ["claim", "paper", "statement"]))
         return 0
-    if not args.claim:
-        raise UsimError("name a claim (usim prove --list shows them) or 'all'")
-    claims = all_claims() if args.claim == "all" else [get(args.claim)]
-    return run_and_report(claims, args)
+    claims = claims_named(args.claim)
+    engines = engines_option(args.engine)
+    check_options(args)
+    show = (lambda line: print(line, file=sys.stderr, flush=True)) if not args.quiet else None
+    reports = []
+    for claim in claims:
+        max_n = args.max_n or (claim.ci_max_n if args.quick else claim.default_max_n)
+        if show:
+            show(f"{claim.id} ({claim.paper}): {claim.title}; bound N={max_n}")
+        reports.append(prove_claim(claim, max_n, engines, args.timeout, args.jobs,
+                                   mutants=args.mutants, progress=show))
+    print(table([summary_row(r) for r in reports], SUMMARY_HEADER))
+    for report in reports:
+        notes = describe_failures(report) + [f"  {m}" for m in report.measures]
+        if notes:
+            print(f"\n{report.claim.id}:")
+            print("\n".join(notes))
+        print(f"\n{report.claim.id}: {verdict(report)}")
+    if args.json:
+        data = bundle([certificate(r, args.timeout) for r in reports])
+        try:
+            Path(args.json).write_text(json.dumps(data, indent=2) + "\n")
+        except OSError as error:
+            raise UsimError(f"cannot write the certificate to {args.json}: {error.strerror}") from None
+        print(f"certificate written to {args.json}")
+    ok = all(r.status is r.claim.expected for r in reports)
+    if args.mutants:
+        ok = ok and all(r.mutants_refuted for r in reports)
+    return 0 if ok else 1
+
+
+def prove_main(*claim_ids: str) -> int:
+    """A proof script run as ``python -m usim.proofs.X``: ``usim prove`` of its claims,
+    with the same options."""
+    from usim.cli import main
+
+    return main(["prove", *claim_ids, *sys.argv[1:]])
+

@@ -1,10 +1,10 @@
 """Reading a proof certificate (``usim prove CLAIM --json FILE``) for the page.
 
-The page shows the status of every shape exactly as the certificate states it:
-nothing is inferred, a missing or unreadable status is shown as UNKNOWN, and
-only a certificate for the claim being shown is accepted. The reader is
-defensive about the format (extra keys are ignored, missing ones noted) so that
-a certificate from an older or newer usim still renders.
+The certificate is checked as it is read (:func:`usim.engine.certificate.read_certificates`):
+one that is not a certificate, was edited after it was written, or whose
+recorded statuses are not what its own engines' verdicts say, is refused. So the
+status the page shows for a shape, as the certificate states it, is the one its
+engines gave. Only a certificate for the claim being shown is accepted.
 """
 
 from __future__ import annotations
@@ -14,10 +14,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from usim.engine.report import load_certificates
+from usim.engine.certificate import read_certificates
 from usim.errors import InputError
 
-KNOWN_STATUSES = ("PROVED", "REFUTED", "UNKNOWN", "ERROR")
+KNOWN_STATUSES = ("PROVED", "REFUTED", "UNKNOWN", "VACUOUS", "ERROR")
 
 
 @dataclass(frozen=True)
@@ -135,7 +135,7 @@ def read_certificate(path: str | Path, claim_id: str) -> Certificate:
     """The certificate at ``path``; an error if it is unreadable or for another claim."""
     path = Path(path)
     try:
-        certificates = load_certificates(str(path))  # checks it is a usim certificate
+        certificates = [c.data for c in read_certificates(str(path))]  # checked: not edited, consistent
     except (OSError, UnicodeDecodeError) as error:
         raise InputError(f"cannot read the certificate {str(path)!r}: {error}") from None
     ids = [_claim_id(c) for c in certificates]

@@ -1,0 +1,263 @@
+"""Certificates: what was proved, by what, and how to check that nobody changed it.
+
+A certificate (version 2) records one claim's run: the claim and its statement,
+the bound, every obligation with its shape, the fingerprint of what it states
+(:mod:`usim.engine.statement`), each engine's verdict, the definedness check's
+and the witness's, the counterexamples, costs and measurements, the versions
+of usim and every solver, the commit, and where the construction came from (a
+registered claim, or the embedded source of a checked listing). Its ``digest``
+is the sha256 of everything else in it, in canonical JSON.
+
+Nothing in a certificate is believed as written. :func:`read_certificates`
+refuses, with one line saying why, a file that is not a certificate, one whose
+digest does not match (edited after it was written), one whose recorded
+statuses differ from the statuses derived from its own rows (every status is
+recomputed from the engines' verdicts by the same rules the engine uses), and,
+for a registered claim, one whose obligations are not exactly the claim's
+shapes up to the recorded bound. The digest is a check of integrity, not a
+signature: anyone can recompute it. What a certificate claims is checked by
+running it again (:mod:`usim.engine.verify`).
+"""
+
+from __future__ import annotations
+
+import datetime
+import hashlib
+import json
+import platform
+import subprocess
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Iterable, Mapping
+
+from usim import __version__
+from usim.engine.claim import Claim, EngineResult, ObligationResult, Status, claim_status
+from usim.errors import UsimError
+
+VERSION = 2
+
+
+class CertificateError(UsimError):
+    """A file that is not a valid, unedited usim certificate."""
+
+
+# -- writing -----------------------------------------------------------------------
+
+def _git_commit() -> str:
+    here = Path(__file__).resolve().parent
+    try:
+        sha = subprocess.run(["git", "rev-parse", "HEAD"], cwd=here, capture_output=True,
+                             text=True, timeout=5).stdout.strip()
+        dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"], cwd=here,
+                               capture_output=True, text=True, timeout=5).stdout.strip()
+    except (OSError, subprocess.SubprocessError):
+        return "unknown"
+    if not sha:
+        return "unknown"
+    return sha + ("+modified" if dirty else "")
+
+
+def versions() -> dict[str, str]:
+    import numpy
+    import sympy
+    import z3
+
+    found = {
+        "usim": __version__,
+        "python": platform.python_version(),
+        "sympy": sympy.__version__,
+        "z3": z3.get_version_string(),
+        "numpy": numpy.__version__,
+    }
+    for optional in ("flint", "cvc5"):  # flint: canonical-form fast path; cvc5: optional engine
+        try:
+            module = __import__(optional)
+            found[optional] = str(getattr(module, "__version__", "installed"))
+        except ImportError:
+            found[optional] = "absent"
+    return found
+
+
+def digest(cert: Mapping[str, Any]) -> str:
+    """sha256 of the certificate without its digest, as canonical JSON."""
+    body = {k: v for k, v in cert.items() if k != "digest"}
+    text = json.dumps(body, sort_keys=True, separators=(",", ":"), ensure_ascii=True)
+    return "sha256:" + hashlib.sha256(text.encode()).hexdigest()
+
+
+def _row(result: ObligationResult, extra: Mapping[str, Any] | None = None) -> dict[str, Any]:
+    row = result.as_dict()
+    row["label"] = result.label
+    row.update(extra or {})
+    return row
+
+
+def certificate(report: Any, timeout: float, source: Mapping[str, Any] | None = None) -> dict[str, Any]:
+    """The certificate of a :class:`usim.engine.runner.ClaimReport`.
+
+    ``source`` says where the construction came from: by default the registered
+    claim; for a checked listing, ``{"kind": "listing", ...}`` with its text.
+    """
+    claim: Claim = report.claim
+    obligations = [_row(r, {"cost": report.costs.get(r.label),
+                            "numeric_max_error": report.crosscheck.get(r.label)})
+                   for r in report.results]
+    cert = {
+        "usim_certificate": VERSION,
+        "claim": {"id": claim.id, "paper": claim.paper, "title": claim.title,
+                  "statement": claim.statement, "semantics": claim.semantics, "notes": claim.notes,
+                  "expected": claim.expected.value},
+        "source": dict(source or {"kind": "claim"}),
+        "bound": report.max_n,
+        "status": report.status.value,
+        "engines": list(report.engines),
+        "timeout_seconds": timeout,
+        "obligations": obligations,
+        "mutants": [_row(r) for r in report.mutant_results],
+        "measures": list(report.measures),
+        "cost": report.costs,
+        "seconds": round(report.seconds, 3),
+        "versions": versions(),
+        "commit": _git_commit(),
+        "created": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
+    }
+    cert["digest"] = digest(cert)
+    return cert
+
+
+def bundle(certs: list[dict[str, Any]]) -> dict[str, Any]:
+    """One certificate as it is, several in one file."""
+    return certs[0] if len(certs) == 1 else {"usim_certificates": VERSION, "certificates": certs}
+
+
+# -- reading -----------------------------------------------------------------------
+
+def _engine_result(data: Any, where: str) -> EngineResult:
+    if not isinstance(data, dict) or not isinstance(data.get("engine"), str):
+        raise CertificateError(f"{where}: an engine entry is malformed")
+    try:
+        status = Status(data.get("status"))
+    except ValueError:
+        raise CertificateError(f"{where}: unknown status {data.get('status')!r}") from None
+    seconds = data.get("seconds", 0.0)
+    if not isinstance(seconds, (int, float)):
+        raise CertificateError(f"{where}: the time of {data['engine']} is not a number")
+    return EngineResult(data["engine"], status, float(seconds), str(data.get("detail", "")))
+
+
+def obligation_result(row: Any, claim_id: str, where: str) -> ObligationResult:
+    """An ObligationResult rebuilt from a certificate row (its statuses only)."""
+    if not isinstance(row, dict):
+        raise CertificateError(f"{where}: an obligation is not an object")
+    shape = row.get("shape")
+    if not (isinstance(shape, list) and all(isinstance(d, int) and not isinstance(d, bool) for d in shape)):
+        raise CertificateError(f"{where}: an obligation has no valid shape")
+    label = "x".join(map(str, shape))
+    at = f"{where}, shape {label}"
+    engines = row.get("engines")
+    if not isinstance(engines, list):
+        raise CertificateError(f"{at}: no list of engines")
+    checks = {}
+    for key in ("definedness", "witness"):
+        checks[key] = _engine_result(row[key], f"{at} ({key})") if row.get(key) is not None else None
+    fingerprint = row.get("fingerprint")
+    if fingerprint is not None and not isinstance(fingerprint, str):
+        raise CertificateError(f"{at}: the fingerprint is not a string")
+    return ObligationResult(claim_id, tuple(shape), tuple(_engine_result(e, at) for e in engines),
+                            row.get("mutant"), checks["definedness"], checks["witness"], fingerprint)
+
+
+@dataclass(frozen=True)
+class Certificate:
+    """A certificate that was read and checked: its data and its rows rebuilt."""
+
+    data: Mapping[str, Any]
+    obligations: tuple[ObligationResult, ...]
+    mutants: tuple[ObligationResult, ...]
+
+    @property
+    def claim_id(self) -> str:
+        return self.data["claim"]["id"]
+
+    @property
+    def status(self) -> Status:
+        return claim_status(r.status for r in self.obligations)
+
+
+def check(data: Any, where: str, claims: Mapping[str, Claim] | None = None) -> Certificate:
+    """``data`` as a checked Certificate, or CertificateError saying what is wrong."""
+    if not isinstance(data, dict) or "usim_certificate" not in data:
+        raise CertificateError(f"{where} is not a usim certificate (write one with usim prove --json)")
+    if data["usim_certificate"] != VERSION:
+        raise CertificateError(f"{where} is a version {data['usim_certificate']!r} certificate; this usim "
+                               f"reads version {VERSION} (prove the claim again to write one)")
+    if data.get("digest") != digest(data):
+        raise CertificateError(f"{where} was edited after it was written (its digest does not match)")
+    claim = data.get("claim")
+    if not isinstance(claim, dict) or not isinstance(claim.get("id"), str):
+        raise CertificateError(f"{where} names no claim")
+    claim_id = claim["id"]
+    at = f"{where} ({claim_id})"
+    rows = data.get("obligations")
+    if not isinstance(rows, list) or not rows:
+        raise CertificateError(f"{at} lists no obligation")
+    obligations = tuple(obligation_result(r, claim_id, at) for r in rows)
+    mutants = tuple(obligation_result(r, claim_id, f"{at} mutants") for r in data.get("mutants") or [])
+    for result, row in zip(obligations + mutants, list(rows) + list(data.get("mutants") or [])):
+        if row.get("status") != result.status.value:
+            raise CertificateError(
+                f"{at}, shape {result.label}{' [' + result.mutant + ']' if result.mutant else ''}: the "
+                f"recorded status {row.get('status')} is not what its engines say ({result.status.value})")
+    cert = Certificate(data, obligations, mutants)
+    if data.get("status") != cert.status.value:
+        raise CertificateError(f"{at}: the recorded status {data.get('status')} is not what its obligations "
+                               f"say ({cert.status.value})")
+    bound = data.get("bound")
+    if not isinstance(bound, int) or isinstance(bound, bool) or bound < 1:
+        raise CertificateError(f"{at}: the bound {bound!r} is not a positive integer")
+    source = data.get("source") or {}
+    registered = (claims or {}).get(claim_id)
+    if source.get("kind") == "claim":
+        if claims is not None and registered is None:
+            raise CertificateError(f"{at}: no such claim in this usim")
+        if registered is not None:
+            _check_shapes(registered, bound, obligations, at)
+    return cert
+
+
+def _check_shapes(claim: Claim, bound: int, obligations: Iterable[ObligationResult], at: str) -> None:
+    wanted = ["x".join(map(str, s)) for s in claim.shapes(bound)]
+    got = [r.label for r in obligations]
+    if sorted(wanted) != sorted(got):
+        missing = sorted(set(wanted) - set(got))
+        extra = sorted(set(got) - set(wanted))
+        detail = (f"missing {', '.join(missing[:5])}" if missing else "") + \
+                 ("; " if missing and extra else "") + (f"extra {', '.join(extra[:5])}" if extra else "")
+        raise CertificateError(f"{at}: its obligations are not the claim's shapes up to N={bound} ({detail})")
+
+
+def read_certificates(path: str, claims: Mapping[str, Claim] | None = None) -> list[Certificate]:
+    """Every certificate in the file at ``path``, each checked (see :func:`check`)."""
+    file = Path(path)
+    if file.is_dir():
+        raise CertificateError(f"{path} is a directory, not a certificate file")
+    try:
+        text = file.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise CertificateError(f"no such file: {path}") from None
+    except UnicodeDecodeError:
+        raise CertificateError(f"{path} is not a text file (a certificate is JSON)") from None
+    except OSError as error:
+        raise CertificateError(f"cannot read {path}: {error.strerror}") from None
+    if not text.strip():
+        raise CertificateError(f"{path} is empty")
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as error:
+        raise CertificateError(f"{path} is not JSON (line {error.lineno}: {error.msg}); truncated?") from None
+    if isinstance(data, dict) and "certificates" in data:
+        items = data["certificates"]
+        if not isinstance(items, list) or not items:
+            raise CertificateError(f"{path} holds no certificate")
+        return [check(c, f"{path} [{i}]", claims) for i, c in enumerate(items)]
+    return [check(data, path, claims)]

@@ -1,0 +1,64 @@
+"""Measurements in floating point: cross-validation and deviations, never proof.
+
+A claim's report carries, next to its proofs, the largest difference between
+construction and target on random float64 inputs (a cross-check that the
+numeric interpretation agrees with the exact ones), and an approximate variant
+(the paper's 2.718 for e) its measured deviation. Nothing here decides a
+verdict.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import sympy
+
+from usim.engine.claim import Obligation
+
+
+def numeric_deviation(ob: Obligation, seed: int = 0, batch: int = 8, scale: float = 1.0,
+                      relative: bool = False) -> float:
+    """Largest |construction - target| (or that over |target| with ``relative``) on
+    random float64 inputs that meet the preconditions: cross-validation and
+    measurement only, never proof. Real inputs are drawn from N(0, scale^2)."""
+    from usim.encodings.numeric import NumericInterpretation
+    from usim.engine.replay import expected_sequence, output_of, symbol_matrices
+
+    layout = ob.construction.input_layout
+    rng = np.random.default_rng(seed)
+    if ob.values is not None:
+        pool = np.asarray([float(v) for v in ob.values])
+        draw = lambda shape: rng.choice(pool, size=shape)  # noqa: E731
+    elif ob.domain == "integer":
+        draw = lambda shape: rng.integers(-9, 10, size=shape).astype(float)  # noqa: E731
+    else:
+        draw = lambda shape: rng.normal(scale=scale, size=shape)  # noqa: E731
+    arrays = {b.name: draw((batch, b.shape.rows, b.shape.cols)) for b in layout.blocks}
+    tokens = layout.encode_numeric(arrays)
+    sym = symbol_matrices(layout, ob.domain)
+    symbols = [s for m in sym.values() for row in m for s in row]
+    f = sympy.lambdify(symbols, expected_sequence(ob, sym), modules="numpy")
+    columns = [arrays[b.name][:, i, j] for b in layout.blocks
+               for i in range(b.shape.rows) for j in range(b.shape.cols)]
+    with np.errstate(all="ignore"):
+        got = np.broadcast_to(np.asarray(output_of(ob, NumericInterpretation(), tokens), dtype=float),
+                              tokens.shape)
+        expected = np.stack([np.broadcast_to(np.asarray(v, dtype=float), (batch,)) for v in f(*columns)],
+                            axis=1)
+        valid = np.ones(batch, dtype=bool)
+        if ob.preconditions is not None:  # only inputs the claim is about (e.g. eps > 0)
+            relations = ob.preconditions({k: sympy.Matrix(v) for k, v in sym.items()})
+            for relation in relations:
+                holds = sympy.lambdify(symbols, relation, modules="numpy")(*columns)
+                valid &= np.broadcast_to(np.asarray(holds, dtype=bool), (batch,))
+        if not valid.any() or not got.size:
+            return 0.0
+        error = np.abs(got[valid] - expected[valid])
+        if relative:
+            target = np.abs(expected[valid])
+            error = np.where(target == 0, error, error / np.maximum(target, 1e-300))
+        return float(np.nanmax(error))
+
+
+def numeric_crosscheck(ob: Obligation, seed: int = 0, batch: int = 8) -> float:
+    """Largest |construction - target| on random float inputs (cross-validation only)."""
+    return numeric_deviation(ob, seed, batch)

@@ -1,0 +1,95 @@
+"""What an obligation states, checked before any engine runs, and its fingerprint.
+
+:func:`validate` refuses, with one line naming the problem, an obligation whose
+statement is malformed, so that no engine ever compares the wrong things:
+
+* the target's blocks must be exactly the output layout's (names and shapes),
+  and the output layout must fit the program's sequence (checked when the
+  Construction is built): no target entry past the sequence goes uncompared;
+* the target and the preconditions hold exact numbers only: a sympy Float is
+  refused (engines would each round it their own way, and sympy folds
+  ``x + 2**-60 * x`` into ``1.0 * x`` before any engine sees it);
+* each precondition is a relation or a Boolean combination of relations.
+
+:func:`fingerprint` hashes the whole statement: the program's structure
+(:mod:`usim.rasp.fingerprint`), the layouts, the output, the target and the
+preconditions as sympy writes them (``srepr``), the domain and the padding.
+A certificate records it for every obligation.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from typing import Any
+
+import sympy
+
+from usim.engine.claim import Obligation
+from usim.engine.replay import entry_names, expected_sequence, symbol_matrices
+from usim.errors import InputError, ShapeError, UsimError
+from usim.rasp.fingerprint import fingerprint as program_fingerprint
+
+
+def _where(ob: Obligation) -> str:
+    return f"{ob.claim_id} {ob.label}" + (f" [{ob.mutant}]" if ob.mutant else "")
+
+
+def _preconditions(ob: Obligation, matrices) -> list[Any]:
+    if ob.preconditions is None:
+        return []
+    relations = ob.preconditions({k: sympy.Matrix(v) for k, v in matrices.items()})
+    out = []
+    for r in relations:
+        r = sympy.sympify(r)
+        if not isinstance(r, sympy.logic.boolalg.Boolean):
+            raise UsimError(f"{_where(ob)}: the precondition {r} is not a relation (write e.g. "
+                            "sympy.Ne(det, 0))")
+        out.append(r)
+    return out
+
+
+def validate(ob: Obligation) -> tuple[list[Any], list[Any]]:
+    """Check the statement; return its symbolic target sequence and preconditions."""
+    layout = ob.construction.input_layout
+    matrices = symbol_matrices(layout, ob.domain)
+    try:
+        blocks = ob.target({k: sympy.Matrix(v) for k, v in matrices.items()})
+    except UsimError:
+        raise
+    except Exception as error:  # the user's target function failed on the symbolic inputs
+        raise UsimError(f"{_where(ob)}: the target cannot be computed: {type(error).__name__}: {error}") from None
+    wanted = {b.name: (b.shape.rows, b.shape.cols) for b in ob.construction.output_layout.blocks}
+    given = set(blocks) if hasattr(blocks, "keys") else set()
+    if given != set(wanted):
+        raise ShapeError(f"{_where(ob)}: the target gives the blocks {sorted(given)}, the output layout "
+                         f"has {sorted(wanted)}")
+    try:
+        expected = expected_sequence(ob, matrices)
+    except ShapeError as error:
+        raise ShapeError(f"{_where(ob)}: {error}") from None
+    names = entry_names(ob.construction.output_layout)
+    for p, e in enumerate(expected):
+        if isinstance(e, float) or (isinstance(e, sympy.Basic) and e.has(sympy.Float)):
+            raise InputError(f"{_where(ob)}: the target at {names[p]} holds a floating-point number ({e}): "
+                             "proofs are over exact numbers; write it as sympy.Rational('...')")
+    preconditions = _preconditions(ob, matrices)
+    for r in preconditions:
+        if r.has(sympy.Float):
+            raise InputError(f"{_where(ob)}: the precondition {r} holds a floating-point number: "
+                             "proofs are over exact numbers; write it as sympy.Rational('...')")
+    return expected, preconditions
+
+
+def fingerprint(ob: Obligation) -> str:
+    """sha256 of the whole statement (validated first)."""
+    expected, preconditions = validate(ob)
+    parts = [
+        "program " + program_fingerprint(ob.construction.program),
+        "output " + ob.output_name,
+        "input " + ob.construction.input_layout.describe() + f" length {ob.construction.input_layout.length}",
+        "layout " + ob.construction.output_layout.describe(),
+        "target " + sympy.srepr(sympy.Tuple(*expected)),
+        "preconditions " + sympy.srepr(sympy.Tuple(*preconditions)),
+        f"domain {ob.domain} values {ob.values!r} padding {sympy.srepr(sympy.sympify(ob.padding))}",
+    ]
+    return hashlib.sha256("\n".join(parts).encode()).hexdigest()

@@ -1,0 +1,86 @@
+"""Re-running a certificate: are its verdicts reproduced by this usim?
+
+For every obligation a certificate records (and every broken variant), the
+obligation is built again, from the registered claim, or from the listing
+embedded in the certificate; its fingerprint must equal the recorded one (else
+the claim now states something else, and the old verdict says nothing about
+it); then its engines, definedness check and witness search run again with the
+recorded timeout, and the verdict must equal the recorded one.
+
+An engine that was UNKNOWN (a timeout) and now answers, or the reverse, is a
+note, not a failure, as long as the obligation's verdict is the same: speed
+depends on the machine, verdicts must not.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Callable, Mapping
+
+from usim.engine.certificate import Certificate
+from usim.engine.claim import Claim, Obligation, ObligationResult, Shape
+from usim.engine.runner import check_obligation
+from usim.engine.statement import fingerprint
+from usim.errors import UsimError
+
+
+@dataclass
+class Verification:
+    """What re-running one certificate found."""
+
+    claim_id: str
+    checked: int = 0
+    differences: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def reproduced(self) -> bool:
+        return self.checked > 0 and not self.differences
+
+
+ObligationSource = Callable[[Shape, str | None], Obligation]
+
+
+def obligations_of_claim(claim: Claim) -> ObligationSource:
+    def build(shape: Shape, mutant: str | None) -> Obligation:
+        if mutant is None:
+            return claim.obligation(shape)
+        if mutant not in claim.mutants:
+            raise UsimError(f"claim {claim.id} has no broken variant {mutant!r} any more")
+        return claim.mutants[mutant](shape)
+    return build
+
+
+def verify(cert: Certificate, source: ObligationSource, claim_engines: tuple[str, ...],
+           progress: Callable[[str], None] | None = None) -> Verification:
+    """Re-run every obligation of ``cert``, built by ``source(shape, mutant)``."""
+    timeout = float(cert.data.get("timeout_seconds") or 60.0)
+    out = Verification(cert.claim_id)
+    for recorded in cert.obligations + cert.mutants:
+        where = f"{recorded.label}" + (f" [{recorded.mutant}]" if recorded.mutant else "")
+        try:
+            ob = source(recorded.shape, recorded.mutant)
+        except UsimError as error:
+            out.differences.append(f"{where}: cannot be built again: {error}")
+            continue
+        now = fingerprint(ob)
+        if recorded.fingerprint is not None and now != recorded.fingerprint:
+            out.differences.append(f"{where}: the obligation is no longer the one certified "
+                                   "(its fingerprint differs: the construction or target changed)")
+            continue
+        engines = [r.engine for r in recorded.results]
+        again = check_obligation(ob, engines or None, timeout, claim_engines)
+        out.checked += 1
+        _compare(where, recorded, again, out)
+        if progress:
+            progress(f"{cert.claim_id} {where}: recorded {recorded.status.value}, now {again.status.value}")
+    return out
+
+
+def _compare(where: str, recorded: ObligationResult, again: ObligationResult, out: Verification) -> None:
+    if again.status is not recorded.status:
+        out.differences.append(f"{where}: recorded {recorded.status.value}, now {again.status.value}")
+    before: Mapping[str, str] = {r.engine: r.status.value for r in recorded.results}
+    for r in again.results:
+        if r.engine in before and before[r.engine] != r.status.value:
+            out.notes.append(f"{where}: {r.engine} was {before[r.engine]}, now {r.status.value}")

@@ -1,0 +1,48 @@
+"""A structural fingerprint of a RASP program: equal exactly when the graphs are.
+
+The fingerprint hashes a canonical text of the expression graph: every node
+reachable from the outputs, in topological order, as its kind, its operation
+(op, predicate, constant value, aggregate default and semantics) and the
+positions of its children in that order; then the outputs by name. Node names
+(labels for reports) and ids (process-local) are left out, so two programs built
+the same way in different processes, or renamed, have one fingerprint, and any
+change of meaning (an operation, a constant, an edge) changes it.
+
+Certificates record it (``usim verify`` checks that a claim still builds the
+program that was proved), and a cache of verdicts may key on it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from fractions import Fraction
+
+from usim.rasp.expr import Aggregate, Constant, Expr, Map, Select
+from usim.rasp.program import Program, topological_order
+
+
+def _describe(node: Expr) -> str:
+    if isinstance(node, Constant):
+        value = node.value
+        return f"const:{type(value).__name__}:{Fraction(value) if not isinstance(value, bool) else value}"
+    if isinstance(node, Map):
+        return f"map:{node.op.name}"
+    if isinstance(node, Select):
+        return f"select:{node.predicate.name}"
+    if isinstance(node, Aggregate):
+        return f"aggregate:{Fraction(node.default)}:{node.semantics.value}"
+    return node.kind
+
+
+def canonical_text(program: Program) -> str:
+    order = topological_order(sop for _, sop in program.outputs)
+    position = {node.id: i for i, node in enumerate(order)}
+    lines = [f"{i} {_describe(node)} " + ",".join(str(position[c.id]) for c in node.children())
+             for i, node in enumerate(order)]
+    lines += [f"output {name} {position[sop.id]}" for name, sop in program.outputs]
+    return "\n".join(lines)
+
+
+def fingerprint(program: Program) -> str:
+    """sha256 of :func:`canonical_text`, in hex."""
+    return hashlib.sha256(canonical_text(program).encode()).hexdigest()

@@ -1,0 +1,63 @@
+"""``usim verify CERT.json``: run a certificate again and say whether its verdicts hold.
+
+Every obligation the certificate records (and every broken variant) is built
+again, from the registered claim or from the listing embedded in the
+certificate, checked to be the same statement (its fingerprint), and proved
+again with the recorded engines and timeout (:mod:`usim.engine.verify`). Exit
+status 0 when every verdict is reproduced, 1 when one is not, 2 when the file
+is not a valid, unedited certificate.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from usim.engine.certificate import Certificate, read_certificates
+from usim.errors import UsimError
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    parser = sub.add_parser(
+        "verify", help="re-run a certificate and check that its verdicts are reproduced",
+        description=__doc__.split("\n\n")[1] if __doc__ else None)
+    parser.add_argument("certificate", help="a JSON certificate from usim prove --json or usim check --json")
+    parser.add_argument("--quiet", "-q", action="store_true", help="no progress lines")
+    parser.set_defaults(func=run)
+
+
+def _source(cert: Certificate):
+    from usim.engine.registry import get
+    from usim.engine.verify import obligations_of_claim
+
+    source = cert.data.get("source") or {}
+    if source.get("kind") == "claim":
+        claim = get(cert.claim_id)
+        return obligations_of_claim(claim), claim.engines
+    if source.get("kind") == "listing":
+        from usim.commands.check import listing_source
+
+        return listing_source(source)
+    raise UsimError(f"the certificate of {cert.claim_id} does not say where its construction came from")
+
+
+def run(args: argparse.Namespace) -> int:
+    from usim.engine.registry import all_claims
+    from usim.engine.verify import verify
+
+    certs = read_certificates(args.certificate, {c.id: c for c in all_claims()})
+    show = None if args.quiet else (lambda line: print(line, file=sys.stderr, flush=True))
+    ok = True
+    for cert in certs:
+        source, engines = _source(cert)
+        result = verify(cert, source, tuple(engines), progress=show)
+        if result.reproduced:
+            print(f"{cert.claim_id}: reproduced ({result.checked} obligation(s), status {cert.status.value})")
+        else:
+            ok = False
+            print(f"{cert.claim_id}: NOT reproduced")
+            for line in result.differences:
+                print(f"  {line}")
+        for line in result.notes:
+            print(f"  note: {line}")
+    return 0 if ok else 1

@@ -1,0 +1,204 @@
+"""Text for people: closing tables, verdict lines, and certificates as Markdown.
+
+The engine returns data (:class:`usim.engine.runner.ClaimReport`, checked
+:class:`usim.engine.certificate.Certificate`); the commands print what this
+module makes of it. Every status shown is derived from the engines' verdicts
+(a certificate's recorded statuses are checked against them when it is read).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Sequence
+
+from usim.engine.certificate import Certificate
+from usim.engine.claim import ObligationResult, Status
+from usim.engine.runner import ClaimReport
+
+
+def table(rows: Sequence[Sequence[str]], header: Sequence[str]) -> str:
+    widths = [max(len(str(r[i])) for r in [header, *rows]) for i in range(len(header))]
+    line = lambda r: "  ".join(str(c).ljust(w) for c, w in zip(r, widths)).rstrip()  # noqa: E731
+    return "\n".join([line(header), line(["-" * w for w in widths]), *map(line, rows)])
+
+
+def cost_text(cost: dict | None) -> str:
+    if not cost:
+        return "-"
+    heads = ",".join(map(str, cost["heads_per_layer"]))
+    text = f"{cost['layers']} layer(s) [{heads}]"
+    if cost.get("uses_length"):
+        text += f"; +length {cost['layers_with_length']}"
+    return text
+
+
+def engines_text(result: ObligationResult) -> str:
+    parts = [f"{r.engine} {r.status.value}" for r in result.results]
+    parts.append(f"defined {result.definedness_status.value}")
+    parts.append(f"witness {result.witness_status.value}")
+    return ", ".join(parts)
+
+
+SUMMARY_HEADER = ["claim", "shapes", "proved", "refuted", "unknown", "engines", "time", "cost", "mutants"]
+
+
+def summary_row(report: ClaimReport) -> list[str]:
+    largest = report.results[-1].label if report.results else None
+    row = [report.claim.id, f"{len(report.results)} (N={report.max_n})",
+           str(report.count(Status.PROVED)), str(report.count(Status.REFUTED)),
+           str(report.count(Status.UNKNOWN) + report.count(Status.ERROR) + report.count(Status.VACUOUS)),
+           "+".join(report.engines), f"{report.seconds:.1f} s",
+           cost_text(report.costs.get(largest)) + (f" at {largest}" if largest else "")]
+    if report.mutant_results:
+        refuted = sum(r.status is Status.REFUTED for r in report.mutant_results)
+        row.append(f"{refuted}/{len(report.mutant_results)} refuted")
+    else:
+        row.append("-")
+    return row
+
+
+def _not_proved_lines(r: ObligationResult) -> list[str]:
+    lines = [f"  {r.label}: {r.status.value} ({engines_text(r)})"]
+    for e in r.results:
+        if e.status is not Status.PROVED:
+            lines.append(f"    {e.engine}: {e.detail}")
+    for check in (r.definedness, r.witness):
+        if check is not None and check.status is not Status.PROVED:
+            lines.append(f"    {check.engine}: {check.detail}")
+    if r.counterexample:
+        lines.append(f"    counterexample: {r.counterexample.describe()}")
+    return lines
+
+
+def describe_failures(report: ClaimReport) -> list[str]:
+    lines = []
+    if report.claim.is_erratum:
+        refuted = [r for r in report.results if r.status is Status.REFUTED]
+        lines.append(f"  erratum: the published construction is REFUTED at {len(refuted)}/"
+                     f"{len(report.results)} shapes"
+                     + (f"; correct at {', '.join(r.label for r in report.results if r.status is Status.PROVED)}"
+                        if any(r.status is Status.PROVED for r in report.results) else ""))
+        if refuted and refuted[0].counterexample:
+            lines.append(f"    e.g. at {refuted[0].label}: {refuted[0].counterexample.describe()}")
+        for r in report.results:
+            if r.status not in (Status.REFUTED, Status.PROVED):
+                lines.extend(_not_proved_lines(r))
+        return lines
+    for r in report.results:
+        if r.status is Status.PROVED:
+            if any(e.status is not Status.PROVED for e in r.results):
+                lines.append(f"  {r.label}: PROVED by "
+                             + ", ".join(e.engine for e in r.results if e.status is Status.PROVED)
+                             + "; " + "; ".join(f"{e.engine} {e.status.value}: {e.detail}"
+                                                for e in r.results if e.status is not Status.PROVED))
+            continue
+        lines.extend(_not_proved_lines(r))
+    by_mutant: dict[str, list[ObligationResult]] = {}
+    for r in report.mutant_results:
+        by_mutant.setdefault(r.mutant or "?", []).append(r)
+    for name, rows in by_mutant.items():
+        refuted = [r for r in rows if r.status is Status.REFUTED]
+        agree = [r.label for r in rows if r.status is Status.PROVED]
+        other = [f"{r.label} {r.status.value}" for r in rows if r.status not in (Status.REFUTED, Status.PROVED)]
+        verdict_ = "refuted" if refuted and not other else "NOT REFUTED everywhere it should be"
+        text = f"  mutant {name}: {verdict_}: REFUTED at {len(refuted)}/{len(rows)} shapes"
+        if agree:
+            text += f"; equal to the target (so correct) at {', '.join(agree)}"
+        if other:
+            text += f"; {', '.join(other)}"
+        lines.append(text)
+        if refuted and refuted[-1].counterexample:
+            lines.append(f"    e.g. at {refuted[-1].label}: {refuted[-1].counterexample.describe()}")
+    return lines
+
+
+def verdict(report: ClaimReport) -> str:
+    """One line: the claim's status up to its bound, errata marked as such."""
+    claim, n = report.claim, report.max_n
+    if claim.is_erratum:
+        if report.status is Status.REFUTED:
+            return f"REFUTED as published (erratum; expected): counterexample above, N={n}"
+        return (f"{report.status.value}: the published construction was expected to be refuted "
+                f"(erratum) but was not, up to N={n}")
+    if report.status is Status.PROVED:
+        return f"PROVED for every shape up to N={n}"
+    if report.status is Status.VACUOUS:
+        return (f"VACUOUS: no input meets the preconditions at some shape up to N={n}; "
+                "the statement says nothing there (not proved)")
+    return f"{report.status.value} (not proved for every shape up to N={n})"
+
+
+# -- certificates as Markdown ---------------------------------------------------------
+
+def markdown(cert: Certificate) -> str:
+    data = cert.data
+    claim = data["claim"]
+    status = cert.status.value
+    lines = [
+        f"# {claim.get('paper', claim['id'])}: {claim.get('title', '')}",
+        "",
+        (f"**Erratum: the construction as published is {status}** (expected REFUTED) "
+         if claim.get("expected") == "REFUTED" else f"**Status: {status}** ")
+        + f"for every shape up to N = {data['bound']} "
+        f"(claim `{claim['id']}`, engines: {', '.join(map(str, data.get('engines', [])))}, "
+        f"timeout {data.get('timeout_seconds')} s per obligation and engine). Every obligation "
+        "also carries a well-definedness check and a witness for its preconditions.",
+        "",
+        f"> {claim.get('statement', '')}",
+        "",
+    ]
+    source = data.get("source") or {}
+    if source.get("kind") == "listing":
+        lines += [f"Construction: function `{source.get('function')}` of the listing "
+                  f"`{source.get('file')}` (embedded in the certificate), spec `{source.get('spec')}`.", ""]
+    if claim.get("semantics"):
+        lines += [f"Empty-row semantics: {claim['semantics']}.", ""]
+    if claim.get("notes"):
+        lines += [claim["notes"], ""]
+    lines += ["## Obligations", "",
+              "| shape | status | equality | defined | witness | cost | numeric cross-check |",
+              "|---|---|---|---|---|---|---|"]
+    rows = {tuple(r["shape"]): r for r in data["obligations"]}
+    for ob in cert.obligations:
+        row = rows[tuple(ob.shape)]
+        engines = "; ".join(f"{e.engine}: {e.status.value} ({e.seconds:.3f} s)" for e in ob.results)
+        err = row.get("numeric_max_error")
+        lines.append(f"| {ob.label} | {ob.status.value} | {engines} | {ob.definedness_status.value} | "
+                     f"{ob.witness_status.value} | {cost_text(row.get('cost'))} | "
+                     f"{'-' if err is None else f'{err:.2e}'} |")
+    details = []
+    for row in data["obligations"]:
+        label = "x".join(map(str, row["shape"]))
+        for e in row["engines"] + [c for c in (row.get("definedness"), row.get("witness")) if c]:
+            if e["status"] != "PROVED" or e.get("counterexample"):
+                details.append((label, e))
+    if details:
+        lines += ["", "### Not proved by every engine", ""]
+        for label, e in details:
+            lines.append(f"- {label}, {e['engine']}: {e['status']}: {e['detail']}")
+            if e.get("counterexample"):
+                lines.append(f"  - counterexample: {_cx_text(e['counterexample'])}")
+    if data.get("mutants"):
+        lines += ["", "## Deliberately broken variants (must be REFUTED)", "",
+                  "| variant | shape | status | counterexample |", "|---|---|---|---|"]
+        for m, row in zip(cert.mutants, data["mutants"]):
+            checks = row["engines"] + [c for c in (row.get("definedness"),) if c]
+            cx = next((e["counterexample"] for e in checks if e.get("counterexample")), None)
+            lines.append(f"| {m.mutant} | {m.label} | {m.status.value} | {_cx_text(cx) if cx else '-'} |")
+    if data.get("measures"):
+        lines += ["", "## Measurements (not proofs)", ""] + [f"- {m}" for m in data["measures"]]
+    v = data.get("versions", {})
+    lines += ["", "## Provenance", "",
+              f"usim {v.get('usim')}, Python {v.get('python')}, sympy {v.get('sympy')}, "
+              f"z3 {v.get('z3')}, numpy {v.get('numpy')}, flint {v.get('flint')}, cvc5 {v.get('cvc5')}; "
+              f"commit `{data.get('commit')}`; created {data.get('created')}; {data.get('seconds')} s in all; "
+              f"digest `{data.get('digest')}`. Check it again with `usim verify`.", ""]
+    return "\n".join(lines)
+
+
+def _cx_text(cx: dict[str, Any]) -> str:
+    inputs = " ".join(f"{k} = [" + "; ".join(", ".join(r) for r in v) + "]" for k, v in cx["inputs"].items())
+    text = (f"{inputs}; position {cx['position']} ({cx['entry']}): expected {cx['expected']}, "
+            f"got {cx['got']} (replayed {cx['replay']})")
+    if cx.get("divergence"):
+        text += f"; first diverges at `{cx['divergence']}`"
+    return text
