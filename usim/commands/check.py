@@ -329,7 +329,7 @@ def _rational_power(base: Any, exponent: Any, exact_pow) -> bool:
 def relative_deviation(ob: Obligation, samples: int = 500, seed: int = 0) -> tuple[float, str]:
     """Largest relative |program - spec| / |spec| on random normal inputs at scales
     1 and 5 (floats): a measurement, never a proof."""
-    from usim.engine.runner import numeric_deviation
+    from usim.engine.measure import numeric_deviation
 
     worst, where = 0.0, ""
     for scale in (1.0, 5.0):
