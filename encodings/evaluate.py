@@ -120,7 +120,7 @@ def _node_value(node: Expr, interp: Interpretation, plan: Plan, env: dict, n: in
     :class:`Undefined` value, stamped here with the expression it arose in.
     """
     out = _meaning(node, interp, plan, env, n)
-    if interp is EXACT and isinstance(out, list):
+    if getattr(interp, "propagates_undefined", False) and isinstance(out, list):
         described = None
         for p, v in enumerate(out):
             if isinstance(v, Undefined) and v.origin is None:
@@ -242,7 +242,7 @@ def evaluate(program: Program, interp: Interpretation, tokens: Any) -> dict[str,
     """Every output of ``program`` on ``tokens`` under ``interp``, by name."""
     roots = tuple(sop for _, sop in program.outputs)
     values = evaluate_sops(roots, interp, tokens)
-    if interp is EXACT:
+    if getattr(interp, "propagates_undefined", False):
         for (name, _), sequence in zip(program.outputs, values):
             for p, v in enumerate(sequence):
                 if isinstance(v, Undefined):

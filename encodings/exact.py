@@ -24,8 +24,8 @@ import math
 from fractions import Fraction
 from typing import ClassVar
 
-from usim.encodings.domain import PARTIAL, REASONS, Undefined, defined
-from usim.encodings.interpretation import ElementwiseInterpretation, Scalar
+from usim.encodings.domain import REASONS, Undefined, defined
+from usim.encodings.interpretation import ElementwiseInterpretation, PropagatesUndefined, Scalar
 from usim.errors import NotExactError, UndefinedError
 from usim.rasp.expr import Op
 
@@ -90,17 +90,8 @@ def _div(_: Scalar, a: Scalar, b: Scalar) -> Scalar:
     return _normal(Fraction(a) / Fraction(b))
 
 
-def _first_undefined(values) -> Undefined | None:
-    for v in values:
-        if isinstance(v, Undefined):
-            return v
-    return None
-
-
-class ExactInterpretation(ElementwiseInterpretation):
-    """Rationals, with :class:`~usim.encodings.domain.Undefined` where an operation
-    leaves its domain: it propagates through whatever reads it, except the
-    branch of a ``where`` that is not taken."""
+class _RationalArithmetic(ElementwiseInterpretation):
+    """The arithmetic of the exact interpretation, on defined values."""
 
     name: ClassVar[str] = "exact"
 
@@ -130,19 +121,6 @@ class ExactInterpretation(ElementwiseInterpretation):
         Op.WHERE: lambda _, c, a, b: a if c else b,
     }
 
-    def scalar(self, op: Op, *args: Scalar) -> Scalar:
-        if op is Op.WHERE:  # lazy: only the branch taken matters
-            condition = args[0]
-            if isinstance(condition, Undefined):
-                return condition
-            return args[1] if condition else args[2]
-        undefined = _first_undefined(args)
-        if undefined is not None:
-            return undefined
-        if op in PARTIAL and not defined(self, op, args):
-            return Undefined(REASONS[op])
-        return self.ops[op](self, *args)
-
     def constant(self, value: int | Fraction | bool) -> Scalar:
         return value
 
@@ -153,50 +131,21 @@ class ExactInterpretation(ElementwiseInterpretation):
         return bool(condition)
 
     def ite(self, condition: Scalar, if_true: Scalar, if_false: Scalar) -> Scalar:
-        return self.scalar(Op.WHERE, condition, if_true, if_false)
+        return if_true if condition else if_false
 
     def total(self, terms: list[Scalar]) -> Scalar:
-        undefined = _first_undefined(terms)
-        return undefined if undefined is not None else _normal(sum(terms, 0))
+        return _normal(sum(terms, 0))
 
     def divide(self, numerator: Scalar, denominator: Scalar) -> Scalar:
-        undefined = _first_undefined((numerator, denominator))
-        if undefined is not None:
-            return undefined
         return _normal(Fraction(numerator) / Fraction(denominator))
 
     def to_number(self, seq):
-        return [c if isinstance(c, Undefined) else int(bool(c)) for c in seq]
+        return [int(bool(c)) for c in seq]
 
-    def _not(self, a: Scalar) -> Scalar:
-        return a if isinstance(a, Undefined) else not a
 
-    def _and(self, a: Scalar, b: Scalar) -> Scalar:
-        undefined = _first_undefined((a, b))
-        return undefined if undefined is not None else bool(a and b)
-
-    def _or(self, a: Scalar, b: Scalar) -> Scalar:
-        undefined = _first_undefined((a, b))
-        return undefined if undefined is not None else bool(a or b)
-
-    def aggregate_dynamic(self, selection, values, default, semantics):
-        """A row that compares an undefined key or query is undefined as a whole:
-        which keys it selects is not known."""
-        out = []
-        for row in selection:
-            undefined = _first_undefined(row)
-            if undefined is not None:
-                out.append(undefined)
-            else:
-                out.extend(super().aggregate_dynamic([row], values, default, semantics))
-        return out
-
-    def width(self, selection):
-        out = []
-        for row in selection:
-            undefined = _first_undefined(row)
-            out.append(undefined if undefined is not None else sum(1 for s in row if s))
-        return out
+class ExactInterpretation(PropagatesUndefined, _RationalArithmetic):
+    """Rationals, with :class:`~usim.encodings.domain.Undefined` where an operation
+    leaves its domain (:class:`~usim.encodings.interpretation.PropagatesUndefined`)."""
 
 
 def POWER_DEFINED(base: Fraction, exponent: Fraction) -> bool:

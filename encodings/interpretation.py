@@ -254,3 +254,94 @@ class ElementwiseInterpretation(Interpretation):
     def width(self, selection: DynamicSelection) -> Seq:
         zero, one = self.constant(0), self.constant(1)
         return [self.total([self._decided(s, one, zero) for s in row]) for row in selection]
+
+
+class PropagatesUndefined:
+    """Mixin for an element-wise interpretation of concrete values: an operation
+    outside its domain (:mod:`usim.encodings.domain`) gives an
+    :class:`~usim.encodings.domain.Undefined`, which propagates through whatever
+    reads it, except the branch of a ``where`` not taken. A row of a selector
+    that compares an undefined value is undefined as a whole (which keys it
+    selects is unknown).
+
+    Put it before the interpretation's class in the bases; the interpretation
+    supplies the arithmetic, and :meth:`accept` may turn a result it cannot
+    take as a value (a complex number) into an Undefined.
+    """
+
+    propagates_undefined: ClassVar[bool] = True
+
+    def accept(self, value: Scalar) -> Scalar:
+        return value
+
+    def scalar(self, op: Op, *args: Scalar) -> Scalar:
+        from usim.encodings.domain import PARTIAL, REASONS, Undefined, defined
+
+        if op is Op.WHERE:  # lazy: only the branch taken matters
+            condition = args[0]
+            if isinstance(condition, Undefined):
+                return condition
+            taken = self.truth(condition)
+            return args[1] if taken else args[2]
+        undefined = _first_undefined(args)
+        if undefined is not None:
+            return undefined
+        if op in PARTIAL and not self.truth(defined(self, op, args)):
+            return Undefined(REASONS[op])
+        return self.accept(super().scalar(op, *args))  # type: ignore[misc]
+
+    def ite(self, condition: Scalar, if_true: Scalar, if_false: Scalar) -> Scalar:
+        return self.scalar(Op.WHERE, condition, if_true, if_false)
+
+    def total(self, terms: list[Scalar]) -> Scalar:
+        undefined = _first_undefined(terms)
+        return undefined if undefined is not None else super().total(terms)  # type: ignore[misc]
+
+    def divide(self, numerator: Scalar, denominator: Scalar) -> Scalar:
+        undefined = _first_undefined((numerator, denominator))
+        return undefined if undefined is not None else super().divide(numerator, denominator)  # type: ignore[misc]
+
+    def to_number(self, seq):
+        from usim.encodings.domain import Undefined
+
+        number = super().to_number  # type: ignore[misc]
+        return [c if isinstance(c, Undefined) else number([c])[0] for c in seq]
+
+    def _not(self, a: Scalar) -> Scalar:
+        from usim.encodings.domain import Undefined
+
+        return a if isinstance(a, Undefined) else super()._not(a)  # type: ignore[misc]
+
+    def _and(self, a: Scalar, b: Scalar) -> Scalar:
+        undefined = _first_undefined((a, b))
+        return undefined if undefined is not None else super()._and(a, b)  # type: ignore[misc]
+
+    def _or(self, a: Scalar, b: Scalar) -> Scalar:
+        undefined = _first_undefined((a, b))
+        return undefined if undefined is not None else super()._or(a, b)  # type: ignore[misc]
+
+    def aggregate_dynamic(self, selection, values, default, semantics):
+        out = []
+        for row in selection:
+            undefined = _first_undefined(row)
+            if undefined is not None:
+                out.append(undefined)
+            else:
+                out.extend(super().aggregate_dynamic([row], values, default, semantics))  # type: ignore[misc]
+        return out
+
+    def width(self, selection):
+        out = []
+        for row in selection:
+            undefined = _first_undefined(row)
+            out.append(undefined if undefined is not None else super().width([row])[0])  # type: ignore[misc]
+        return out
+
+
+def _first_undefined(values) -> Any:
+    from usim.encodings.domain import Undefined
+
+    for v in values:
+        if isinstance(v, Undefined):
+            return v
+    return None

@@ -20,7 +20,8 @@ from sympy.functions.elementary.piecewise import ExprCondPair
 from sympy.logic.boolalg import BooleanFunction
 
 from usim.encodings.domain import Undefined
-from usim.encodings.interpretation import ElementwiseInterpretation, Scalar
+from usim.errors import EvaluationError
+from usim.encodings.interpretation import ElementwiseInterpretation, PropagatesUndefined, Scalar
 from usim.rasp.expr import Op
 
 
@@ -137,3 +138,29 @@ class SymbolicInterpretation(ElementwiseInterpretation):
 
     def is_integer(self, x: Scalar) -> Scalar:
         return IsInteger(x)
+
+
+class PointInterpretation(PropagatesUndefined, SymbolicInterpretation):
+    """The symbolic interpretation at a concrete input: exact sympy numbers
+    (rational or not: ``exp(1)``, ``sqrt(2)``), with undefined values propagated
+    as in the exact interpretation. A result that is not a finite real number
+    (a complex root, ``zoo``) is undefined. Used to replay an input where the
+    exact interpretation has no value (an irrational one)."""
+
+    name: ClassVar[str] = "point"
+
+    def constant(self, value: int | Fraction | bool) -> Scalar:
+        if isinstance(value, Undefined):
+            return value
+        return super().constant(value)
+
+    def truth(self, condition: Scalar) -> bool | None:
+        decided = super().truth(condition)
+        if decided is None:  # a comparison of numbers sympy cannot decide: no replay here
+            raise EvaluationError(f"cannot decide {condition} at this input")
+        return decided
+
+    def accept(self, value: Scalar) -> Scalar:
+        if isinstance(value, sympy.Expr) and value.is_number and not (value.is_extended_real and value.is_finite):
+            return Undefined("not a finite real number")
+        return value

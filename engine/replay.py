@@ -25,7 +25,7 @@ from usim.encodings.domain import Undefined
 from usim.encodings.evaluate import EXACT, evaluate_all, evaluate_sops
 from usim.encodings.layout import SequenceLayout
 from usim.encodings.numeric import NumericInterpretation
-from usim.encodings.symbolic import SymbolicInterpretation
+from usim.encodings.symbolic import PointInterpretation
 from usim.engine.claim import Counterexample, Obligation
 from usim.errors import EvaluationError, NotExactError, UndefinedError
 from usim.rasp.expr import SOp
@@ -181,9 +181,9 @@ def evaluate_at(ob: Obligation, point: Mapping[str, Any]) -> Evaluation | None:
         return Evaluation(tuple(tokens), matrices, (undefined,) * len(tokens), tuple(expected), "exact")
     except NotExactError:
         pass
-    symbolic = SymbolicInterpretation()
+    point = PointInterpretation()
     try:
-        exprs = output_of(ob, symbolic, [sympy.Rational(t.numerator, t.denominator) for t in tokens])
+        exprs = output_of(ob, point, [sympy.Rational(t.numerator, t.denominator) for t in tokens])
     except UndefinedError as error:
         undefined = error.value if isinstance(error.value, Undefined) else Undefined(str(error))
         exprs = [undefined] * len(tokens)

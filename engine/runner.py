@@ -67,11 +67,12 @@ def _run_engine(name: str, ob: Obligation, timeout: float) -> EngineResult:
                             f"internal error: {type(error).__name__}: {error}")
 
 
-def _assemble(ob: Obligation, results: Sequence[EngineResult], print_: str | None) -> ObligationResult:
+def _assemble(ob: Obligation, results: Sequence[EngineResult], print_: str | None,
+              mutant: str | None) -> ObligationResult:
     """One ObligationResult from the results of its tasks (engines and checks)."""
     engines = tuple(r for r in results if r.engine not in CHECKS)
     by_check = {r.engine: r for r in results if r.engine in CHECKS}
-    return ObligationResult(ob.claim_id, ob.shape, engines, ob.mutant, by_check.get(DEFINEDNESS),
+    return ObligationResult(ob.claim_id, ob.shape, engines, mutant, by_check.get(DEFINEDNESS),
                             by_check.get(WITNESS), print_)
 
 
@@ -82,7 +83,7 @@ def check_obligation(
     """Validate one obligation and run its engines and checks in this process."""
     print_ = fingerprint(ob)
     names = _engines_for(claim_engines, ob, engines) + list(CHECKS)
-    return _assemble(ob, [_run_engine(name, ob, timeout) for name in names], print_)
+    return _assemble(ob, [_run_engine(name, ob, timeout) for name in names], print_, ob.mutant)
 
 
 # -- children with deadlines ---------------------------------------------------
@@ -254,7 +255,7 @@ def prove_claim(
     raw = run_tasks(tasks, timeout, jobs, on_done)
     results, mutant_results = [], []
     for key, (ob, print_) in built.items():
-        assembled = _assemble(ob, raw.get(key, ()), print_)
+        assembled = _assemble(ob, raw.get(key, ()), print_, key[1])
         (mutant_results if key[1] is not None else results).append(assembled)
     measures = claim.measure(max_n) if claim.measure else []
     return ClaimReport(claim, max_n, results, mutant_results, costs, crosscheck, measures,

@@ -548,14 +548,77 @@ def _print_shape(s: ShapeReport) -> None:
         print(f"      largest relative deviation from the spec: {s.deviation[0]:.3e} ({s.deviation[1]})")
 
 
+def listing_claim(report: CheckReport):
+    """The claim a checked listing stands for: the spec's claim, its construction the listing's."""
+    claim = _claim(report.spec)
+    return dataclasses.replace(
+        claim, title=f"{report.function} ({report.filename}) against the {report.spec.name} spec",
+        mutants={}, measure=None)
+
+
+def listing_certificate(report: CheckReport, timeout: float, seconds: float) -> dict:
+    """A certificate of ``usim check``, with the listing embedded so that
+    ``usim verify`` can build every obligation again."""
+    from pathlib import Path
+
+    from usim.engine.certificate import certificate
+    from usim.engine.runner import ClaimReport
+
+    done = [s for s in report.shapes if s.result is not None]
+    engines = []
+    for s in done:
+        for r in s.result.results:
+            if r.engine not in engines:
+                engines.append(r.engine)
+    measures = []
+    if report.deviation is not None:
+        value, where, label = report.deviation
+        measures.append(f"largest relative deviation from the exact {report.spec.name}: {value:.3e} "
+                        f"(at {label}, {where}; a measurement, not a proof)")
+    claim_report = ClaimReport(
+        listing_claim(report), max(max(s.shape) for s in done) if done else 1, [s.result for s in done], [],
+        {}, {}, measures, seconds, engines)
+    source = {"kind": "listing", "file": report.filename, "text": Path(report.filename).read_text(),
+              "function": report.function, "spec": report.spec.name,
+              "parameters": dict(report.plan.parameters)}
+    return certificate(claim_report, timeout, source)
+
+
+def listing_source(source: Mapping[str, Any]):
+    """How ``usim verify`` builds a checked listing's obligations again: from the
+    embedded text, the function, the spec and the parameters."""
+    from usim.rasp.syntax import load_text
+
+    spec = SPECS.get(source.get("spec"))
+    if spec is None or not isinstance(source.get("text"), str):
+        raise UsimError("the certificate's listing source is incomplete (spec or text missing)")
+    rasp = load_text(source["text"], str(source.get("file", "<certificate>")))
+    function = str(source.get("function"))
+    parameters = dict(source.get("parameters") or {})
+
+    def build(shape: Shape, mutant: str | None) -> Obligation:
+        if mutant is not None:
+            raise UsimError("a checked listing has no broken variants")
+        return obligation_for(rasp, function, spec, shape, parameters)
+
+    return build, _claim(spec).engines
+
+
 def run(args: argparse.Namespace) -> int:
+    from usim.commands.prove import check_writable, engines_option
+
+    started = time.perf_counter()
     spec = SPECS[args.spec]
     shapes = [parse_dims(text, len(spec.dims)) for text in args.shape] if args.shape else None
     if shapes is None and args.max_n is None:
         raise UsimError(f"give --shape ({'x'.join(spec.dims)}) or --max-n N")
     if args.max_n is not None and args.max_n < 1:
         raise UsimError("--max-n must be at least 1")
-    engines = None if args.engine == "all" else [e.strip() for e in args.engine.split(",")]
+    if not (args.timeout > 0 and args.timeout < float("inf")):
+        raise UsimError(f"--timeout must be a positive number of seconds, not {args.timeout:g}")
+    if args.json:
+        check_writable(args.json, "--json")
+    engines = engines_option(args.engine)
     print(f"{args.file}: function {args.function}, spec {spec.name} (claim {spec.claim})")
     printed = {"header": False}
 
@@ -600,6 +663,13 @@ def run(args: argparse.Namespace) -> int:
     print(f"summary: {total} shape(s): {report.count(Status.PROVED)} PROVED, "
           f"{report.count(Status.REFUTED)} REFUTED, {report.count(Status.UNKNOWN)} UNKNOWN"
           + (f", {report.count(Status.ERROR)} ERROR" if report.count(Status.ERROR) else ""))
+    if args.json:
+        import json
+        from pathlib import Path
+
+        Path(args.json).write_text(json.dumps(
+            listing_certificate(report, args.timeout, time.perf_counter() - started), indent=2) + "\n")
+        print(f"certificate written to {args.json} (check it again with usim verify {args.json})")
     return 0 if report.ok else 1
 
 
@@ -633,4 +703,6 @@ def register(sub: argparse._SubParsersAction) -> None:
     parser.add_argument("--samples", type=int, default=500,
                         help="random inputs per scale for measured deviations (default 500)")
     parser.add_argument("--seed", type=int, default=0, help="seed of the random inputs")
+    parser.add_argument("--json", metavar="FILE",
+                        help="write a certificate (JSON) with the listing embedded; usim verify re-runs it")
     parser.set_defaults(func=run)

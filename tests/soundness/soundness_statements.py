@@ -1,0 +1,49 @@
+"""Small false statements a user could write, and the verdicts usim gives them.
+
+Every soundness test builds a statement with the public API (a Construction,
+an Obligation) and asks for its verdict with each engine alone and with all of
+them together (:func:`verdicts`): a false statement must never come out
+PROVED, whichever engines run.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+
+import sympy
+
+from usim.constructions.base import Construction
+from usim.encodings.layout import SequenceLayout
+from usim.engine.claim import Obligation, ObligationResult, Status
+from usim.engine.engines import cvc5_available
+from usim.engine.runner import check_obligation
+from usim.rasp.expr import SOp
+from usim.rasp.program import Program
+
+ENGINES = ["sympy", "z3"] + (["cvc5"] if cvc5_available() else [])
+
+
+def vector_obligation(program: SOp, target: Callable[[sympy.Matrix], Any], n: int = 1,
+                      preconditions: Callable[[sympy.Matrix], list] | None = None,
+                      name: str = "user") -> Obligation:
+    """A user's claim about a 1 x n input X: ``program`` outputs ``target(X)`` (1 x n)."""
+    construction = Construction(name, Program.of(name, {"y": program}),
+                                SequenceLayout.of(("X", (1, n))), SequenceLayout.of(("Y", (1, n))))
+    return Obligation(name, (n,), construction, lambda m: {"Y": target(m["X"])},
+                      preconditions=(lambda m: preconditions(m["X"])) if preconditions else None)
+
+
+def verdicts(ob: Obligation, timeout: float = 30) -> dict[str, ObligationResult]:
+    """The obligation checked with each engine alone, and with all together ("all")."""
+    out = {engine: check_obligation(ob, [engine], timeout) for engine in ENGINES}
+    out["all"] = check_obligation(ob, ENGINES, timeout)
+    return out
+
+
+def assert_never_proved(ob: Obligation, expected: set[Status], timeout: float = 30) -> dict[str, ObligationResult]:
+    """No engine set proves ``ob``; all together give a status in ``expected``."""
+    found = verdicts(ob, timeout)
+    for engines, result in found.items():
+        assert result.status is not Status.PROVED, f"{engines}: PROVED a false statement"
+    assert found["all"].status in expected, found["all"]
+    return found
