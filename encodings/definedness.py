@@ -204,9 +204,10 @@ def expression_conditions(expr: Any) -> list[Any]:
         elif isinstance(e, sympy.Piecewise):
             parts, earlier = [], []
             for value, cond in e.args:
-                reached = _and(*(sympy.Not(c) for c in earlier), cond) if earlier else cond
-                parts.append(sympy.Implies(reached, go(value)) if reached is not TRUE else go(value))
-                parts.append(go(cond))
+                before = _and(*(sympy.Not(c) for c in earlier))  # this branch's condition is looked at
+                parts.append(sympy.Implies(before, go(cond)) if before is not TRUE else go(cond))
+                taken = _and(before, cond)
+                parts.append(sympy.Implies(taken, go(value)) if taken is not TRUE else go(value))
                 earlier.append(cond)
             out = _and(*parts)
         else:
