@@ -213,16 +213,19 @@ def _counterexample(ob: Obligation, evaluation: Evaluation, position: int, got: 
     )
 
 
+def _evaluation(ob: Obligation, point: Mapping[str, Any]) -> Evaluation | None:
+    """evaluate_at, or None where it fails or a precondition does not hold."""
+    try:
+        return evaluate_at(ob, point)
+    except (EvaluationError, ZeroDivisionError):
+        return None
+
+
 def replay(ob: Obligation, point: Mapping[str, Any]) -> Counterexample | None:
     """A confirmed counterexample to equality at ``point``: the preconditions
     hold, and at some position both sides are defined and differ. Else None."""
-    try:
-        evaluation = evaluate_at(ob, point)
-    except (EvaluationError, ZeroDivisionError):
-        return None
-    if evaluation is None:
-        return None
-    differences = evaluation.differences()
+    evaluation = _evaluation(ob, point)
+    differences = evaluation.differences() if evaluation is not None else []
     if not differences:
         return None
     p = differences[0]
@@ -233,16 +236,11 @@ def replay_undefined(ob: Obligation, point: Mapping[str, Any]) -> Counterexample
     """A confirmed counterexample to well-definedness at ``point``: the
     preconditions hold, and the construction or the target is undefined at some
     position. Else None."""
-    try:
-        evaluation = evaluate_at(ob, point)
-    except (EvaluationError, ZeroDivisionError):
-        return None
-    if evaluation is None:
-        return None
-    found = evaluation.undefined()
+    evaluation = _evaluation(ob, point)
+    found = evaluation.undefined() if evaluation is not None else None
     if found is None:
         return None
-    p, _, _ = found
+    p = found[0]
     return _counterexample(ob, evaluation, p, evaluation.got[p], evaluation.expected[p],
                            with_divergence=False)
 
