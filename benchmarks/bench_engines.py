@@ -130,7 +130,7 @@ def _attention_direct(n: int, broken: bool) -> Problem:
 
 
 def build_problem(family: str, size: int, broken: bool) -> Problem:
-    from usim.engine.registry import all_claims, get
+    from usim.proofs import all_claims, get
 
     if family == "lemma4":
         claim = get("lemma4")

@@ -159,7 +159,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
 
     from usim.engine.engines import ENGINES
-    from usim.engine.registry import all_claims
+    from usim.proofs import all_claims
 
     claims = all_claims()
     if args.claims:

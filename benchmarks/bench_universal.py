@@ -15,7 +15,7 @@ import argparse
 import time
 
 from usim.engine.claim import Status
-from usim.engine.registry import get
+from usim.proofs import get
 from usim.engine.runner import _run_engine, run_tasks
 
 SIZES = {  # claim -> the size prefix of its shapes at bound N

@@ -12,14 +12,27 @@ smt         z3 terms (+ recorded facts)          SMT proofs and counterexamples
 =========== ==================================== ===============================
 """
 
-from usim.encodings.evaluate import evaluate, evaluate_all, evaluate_sops, plan_for
-from usim.encodings.exact import ExactInterpretation, as_exact
-from usim.encodings.interpretation import ElementwiseInterpretation, Interpretation
-from usim.encodings.layout import Block, MatrixShape, SequenceLayout
-from usim.encodings.numeric import NumericInterpretation
-from usim.encodings.runners import run_exact, run_numeric, run_smt, run_symbolic
-from usim.encodings.selection import StaticSelection
-from usim.encodings.smt import SmtInterpretation
-from usim.encodings.symbolic import SymbolicInterpretation
+from importlib import import_module
+from typing import Any
 
-__all__ = [name for name in dir() if not name.startswith("_")]
+# Names are loaded when first used (PEP 562): importing one module of this
+# package (a layout, say) must not load sympy, z3 and numpy for all the others.
+_WHERE = {
+    "evaluate": "evaluate", "evaluate_all": "evaluate", "evaluate_sops": "evaluate", "plan_for": "evaluate",
+    "ExactInterpretation": "exact", "as_exact": "exact",
+    "ElementwiseInterpretation": "interpretation", "Interpretation": "interpretation",
+    "Block": "layout", "MatrixShape": "layout", "SequenceLayout": "layout",
+    "NumericInterpretation": "numeric",
+    "run_exact": "runners", "run_numeric": "runners", "run_smt": "runners", "run_symbolic": "runners",
+    "StaticSelection": "selection",
+    "SmtInterpretation": "smt",
+    "SymbolicInterpretation": "symbolic", "PointInterpretation": "symbolic",
+}
+
+__all__ = sorted(_WHERE)
+
+
+def __getattr__(name: str) -> Any:
+    if name not in _WHERE:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return getattr(import_module(f"{__name__}.{_WHERE[name]}"), name)

@@ -66,6 +66,7 @@ from usim.engine.replay import (
     search_witness,
     symbol_matrices,
 )
+from usim.engine.options import ENGINE_NAMES
 from usim.engine.translate import TranslationError, model_point, to_z3
 from usim.encodings.domain import Undefined
 from usim.errors import EvaluationError, NotExactError, UndefinedError
@@ -506,9 +507,5 @@ def check_cvc5(ob: Obligation, timeout: float) -> EngineResult:
                         f"no input makes any of {len(checks)} position(s) differ (cvc5: unsat each, real exp)")
 
 
-ENGINES: dict[str, Callable[[Obligation, float], EngineResult]] = {
-    "sympy": check_sympy,
-    "z3": check_z3,
-    "exhaustive": check_exhaustive,
-    "cvc5": check_cvc5,
-}
+ENGINES: dict[str, Callable[[Obligation, float], EngineResult]] = dict(zip(
+    ENGINE_NAMES, (check_sympy, check_z3, check_exhaustive, check_cvc5), strict=True))

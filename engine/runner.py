@@ -32,12 +32,12 @@ from usim.engine.claim import Claim, EngineResult, Obligation, ObligationResult,
 from usim.engine.definedness import ENGINE as DEFINEDNESS
 from usim.engine.definedness import check_definedness
 from usim.engine.engines import ENGINES
+from usim.engine.options import DEFAULT_TIMEOUT
 from usim.engine.statement import fingerprint
 from usim.engine.witness import ENGINE as WITNESS
 from usim.engine.witness import find_witness
 from usim.errors import UsimError
 
-DEFAULT_TIMEOUT = 60.0
 
 
 def _engines_for(claim_engines: Sequence[str], ob: Obligation, requested: Sequence[str] | None) -> list[str]:

@@ -13,43 +13,12 @@ from __future__ import annotations
 
 import sys
 
-from usim.constructions.base import Construction
 from usim.constructions.determinant import cofactor3_construction
-from usim.engine.claim import Claim, Obligation, Shape
-from usim.engine.registry import register
-from usim.engine.mutants import mutant_builder
+from usim.engine.declare import claim
 from usim.rasp.expr import indices
 
-
-def _obligation(shape: Shape, construction: Construction | None = None,
-                mutant: str | None = None) -> Obligation:
-    right = cofactor3_construction()
-    return Obligation(
-        claim_id="cofactor3",
-        shape=shape,
-        construction=construction or right,
-        target=lambda m: {"C": m["A"].adjugate().T},
-        output="cofactor",
-        reference=right,
-        mutant=mutant,
-    )
-
-
-def _mutant(name, replace):
-    return mutant_builder(name, lambda s: cofactor3_construction(), _obligation, replace)
-
-
-MUTANTS = {
-    # the two products added instead of subtracted
-    "plus-instead-of-minus": _mutant("plus-instead-of-minus", lambda s: {
-        "cofactor": lambda node: node.args[0] + node.args[1]}),
-    # A[i+2][j+2] read from the wrong column: A[i+2][j]
-    "wrong-shift": _mutant("wrong-shift", lambda s: {
-        "src22": lambda node: ((indices // 3 + 2) % 3) * 3 + indices % 3}),
-}
-
-CLAIM = register(Claim(
-    id="cofactor3",
+CLAIM = claim(
+    "cofactor3",
     paper="3x3 determinant (cofactors)",
     title="3x3 signed cofactors by four cyclic gathers: 1 layer, 4 heads",
     statement=(
@@ -58,14 +27,22 @@ CLAIM = register(Claim(
         "A[i+1][j+2], indices mod 3, and their cross difference) is the matrix of signed "
         "cofactors (-1)^(i+j) M_ij, row-major. 1 attention layer, 4 heads."
     ),
+    construction=lambda rows, cols: cofactor3_construction(),
+    target=lambda m: {"C": m["A"].adjugate().T},
+    output="cofactor",
     shapes=lambda n: [(3, 3)] if n >= 3 else [],
-    obligation=_obligation,
-    mutants=MUTANTS,
+    mutants={
+        # the two products added instead of subtracted
+        "plus-instead-of-minus": lambda s: {"cofactor": lambda node: node.args[0] + node.args[1]},
+        # A[i+2][j+2] read from the wrong column: A[i+2][j]
+        "wrong-shift": lambda s: {"src22": lambda node: ((indices // 3 + 2) % 3) * 3 + indices % 3},
+    },
     default_max_n=3,
     ci_max_n=3,
     notes="fixed size 3x3: the cyclic trick gives the signs only for n = 3",
-))
+)
 
+CLAIMS = (CLAIM,)
 
 if __name__ == "__main__":
     from usim.commands.prove import prove_main

@@ -29,7 +29,6 @@ import sys
 
 from usim.constructions.universal import Spec
 from usim.engine.claim import Claim
-from usim.engine.registry import register
 from usim.proofs._universal import encoder_term, make_claim
 
 
@@ -40,7 +39,7 @@ def _spec(size) -> Spec:
 
 _shapes, _obligation, _mutants = make_claim("corollary6_1", _spec, encoder_term, None)
 
-CLAIM = register(Claim(
+CLAIM = Claim(
     id="corollary6_1",
     paper="Corollary 6.1",
     title="U simulates a post-norm encoder layer (attention, residuals, layer norms, ReLU FFN)",
@@ -57,8 +56,10 @@ CLAIM = register(Claim(
     default_max_n=3,
     ci_max_n=2,
     notes="post-norm, biased variance, eps > 0 precondition; ReLU decided by z3",
-))
+)
 
+
+CLAIMS = (CLAIM,)
 
 if __name__ == "__main__":
     from usim.commands.prove import prove_main

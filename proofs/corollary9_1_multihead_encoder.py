@@ -16,7 +16,6 @@ import sys
 
 from usim.constructions.universal import Spec
 from usim.engine.claim import Claim
-from usim.engine.registry import register
 from usim.proofs._universal import encoder_term, make_claim
 
 MAX_HEADS = 2
@@ -34,7 +33,7 @@ def _sizes(n: int) -> list[tuple[int, int, int]]:
 
 _shapes, _obligation, _mutants = make_claim("corollary9_1", _spec, encoder_term, None)
 
-CLAIM = register(Claim(
+CLAIM = Claim(
     id="corollary9_1",
     paper="Corollary 9.1",
     title="U simulates an H-head post-norm encoder layer",
@@ -50,8 +49,10 @@ CLAIM = register(Claim(
     default_max_n=3,
     ci_max_n=2,
     notes="merged heads, d_v = d, W_O (H d x d); post-norm; ReLU decided by z3",
-))
+)
 
+
+CLAIMS = (CLAIM,)
 
 if __name__ == "__main__":
     from usim.commands.prove import prove_main

@@ -12,42 +12,12 @@ from __future__ import annotations
 
 import sys
 
-from usim.constructions.base import Construction
 from usim.constructions.determinant import det3_construction
-from usim.engine.claim import Claim, Obligation, Shape
-from usim.engine.registry import register
-from usim.engine.mutants import mutant_builder
+from usim.engine.declare import claim
 from usim.rasp.expr import indices, where
 
-
-def _obligation(shape: Shape, construction: Construction | None = None,
-                mutant: str | None = None) -> Obligation:
-    right = det3_construction()
-    return Obligation(
-        claim_id="det3",
-        shape=shape,
-        construction=construction or right,
-        target=lambda m: {"det": [[m["A"].det(method="bareiss")]]},
-        output="det",
-        reference=right,
-        mutant=mutant,
-    )
-
-
-def _mutant(name, replace):
-    return mutant_builder(name, lambda s: det3_construction(), _obligation, replace)
-
-
-MUTANTS = {
-    # the mean multiplied by 3 (the number of kept products) instead of 9 (the keys averaged)
-    "factor-3": _mutant("factor-3", lambda s: {"det": lambda node: 3 * node.args[1]}),
-    # the mask keeps row 0 and the first entry of row 1
-    "mask-4": _mutant("mask-4", lambda s: {
-        "row0_products": lambda node: where(indices < 4, node.args[1], 0)}),
-}
-
-CLAIM = register(Claim(
-    id="det3",
+CLAIM = claim(
+    "det3",
     paper="3x3 determinant",
     title="3x3 determinant by row-0 expansion: 2 layers, 5 heads",
     statement=(
@@ -56,13 +26,21 @@ CLAIM = register(Claim(
         "averaging all 9 positions; times 9) outputs det(A) at position 0 (0 elsewhere). "
         "2 attention layers with 4 and 1 heads (the paper counts 5 layers)."
     ),
+    construction=lambda rows, cols: det3_construction(),
+    target=lambda m: {"det": [[m["A"].det(method="bareiss")]]},
+    output="det",
     shapes=lambda n: [(3, 3)] if n >= 3 else [],
-    obligation=_obligation,
-    mutants=MUTANTS,
+    mutants={
+        # the mean multiplied by 3 (the number of kept products) instead of 9 (the keys averaged)
+        "factor-3": lambda s: {"det": lambda node: 3 * node.args[1]},
+        # the mask keeps row 0 and the first entry of row 1
+        "mask-4": lambda s: {"row0_products": lambda node: where(indices < 4, node.args[1], 0)},
+    },
     default_max_n=3,
     ci_max_n=3,
-))
+)
 
+CLAIMS = (CLAIM,)
 
 if __name__ == "__main__":
     from usim.commands.prove import prove_main

@@ -16,42 +16,11 @@ from __future__ import annotations
 import math
 import sys
 
-from usim.constructions.base import Construction
 from usim.constructions.determinant import leibniz_construction
-from usim.engine.claim import Claim, Obligation, Shape
-from usim.engine.registry import register
-from usim.engine.mutants import mutant_builder
+from usim.engine.declare import claim, every_shape
 
-
-def _obligation(shape: Shape, construction: Construction | None = None,
-                mutant: str | None = None) -> Obligation:
-    (n,) = shape
-    right = leibniz_construction(n)
-    return Obligation(
-        claim_id="det_leibniz",
-        shape=shape,
-        construction=construction or right,
-        target=lambda m: {"det": [[m["A"].det(method="bareiss")]]},
-        reference=right,
-        mutant=mutant,
-    )
-
-
-def _mutant(name, replace):
-    return mutant_builder(name, lambda s: leibniz_construction(s[0]), _obligation, replace)
-
-
-MUTANTS = {
-    # every term with the opposite sign: -det(A)
-    "negated-sign": _mutant("negated-sign", lambda s: {"sign": lambda node: -node}),
-
-    # the mean times n! - 1
-    "wrong-count": _mutant("wrong-count", lambda s: {
-        "det": lambda node: node.args[0] * (math.factorial(s[0]) + 1)}),
-}
-
-CLAIM = register(Claim(
-    id="det_leibniz",
+CLAIM = claim(
+    "det_leibniz",
     paper="determinant (general n, usim's construction)",
     title="n x n determinant in 2 layers, n + 1 heads, sequence length max(n^2, n!)",
     statement=(
@@ -59,13 +28,20 @@ CLAIM = register(Claim(
         "zeros to length max(n^2, n!), the Leibniz program outputs det(A) at position 0 and 0 "
         "elsewhere, with 2 attention layers (n gather heads, then 1 summing head)."
     ),
-    shapes=lambda n: [(k,) for k in range(1, n + 1)],
-    obligation=_obligation,
-    mutants=MUTANTS,
+    construction=leibniz_construction,
+    target=lambda m: {"det": [[m["A"].det(method="bareiss")]]},
+    shapes=every_shape(1),
+    mutants={
+        # every term with the opposite sign: -det(A)
+        "negated-sign": lambda s: {"sign": lambda node: -node},
+        # the mean times n! + 1
+        "wrong-count": lambda s: {"det": lambda node: node.args[0] * (math.factorial(s[0]) + 1)},
+    },
     default_max_n=4,
     ci_max_n=4,
-))
+)
 
+CLAIMS = (CLAIM,)
 
 if __name__ == "__main__":
     from usim.commands.prove import prove_main

@@ -26,7 +26,6 @@ import sympy
 
 from usim.constructions.universal import Spec
 from usim.engine.claim import Claim, Obligation, Shape
-from usim.engine.registry import register
 from usim.proofs._universal import (
     attention_formula,
     broken_universal,
@@ -84,7 +83,7 @@ def _shapes(n: int) -> list[Shape]:
     return [(b, a, c) for b in range(1, n + 1) for a in range(1, b + 1) for c in range(1, b + 1)]
 
 
-CLAIM = register(Claim(
+CLAIM = Claim(
     id="hierarchy",
     paper="hierarchy (Section on universality)",
     title="U built for N' x N' simulates every n x d <= N' x N' with the same program",
@@ -100,8 +99,10 @@ CLAIM = register(Claim(
     default_max_n=3,
     ci_max_n=2,
     notes="sizes from the header [n, d, c]; key mask and row mask in the softmax",
-))
+)
 
+
+CLAIMS = (CLAIM,)
 
 if __name__ == "__main__":
     from usim.commands.prove import prove_main

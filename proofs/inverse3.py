@@ -17,15 +17,12 @@ import sys
 
 import sympy
 
-from usim.constructions.base import Construction
 from usim.constructions.determinant import inverse3_construction
-from usim.engine.claim import Claim, Obligation, Shape
-from usim.engine.registry import register
-from usim.engine.mutants import mutant_builder
+from usim.engine.declare import claim
 from usim.rasp.expr import indices
 
 
-def _target(m):
+def inverse_target(m):
     """sympy's LU inverse, each entry brought to lowest terms.
 
     LU divides by pivots (A[0,0], ...) that can vanish while det(A) != 0;
@@ -35,34 +32,12 @@ def _target(m):
     return {"Ainv": m["A"].inv(method="LU").applyfunc(sympy.cancel)}
 
 
-def _obligation(shape: Shape, construction: Construction | None = None,
-                mutant: str | None = None) -> Obligation:
-    right = inverse3_construction()
-    return Obligation(
-        claim_id="inverse3",
-        shape=shape,
-        construction=construction or right,
-        target=_target,
-        output="inverse",
-        preconditions=lambda m: [sympy.Ne(m["A"].det(method="bareiss"), 0)],
-        reference=right,
-        mutant=mutant,
-    )
+def nonsingular(m):
+    return [sympy.Ne(m["A"].det(method="bareiss"), 0)]
 
 
-def _mutant(name, replace):
-    return mutant_builder(name, lambda s: inverse3_construction(), _obligation, replace)
-
-
-MUTANTS = {
-    # cofactor / det without the transpose
-    "no-transpose": _mutant("no-transpose", lambda s: {"adj_src": lambda node: indices}),
-    # divided by det twice over 9 (the mean, not the determinant)
-    "mean-not-det": _mutant("mean-not-det", lambda s: {"det": lambda node: node.args[1]}),
-}
-
-CLAIM = register(Claim(
-    id="inverse3",
+CLAIM = claim(
+    "inverse3",
     paper="3x3 inverse",
     title="3x3 inverse as transpose(cofactor) / det, where det != 0",
     statement=(
@@ -71,13 +46,22 @@ CLAIM = register(Claim(
         "element-wise by the determinant). The program does not guard det = 0; the run-time "
         "entry point rejects a singular matrix with an error."
     ),
+    construction=lambda rows, cols: inverse3_construction(),
+    target=inverse_target,
+    output="inverse",
+    preconditions=nonsingular,
     shapes=lambda n: [(3, 3)] if n >= 3 else [],
-    obligation=_obligation,
-    mutants=MUTANTS,
+    mutants={
+        # cofactor / det without the transpose
+        "no-transpose": lambda s: {"adj_src": lambda node: indices},
+        # divided by det twice over 9 (the mean, not the determinant)
+        "mean-not-det": lambda s: {"det": lambda node: node.args[1]},
+    },
     default_max_n=3,
     ci_max_n=3,
-))
+)
 
+CLAIMS = (CLAIM,)
 
 if __name__ == "__main__":
     from usim.commands.prove import prove_main

@@ -13,41 +13,12 @@ from __future__ import annotations
 
 import sys
 
-from usim.constructions.base import Construction
 from usim.constructions.transpose import transpose_construction
-from usim.engine.claim import Claim, Obligation, Shape
-from usim.engine.mutants import mutant_builder
-from usim.engine.registry import register
+from usim.engine.declare import claim, every_shape
 from usim.rasp.expr import indices
 
-
-def _obligation(shape: Shape, construction: Construction | None = None, mutant: str | None = None) -> Obligation:
-    rows, cols = shape
-    right = transpose_construction(rows, cols)
-    return Obligation(
-        claim_id="lemma3",
-        shape=shape,
-        construction=construction or right,
-        target=lambda m: {"MT": m["M"].T},
-        reference=right,
-        mutant=mutant,
-    )
-
-
-def _mutant(name: str, replace):
-    return mutant_builder(name, lambda shape: transpose_construction(*shape), _obligation, replace)
-
-
-MUTANTS = {
-    # row and column swapped in the source position: (p // r) * c + p mod r
-    "swapped-index": _mutant("swapped-index", lambda s: {
-        "transpose_src": lambda node: (indices // s[0]) * s[1] + indices % s[0]}),
-    # the source is one position too far (the last entry falls off the end)
-    "off-by-one": _mutant("off-by-one", lambda s: {"transpose_src": lambda node: node + 1}),
-}
-
-CLAIM = register(Claim(
-    id="lemma3",
+CLAIM = claim(
+    "lemma3",
     paper="Lemma 3",
     title="transpose of an r x c matrix: 1 layer, 1 head",
     statement=(
@@ -56,13 +27,20 @@ CLAIM = register(Claim(
         "row-major from position 0, using 1 attention layer with 1 head "
         "(2 layers counting the layer that computes length)."
     ),
-    shapes=lambda n: [(r, c) for r in range(1, n + 1) for c in range(1, n + 1)],
-    obligation=_obligation,
-    mutants=MUTANTS,
+    construction=transpose_construction,
+    target=lambda m: {"MT": m["M"].T},
+    shapes=every_shape(2),
+    mutants={
+        # row and column swapped in the source position: (p // r) * c + p mod r
+        "swapped-index": lambda s: {"transpose_src": lambda node: (indices // s[0]) * s[1] + indices % s[0]},
+        # the source is one position too far (the last entry falls off the end)
+        "off-by-one": lambda s: {"transpose_src": lambda node: node + 1},
+    },
     default_max_n=8,
     ci_max_n=4,
-))
+)
 
+CLAIMS = (CLAIM,)
 
 if __name__ == "__main__":
     from usim.commands.prove import prove_main

@@ -22,15 +22,14 @@ from fractions import Fraction
 
 import sympy
 
-from usim.constructions.base import Construction
 from usim.constructions.softmax import PAPER_BASE, softmax_construction
-from usim.engine.claim import Claim, Obligation, Shape
-from usim.engine.mutants import mutant_builder
-from usim.engine.registry import register
+from usim.engine.claim import Claim
+from usim.engine.declare import claim, every_shape
 from usim.rasp.expr import Aggregate, Constant
 
 
-def _target(base: Fraction | None):
+def softmax_target(base: Fraction | None):
+    """Row softmax b**S[i][j] / sum_l b**S[i][l], with b = e when ``base`` is None."""
     def power(x):
         return sympy.exp(x) if base is None else sympy.Rational(base.numerator, base.denominator) ** x
 
@@ -45,39 +44,14 @@ def _target(base: Fraction | None):
     return target
 
 
-def _obligation_for(claim_id: str, base: Fraction | None):
-    def build(shape: Shape, construction: Construction | None = None, mutant: str | None = None) -> Obligation:
-        right = softmax_construction(*shape, base=base)
-        return Obligation(claim_id, shape, construction or right, _target(base),
-                          reference=right, mutant=mutant)
-    return build
-
-
-_exact = _obligation_for("lemma4", None)
-_paper = _obligation_for("lemma4_paper", PAPER_BASE)
-
-
-def _mutants(obligation, base: Fraction | None) -> dict:
-    def mutant(name: str, replace):
-        return mutant_builder(name, lambda shape: softmax_construction(*shape, base=base),
-                              obligation, replace)
-
-    return {
-        # the last row's head is left out of the sum: that row's denominator is 0
-        "row-left-out": mutant("row-left-out", lambda s: {f"row_mean{s[0] - 1}": lambda node: Constant(0)}),
-        # the mean is used as the sum (the factor c is missing)
-        "missing-factor-c": mutant("missing-factor-c", lambda s: {"row_sum": lambda node: node.args[1]}),
-        # a row head gives 1 where it selects nothing, not 0
-        "wrong-default": mutant("wrong-default", lambda s: {
-            "row_mean0": lambda node: Aggregate(node.selector, node.values, default=1)}),
-    }
-
-
-MUTANTS = _mutants(_exact, None)
-
-
-def _all_shapes(n: int) -> list[Shape]:
-    return [(r, c) for r in range(1, n + 1) for c in range(1, n + 1)]
+MUTANTS = {
+    # the last row's head is left out of the sum: that row's denominator is 0
+    "row-left-out": lambda s: {f"row_mean{s[0] - 1}": lambda node: Constant(0)},
+    # the mean is used as the sum (the factor c is missing)
+    "missing-factor-c": lambda s: {"row_sum": lambda node: node.args[1]},
+    # a row head gives 1 where it selects nothing, not 0
+    "wrong-default": lambda s: {"row_mean0": lambda node: Aggregate(node.selector, node.values, default=1)},
+}
 
 
 def measure_paper_base(max_n: int, samples: int = 2000, seed: int = 0) -> list[str]:
@@ -88,8 +62,8 @@ def measure_paper_base(max_n: int, samples: int = 2000, seed: int = 0) -> list[s
     worst, where = 0.0, ""
     bound = min(max_n, 6)
     for scale in (1.0, 5.0):
-        for r, c in _all_shapes(bound):
-            published = dataclasses.replace(_exact((r, c)),
+        for r, c in every_shape(2)(bound):
+            published = dataclasses.replace(CLAIM.obligation((r, c)),
                                             construction=softmax_construction(r, c, base=PAPER_BASE))
             rel = numeric_deviation(published, seed, samples, scale=scale, relative=True)
             if rel > worst:
@@ -99,8 +73,8 @@ def measure_paper_base(max_n: int, samples: int = 2000, seed: int = 0) -> list[s
             f"{bound}x{bound}): an approximation, not an identity"]
 
 
-CLAIM = register(Claim(
-    id="lemma4",
+CLAIM: Claim = claim(
+    "lemma4",
     paper="Lemma 4",
     title="row-wise softmax of an r x c matrix (exact exp): 1 layer, r heads",
     statement=(
@@ -109,16 +83,17 @@ CLAIM = register(Claim(
         "exp(S[i][j]) / sum_l exp(S[i][l]), using 1 attention layer with r heads (2 layers "
         "counting the layer that computes length). Relies on RASP's empty-row default 0."
     ),
-    shapes=_all_shapes,
-    obligation=_exact,
+    construction=softmax_construction,
+    target=softmax_target(None),
+    shapes=every_shape(2),
     mutants=MUTANTS,
     default_max_n=8,
     ci_max_n=3,
     notes="exp is an atom for the sympy engine and an uninterpreted positive function for z3.",
-))
+)
 
-PAPER_CLAIM = register(Claim(
-    id="lemma4_paper",
+PAPER_CLAIM = claim(
+    "lemma4_paper",
     paper="Lemma 4 (published listing)",
     title="the published softmax with 2.718 for e: exactly a base-2.718 softmax",
     statement=(
@@ -126,16 +101,18 @@ PAPER_CLAIM = register(Claim(
         "exp) outputs 2.718**S[i][j] / sum_l 2.718**S[i][l]: a softmax to base 2.718, which "
         "differs from softmax(S); the deviation is measured, not proved away."
     ),
-    shapes=_all_shapes,
-    obligation=_paper,
-    mutants=_mutants(_paper, PAPER_BASE),
+    construction=lambda r, c: softmax_construction(r, c, base=PAPER_BASE),
+    target=softmax_target(PAPER_BASE),
+    shapes=every_shape(2),
+    mutants=MUTANTS,
     default_max_n=4,
     ci_max_n=2,
     measure=measure_paper_base,
-))
+)
 
+CLAIMS = (CLAIM, PAPER_CLAIM)
 
 if __name__ == "__main__":
     from usim.commands.prove import prove_main
 
-    sys.exit(prove_main(CLAIM.id))
+    sys.exit(prove_main(CLAIM.id, PAPER_CLAIM.id))

@@ -15,42 +15,20 @@ from __future__ import annotations
 
 import sys
 
-from usim.constructions.base import Construction
 from usim.constructions.matmul import matmul_construction, matmul_fits
-from usim.engine.claim import Claim, Obligation, Shape
-from usim.engine.mutants import mutant_builder
-from usim.engine.registry import register
+from usim.engine.claim import Shape
+from usim.engine.declare import claim
 from usim.rasp.expr import Aggregate
 
 
-def _obligation(shape: Shape, construction: Construction | None = None, mutant: str | None = None) -> Obligation:
-    right = matmul_construction(*shape)
-    return Obligation("lemma5", shape, construction or right, lambda m: {"AB": m["A"] * m["B"]},
-                      reference=right, mutant=mutant)
-
-
-def _mutant(name: str, replace):
-    return mutant_builder(name, lambda shape: matmul_construction(*shape), _obligation, replace)
-
-
-MUTANTS = {
-    # the mean is not multiplied by k
-    "missing-factor-k": _mutant("missing-factor-k", lambda s: {"product": lambda node: node.args[1]}),
-    # head (0, 0) gives 1 at queries where it selects nothing
-    "wrong-default": _mutant("wrong-default", lambda s: {
-        "mean00": lambda node: Aggregate(node.selector, node.values, default=1)}),
-    # row 0 of A is read one position too far
-    "off-by-one": _mutant("off-by-one", lambda s: {"a_src0": lambda node: node + 1}),
-}
-
-
-def _shapes(n: int) -> list[Shape]:
+def shapes(n: int) -> list[Shape]:
+    """(r, k, c) with every dimension <= n whose product fits: r*c <= k(r + c)."""
     return [(r, k, c) for r in range(1, n + 1) for k in range(1, n + 1) for c in range(1, n + 1)
             if matmul_fits(r, k, c)]
 
 
-CLAIM = register(Claim(
-    id="lemma5",
+CLAIM = claim(
+    "lemma5",
     paper="Lemma 5",
     title="product of r x k and k x c matrices: 2 layers, r + c and r*c heads",
     statement=(
@@ -59,13 +37,22 @@ CLAIM = register(Claim(
         "outputs AB row-major from position 0 and 0 at every later position, using 2 attention "
         "layers with r + c and r*c heads (3 counting the layer that computes length)."
     ),
-    shapes=_shapes,
-    obligation=_obligation,
-    mutants=MUTANTS,
+    construction=matmul_construction,
+    target=lambda m: {"AB": m["A"] * m["B"]},
+    shapes=shapes,
+    mutants={
+        # the mean is not multiplied by k
+        "missing-factor-k": lambda s: {"product": lambda node: node.args[1]},
+        # head (0, 0) gives 1 at queries where it selects nothing
+        "wrong-default": lambda s: {"mean00": lambda node: Aggregate(node.selector, node.values, default=1)},
+        # row 0 of A is read one position too far
+        "off-by-one": lambda s: {"a_src0": lambda node: node + 1},
+    },
     default_max_n=6,
     ci_max_n=3,
-))
+)
 
+CLAIMS = (CLAIM,)
 
 if __name__ == "__main__":
     from usim.commands.prove import prove_main

@@ -17,41 +17,24 @@ import sys
 
 import sympy
 
-from usim.constructions.base import Construction
 from usim.constructions.linear_attention import linformer_construction
-from usim.engine.claim import Claim, Obligation, Shape
-from usim.engine.registry import register
-from usim.engine.mutants import mutant_builder
+from usim.engine.declare import claim, every_shape
 from usim.proofs.soft_from_hard import row_softmax
 from usim.rasp.expr import constant
 
 
-def _target(m, d: int):
-    scores = m["Q"] * (m["E"] * m["K"]).T / sympy.sqrt(d)
-    return {"Y": row_softmax(scores) * (m["F"] * m["V"])}
+def linformer_target(shape):
+    """softmax(Q (E K)^T / sqrt(d)) (F V), d = shape[1]."""
+    d = shape[1]
+
+    def target(m):
+        scores = m["Q"] * (m["E"] * m["K"]).T / sympy.sqrt(d)
+        return {"Y": row_softmax(scores) * (m["F"] * m["V"])}
+    return target
 
 
-def _obligation(shape: Shape, construction: Construction | None = None,
-                mutant: str | None = None) -> Obligation:
-    right = linformer_construction(*shape)
-    return Obligation(claim_id="linformer", shape=shape, construction=construction or right,
-                      target=lambda m: _target(m, shape[1]), reference=right, mutant=mutant)
-
-
-def _mutant(name, replace):
-    return mutant_builder(name, lambda s: linformer_construction(*s), _obligation, replace)
-
-
-MUTANTS = {
-    # a routing mistake: the values projected by E instead of F
-    "values-by-E": _mutant("values-by-E", lambda s: {
-        "f_offset": lambda node: constant(2 * s[0] * s[1] + s[0] * s[3])}),
-    # the projected values doubled (a wrong factor in the product's mean-times-k)
-    "fv-doubled": _mutant("fv-doubled", lambda s: {"fv": lambda node: node * 2}),
-}
-
-CLAIM = register(Claim(
-    id="linformer",
+CLAIM = claim(
+    "linformer",
     paper="linear-attention variants (Linformer)",
     title="Linformer softmax(Q (E K)^T / sqrt d) (F V) from transpose, product and softmax blocks",
     statement=(
@@ -60,16 +43,22 @@ CLAIM = register(Claim(
         "product and softmax blocks and gather routing outputs softmax(Q (E K)^T / sqrt(d)) (F V) "
         "(exact exp and sqrt) row-major from position 0 and 0 past it (RASP semantics)."
     ),
-    shapes=lambda n: [(a, b, c, e) for a in range(1, n + 1) for b in range(1, n + 1)
-                      for c in range(1, n + 1) for e in range(1, n + 1)],
-    obligation=_obligation,
-    mutants=MUTANTS,
+    construction=linformer_construction,
+    target_for=linformer_target,
+    shapes=every_shape(4),
+    mutants={
+        # a routing mistake: the values projected by E instead of F
+        "values-by-E": lambda s: {"f_offset": lambda node: constant(2 * s[0] * s[1] + s[0] * s[3])},
+        # the projected values doubled (a wrong factor in the product's mean-times-k)
+        "fv-doubled": lambda s: {"fv": lambda node: node * 2},
+    },
     default_max_n=2,
     ci_max_n=1,
     notes=("sympy proves every shape up to N=2 in < 0.1 s each; z3 (exp uninterpreted, "
            "sqrt(2) as an algebraic number) times out (60 s) where d = k = 2: UNKNOWN, not proof."),
-))
+)
 
+CLAIMS = (CLAIM,)
 
 if __name__ == "__main__":
     from usim.commands.prove import prove_main

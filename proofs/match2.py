@@ -36,13 +36,11 @@ from typing import Iterable
 
 import sympy
 
-from usim.constructions.base import Construction
 from usim.constructions.match2 import check_modulus, match2_construction
 from usim.encodings.evaluate import EXACT, evaluate
-from usim.engine.claim import Claim, Obligation, Shape
+from usim.engine.claim import Shape
+from usim.engine.declare import claim, erratum
 from usim.engine.engines import EXHAUSTIVE_LIMIT
-from usim.engine.mutants import mutant_builder
-from usim.engine.registry import register
 from usim.rasp.expr import Predicate, aggregate, indices, select, tokens, where
 
 
@@ -67,31 +65,8 @@ def match2_target(p: int, distinct: bool):
     return target
 
 
-def _obligation(shape: Shape, construction: Construction | None = None,
-                mutant: str | None = None) -> Obligation:
-    p, n, d, z = shape
-    check_modulus(p)
-    right = match2_construction(p, n, distinct=bool(d))
-    return Obligation(
-        claim_id="match2",
-        shape=shape,
-        construction=construction or right,
-        target=match2_target(p, bool(d)),
-        domain="integer",
-        values=None if z else tuple(range(p)),
-        reference=right,
-        mutant=mutant,
-    )
-
-
-def _published(shape: Shape) -> Obligation:
-    p, n, d, _ = shape
-    return _obligation(shape, match2_construction(p, n, published=True), mutant="published")
-
-
-def _mutant(name: str, replace):
-    return mutant_builder(name, lambda s: match2_construction(s[0], s[1], distinct=bool(s[2])),
-                          _obligation, lambda s: replace(s[0], bool(s[2])))
+def _construction(p: int, n: int, d: int, z: int, published: bool = False):
+    return match2_construction(check_modulus(p), n, distinct=bool(d), published=published)
 
 
 def _selector_of(output):
@@ -110,17 +85,15 @@ def _other_variant(p: int, distinct: bool) -> dict:
 
 
 MUTANTS = {
-    # the paper's construction
-    "published": _published,
     # need = p - r without the final mod p: a residue 0 never finds its match
-    "no-wrap": _mutant("no-wrap", lambda p, d: {"need": lambda node: p - node.args[0].args[1]}),
+    "no-wrap": lambda s: {"need": lambda node: s[0] - node.args[0].args[1]},
     # aggregate the values instead of counting keys: residue-0 matches average to 0
-    "mean-of-values": _mutant("mean-of-values", lambda p, d: {
-        "match2": lambda node: where(aggregate(_selector_of(node), tokens) != 0, 1, 0)}),
+    "mean-of-values": lambda s: {
+        "match2": lambda node: where(aggregate(_selector_of(node), tokens) != 0, 1, 0)},
     # the other variant (j = i allowed <-> j != i)
-    "other-variant": _mutant("other-variant", _other_variant),
+    "other-variant": lambda s: _other_variant(s[0], bool(s[2])),
     # the needed residue off by one
-    "off-by-one": _mutant("off-by-one", lambda p, d: {"need": lambda node: (node.args[0] + 1) % p}),
+    "off-by-one": lambda s: {"need": lambda node: (node.args[0] + 1) % s[0]},
 }
 
 
@@ -194,8 +167,8 @@ def _measure(bound: int) -> list[str]:
     return lines
 
 
-CLAIM = register(Claim(
-    id="match2",
+CLAIM = claim(
+    "match2",
     paper="Match2 (by construction)",
     title="Match2 mod p: 1 where some x_j has x_i + x_j = 0 mod p; corrected: 1 layer, 1 head",
     statement=(
@@ -204,20 +177,40 @@ CLAIM = register(Claim(
         "j has x_i + x_j = 0 mod p, else 0, using 1 attention layer with 1 head (select the "
         "keys with residue (p - x_i mod p) mod p; 1 where some key is selected). Shapes "
         "(p, n, d, z): d = 1 for j != i; z = 0 residue inputs (exhaustive and z3), z = 1 "
-        "all integers (z3). The published construction (variant 'published') is refuted."
+        "all integers (z3). The published construction (claim match2_published) is refuted."
     ),
+    construction=_construction,
+    target_for=lambda s: match2_target(s[0], bool(s[2])),
+    domain="integer",
+    values=lambda s: None if s[3] else tuple(range(s[0])),
     shapes=_shapes,
-    obligation=_obligation,
     engines=("z3",),
     mutants=MUTANTS,
     measure=_measure,
     default_max_n=5,
     ci_max_n=3,
     notes="Canonical forms cannot decide Mod/Piecewise: z3 and exhaustive enumeration only.",
-))
+)
 
+PUBLISHED = erratum(
+    CLAIM,
+    "match2_published",
+    paper="Match2 as published (erratum)",
+    title="the published Match2: misses residue 0, counts j = i, averages matches away",
+    statement=(
+        "The published Match2 construction (select x_j mod p = p - (x_i mod p), average, output "
+        "1 where non-zero) answers 'some j has x_i + x_j = 0 mod p'. Expected REFUTED: it never "
+        "fires when x_i mod p = 0, counts j = i, and can average a match to 0."
+    ),
+    construction=lambda p, n, d, z: _construction(p, n, d, z, published=True),
+    default_max_n=3,
+    ci_max_n=2,
+    notes="The fix, proved, is the claim match2.",
+)
+
+CLAIMS = (CLAIM, PUBLISHED)
 
 if __name__ == "__main__":
     from usim.commands.prove import prove_main
 
-    sys.exit(prove_main(CLAIM.id))
+    sys.exit(prove_main(CLAIM.id, PUBLISHED.id))

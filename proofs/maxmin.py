@@ -11,12 +11,13 @@ states both sides with If and proves them; the sympy engine's canonical forms
 cannot decide Max/Min in general, but the corrected construction produces the
 very same Max/Min terms, so its forms are identical.
 
-The variant ``published`` is the paper's construction as reconstructed in
-:mod:`usim.constructions.maxmin` (its flip flag reaches 2 at an odd position
-whose difference to its partner is negative); it is REFUTED from n = 2 on, with
-a counterexample like x = (0, -1) -> (0, 1) instead of (0, -1). At n = 1 there
-is no pair, and the published program is right (its guard passes the element
-through); so its refutation is reported per shape, not assumed.
+Claim ``maxmin_published`` (an erratum, expected REFUTED) states the paper's
+construction as reconstructed in :mod:`usim.constructions.maxmin` against the
+same statement: its flip flag reaches 2 at an odd position whose difference to
+its partner is negative, and it is REFUTED from n = 2 on, with a counterexample
+like x = (0, -1) -> (0, 1) instead of (0, -1). At n = 1 there is no pair, and
+the published program is right (its guard passes the element through); so its
+refutation is reported per shape, not assumed.
 """
 
 from __future__ import annotations
@@ -25,11 +26,8 @@ import sys
 
 import sympy
 
-from usim.constructions.base import Construction
 from usim.constructions.maxmin import maxmin_construction
-from usim.engine.claim import Claim, Obligation, Shape
-from usim.engine.mutants import mutant_builder
-from usim.engine.registry import register
+from usim.engine.declare import claim, erratum, every_shape
 from usim.rasp.expr import indices, maximum, minimum, tokens, where
 
 
@@ -48,49 +46,8 @@ def maxmin_target(m) -> dict:
     return {"y": sympy.Matrix([y])}
 
 
-def _obligation(shape: Shape, construction: Construction | None = None,
-                mutant: str | None = None) -> Obligation:
-    (n,) = shape
-    right = maxmin_construction(n)
-    return Obligation(
-        claim_id="maxmin",
-        shape=shape,
-        construction=construction or right,
-        target=maxmin_target,
-        reference=right,
-        mutant=mutant,
-    )
-
-
-def _published(shape: Shape) -> Obligation:
-    return _obligation(shape, maxmin_construction(shape[0], published=True), mutant="published")
-
-
-def _mutant(name: str, replace):
-    return mutant_builder(name, lambda shape: maxmin_construction(*shape), _obligation,
-                          lambda shape: replace)
-
-
-MUTANTS = {
-    # the published construction (reconstructed): flip flag reaching 2
-    "published": _published,
-    # (min, max) instead of (max, min)
-    "order-swapped": _mutant("order-swapped", {
-        "ordered": lambda node: where(indices % 2 == 1, maximum(tokens, node.args[1].args[1]),
-                                      minimum(tokens, node.args[1].args[1]))}),
-    # partner p+1 everywhere (odd positions compare with the next pair)
-    "partner-next": _mutant("partner-next", {"partner_pos": lambda node: indices + 1}),
-    # no guard: the trailing element of an odd length is compared with the default 0
-    "unguarded-tail": _mutant("unguarded-tail", {"maxmin": lambda node: node.args[1]}),
-}
-
-
-def _shapes(n: int) -> list[Shape]:
-    return [(k,) for k in range(1, n + 1)]
-
-
-CLAIM = register(Claim(
-    id="maxmin",
+CLAIM = claim(
+    "maxmin",
     paper="MaxMin (GroupSort-2)",
     title="MaxMin: pairs (2t, 2t+1) -> (max, min); corrected: 1 layer, 1 head",
     statement=(
@@ -98,21 +55,45 @@ CLAIM = register(Claim(
         "MaxMin program outputs max(x_2t, x_2t+1) at 2t, min(x_2t, x_2t+1) at 2t+1 and, "
         "for odd n, x_{n-1} unchanged at n-1, using 1 attention layer with 1 head that "
         "fetches the partner p xor 1 (2 layers counting length). The published "
-        "construction (variant 'published', reconstructed) is refuted: its flip flag "
-        "reaches 2 at an odd position whose difference to its partner is negative."
+        "construction (claim maxmin_published) is refuted."
     ),
-    shapes=_shapes,
-    obligation=_obligation,
-    mutants=MUTANTS,
+    construction=maxmin_construction,
+    target=maxmin_target,
+    shapes=every_shape(1),
+    mutants={
+        # (min, max) instead of (max, min)
+        "order-swapped": lambda s: {"ordered": lambda node: where(
+            indices % 2 == 1, maximum(tokens, node.args[1].args[1]), minimum(tokens, node.args[1].args[1]))},
+        # partner p+1 everywhere (odd positions compare with the next pair)
+        "partner-next": lambda s: {"partner_pos": lambda node: indices + 1},
+        # no guard: the trailing element of an odd length is compared with the default 0
+        "unguarded-tail": lambda s: {"maxmin": lambda node: node.args[1]},
+    },
     default_max_n=16,
     ci_max_n=5,
-    notes=("The published listing is not available; the reconstruction and what it "
-           "assumes are in usim.constructions.maxmin. At n = 1 the published variant "
-           "is right (no pair)."),
-))
+)
 
+PUBLISHED = erratum(
+    CLAIM,
+    "maxmin_published",
+    paper="MaxMin as published (erratum)",
+    title="the published MaxMin: wrong where an odd position is below its partner",
+    statement=(
+        "The published MaxMin construction (reconstructed from its description: a flip flag "
+        "that adds the position's parity to the comparison) outputs max/min of each pair for "
+        "every real input. Expected REFUTED: its flag reaches 2 at an odd position below its "
+        "partner, e.g. x = (0, -1) gives (0, 1). Correct only at n = 1 (no pair)."
+    ),
+    construction=lambda n: maxmin_construction(n, published=True),
+    default_max_n=4,
+    ci_max_n=3,
+    notes=("The published listing is not available; the reconstruction and what it assumes are "
+           "in usim.constructions.maxmin. The fix, proved, is the claim maxmin."),
+)
+
+CLAIMS = (CLAIM, PUBLISHED)
 
 if __name__ == "__main__":
     from usim.commands.prove import prove_main
 
-    sys.exit(prove_main(CLAIM.id))
+    sys.exit(prove_main(CLAIM.id, PUBLISHED.id))

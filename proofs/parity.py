@@ -25,11 +25,9 @@ import sys
 
 import sympy
 
-from usim.constructions.base import Construction
 from usim.constructions.parity import parity_construction
-from usim.engine.claim import Claim, Obligation, Shape
-from usim.engine.mutants import mutant_builder
-from usim.engine.registry import register
+from usim.engine.claim import Shape
+from usim.engine.declare import claim
 from usim.rasp.expr import indices, where
 
 ALL_SUBSETS_UP_TO = 4
@@ -47,27 +45,6 @@ def _split(shape: Shape) -> tuple[int, tuple[int, ...]]:
     return shape[0], tuple(shape[1:])
 
 
-def _obligation(shape: Shape, construction: Construction | None = None,
-                mutant: str | None = None) -> Obligation:
-    n, positions = _split(shape)
-    right = parity_construction(n, positions)
-    return Obligation(
-        claim_id="parity",
-        shape=shape,
-        construction=construction or right,
-        target=parity_target(positions),
-        domain="integer",
-        values=(0, 1),
-        reference=right,
-        mutant=mutant,
-    )
-
-
-def _mutant(name: str, replace):
-    return mutant_builder(name, lambda s: parity_construction(*_split(s)), _obligation,
-                          lambda s: replace(*_split(s)))
-
-
 def _drop_first(n: int, positions: tuple[int, ...]):
     """A membership map that is wrong about S: its first position left out; a
     single position replaced by the next one (mod n); at n = 1 the empty set."""
@@ -81,12 +58,11 @@ def _drop_first(n: int, positions: tuple[int, ...]):
 
 MUTANTS = {
     # the mean rescaled by k + 1 instead of k (wrong for every k)
-    "wrong-scale": _mutant("wrong-scale", lambda n, s: {
-        "count": lambda node: (len(s) + 1) * node.args[1]}),
+    "wrong-scale": lambda s: {"count": lambda node: (len(_split(s)[1]) + 1) * node.args[1]},
     # quotient for remainder: count // 2 instead of count mod 2
-    "quotient": _mutant("quotient", lambda n, s: {"parity": lambda node: node.args[0] // 2}),
+    "quotient": lambda s: {"parity": lambda node: node.args[0] // 2},
     # the set misses its first position (for k = 1: another position, or none)
-    "missing-position": _mutant("missing-position", lambda n, s: {"in_set": _drop_first(n, s)}),
+    "missing-position": lambda s: {"in_set": _drop_first(*_split(s))},
 }
 
 
@@ -111,8 +87,8 @@ def _shapes(bound: int) -> list[Shape]:
     return shapes
 
 
-CLAIM = register(Claim(
-    id="parity",
+CLAIM = claim(
+    "parity",
     paper="k-PARITY (by construction)",
     title="k-PARITY of a 0/1 input: 1 layer, 1 head (mean over the k positions, times k, mod 2)",
     statement=(
@@ -122,14 +98,18 @@ CLAIM = register(Claim(
         "every position, with 1 attention layer and 1 head whatever k and n. Shapes "
         "(n, s_1, .., s_k)."
     ),
+    construction=lambda n, *positions: parity_construction(n, positions),
+    target_for=lambda s: parity_target(_split(s)[1]),
+    domain="integer",
+    values=(0, 1),
     shapes=_shapes,
-    obligation=_obligation,
     mutants=MUTANTS,
     default_max_n=8,
     ci_max_n=4,
     notes="0/1 inputs only; a non-binary input is refused by usim.constructions.parity.run_parity.",
-))
+)
 
+CLAIMS = (CLAIM,)
 
 if __name__ == "__main__":
     from usim.commands.prove import prove_main

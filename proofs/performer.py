@@ -26,75 +26,66 @@ import sys
 
 import sympy
 
-from usim.constructions.base import Construction
 from usim.constructions.linear_attention import performer_construction
-from usim.engine.claim import Claim, Obligation, Shape
-from usim.engine.registry import register
-from usim.engine.mutants import mutant_builder
+from usim.engine.claim import Claim
+from usim.engine.declare import claim, every_shape
 from usim.rasp.expr import indices, where
 
 
-def _phi(name: str):
+def phi(name: str):
+    """The feature map: exp, or elu(x) + 1 = x + 1 for x > 0, exp(x) otherwise."""
     if name == "exp":
         return sympy.exp
     return lambda x: sympy.Piecewise((x + 1, x > 0), (sympy.exp(x), True))
 
 
-def _target(m, phi: str):
-    f = _phi(phi)
+def kernel_attention(m, name: str) -> dict:
+    """phi(Q) phi(K)^T, each row normalised to sum 1, times V."""
+    f = phi(name)
     a = m["Q"].applyfunc(f) * m["K"].applyfunc(f).T
     normalised = sympy.Matrix(a.rows, a.cols, lambda i, l: a[i, l] / sum(a[i, t] for t in range(a.cols)))
     return {"Y": normalised * m["V"]}
 
 
-def _claim(claim_id: str, phi: str, engines: tuple[str, ...], title: str, notes: str) -> Claim:
-    def obligation(shape: Shape, construction: Construction | None = None,
-                   mutant: str | None = None) -> Obligation:
-        right = performer_construction(*shape, phi=phi)
-        return Obligation(claim_id=claim_id, shape=shape, construction=construction or right,
-                          target=lambda m: _target(m, phi), reference=right, mutant=mutant)
-
-    def mutant(name, replace):
-        return mutant_builder(name, lambda s: performer_construction(*s, phi=phi), obligation, replace)
-
-    mutants = {
-        # the normaliser read from the first column instead of the last
-        "wrong-normaliser": mutant("wrong-normaliser", lambda s: {
-            "normaliser": lambda node: where(indices < s[0] * s[2], 1, 0)}),
-        # the column of ones left out: numerator only
-        "no-normalising": mutant("no-normalising", lambda s: {
-            "linear_attention": lambda node: where(node.args[0], node.args[1].args[0], 0)}),
-    }
-    return register(Claim(
-        id=claim_id,
+def performer_claim(claim_id: str, name: str, engines: tuple[str, ...], title: str, notes: str) -> Claim:
+    return claim(
+        claim_id,
         paper="linear-attention variants (Performer / kernelised)",
         title=title,
         statement=(
             f"For every n, d, d_v <= N and all real Q, K (n x d), V (n x d_v) laid out <Q, K, V> "
             f"(zero-padded), one RASP program built from the published transpose and product "
             f"blocks, gather routing and element-wise maps outputs phi(Q)(phi(K)^T V) / "
-            f"phi(Q)(phi(K)^T 1) row-major, 0 past it, with phi = {phi} element-wise "
+            f"phi(Q)(phi(K)^T 1) row-major, 0 past it, with phi = {name} element-wise "
             f"(RASP semantics)."
         ),
-        shapes=lambda n: [(a, b, c) for a in range(1, n + 1) for b in range(1, n + 1) for c in range(1, n + 1)],
-        obligation=obligation,
-        mutants=mutants,
+        construction=lambda n, d, dv: performer_construction(n, d, dv, phi=name),
+        target=lambda m: kernel_attention(m, name),
+        shapes=every_shape(3),
+        mutants={
+            # the normaliser read from the first column instead of the last
+            "wrong-normaliser": lambda s: {"normaliser": lambda node: where(indices < s[0] * s[2], 1, 0)},
+            # the column of ones left out: numerator only
+            "no-normalising": lambda s: {
+                "linear_attention": lambda node: where(node.args[0], node.args[1].args[0], 0)},
+        },
         engines=engines,
         default_max_n=2,
         ci_max_n=1,
         notes=notes,
-    ))
+    )
 
 
-CLAIM = _claim("performer", "elu1", ("z3",),
-               "kernelised linear attention, phi = elu + 1 (Katharopoulos et al.)",
-               "phi is piecewise: proved by z3 (ite) for n >= 2; sympy's canonical forms cannot decide "
-               "Piecewise. At n = 1 the target simplifies (sympy turns 1/exp(x) into exp(-x)) and z3, "
-               "with exp uninterpreted, lacks exp(x) exp(-x) = 1: UNKNOWN (an engine limitation).")
-CLAIM_EXP = _claim("performer_exp", "exp", ("sympy", "z3"),
-                   "kernelised linear attention, phi = exp",
-                   "phi = exp: exp atoms are positive, canonical forms decide it.")
+CLAIM = performer_claim(
+    "performer", "elu1", ("z3",), "kernelised linear attention, phi = elu + 1 (Katharopoulos et al.)",
+    "phi is piecewise: proved by z3 (ite) for n >= 2; sympy's canonical forms cannot decide "
+    "Piecewise. At n = 1 the target simplifies (sympy turns 1/exp(x) into exp(-x)) and z3, "
+    "with exp uninterpreted, lacks exp(x) exp(-x) = 1: UNKNOWN (an engine limitation).")
+CLAIM_EXP = performer_claim(
+    "performer_exp", "exp", ("sympy", "z3"), "kernelised linear attention, phi = exp",
+    "phi = exp: exp atoms are positive, canonical forms decide it.")
 
+CLAIMS = (CLAIM, CLAIM_EXP)
 
 if __name__ == "__main__":
     from usim.commands.prove import prove_main

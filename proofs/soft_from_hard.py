@@ -30,11 +30,8 @@ from usim.constructions.ahat import (
     matmul_ahat_construction,
     softmax_ahat_construction,
 )
-from usim.constructions.base import Construction
-from usim.constructions.matmul import matmul_fits
-from usim.engine.claim import Status, Claim, Obligation, Shape
-from usim.engine.registry import register
-from usim.engine.mutants import mutant_builder
+from usim.engine.declare import claim, erratum, every_shape
+from usim.proofs.lemma5_matmul import shapes as matmul_shapes
 from usim.rasp.expr import Predicate, indices, select, where
 
 
@@ -44,32 +41,8 @@ def row_softmax(s: sympy.Matrix) -> sympy.Matrix:
                         lambda i, j: e[i, j] / sum(e[i, k] for k in range(e.cols)))
 
 
-# -- soft_from_hard --------------------------------------------------------------
-
-def _attention(shape: Shape, construction: Construction | None = None,
-               mutant: str | None = None) -> Obligation:
-    right = attention_construction(*shape)
-    return Obligation(
-        claim_id="soft_from_hard", shape=shape, construction=construction or right,
-        target=lambda m: {"Y": row_softmax(m["Q"] * m["K"].T) * m["V"]},
-        reference=right, mutant=mutant,
-    )
-
-
-def _attention_mutant(name, replace):
-    return mutant_builder(name, lambda s: attention_construction(*s), _attention, replace)
-
-
-ATTENTION_MUTANTS = {
-    # the published product's layer 2: head (0, 0) not masked (relies on an empty row)
-    "unmasked-head": _attention_mutant("unmasked-head", lambda s: {"at00": lambda node: node.args[1]}),
-    # the row-sum head selects every position instead of its own row
-    "all-rows": _attention_mutant("all-rows", lambda s: {
-        "same_row": lambda node: select(indices, indices, Predicate.TRUE)}),
-}
-
-SOFT_FROM_HARD = register(Claim(
-    id="soft_from_hard",
+SOFT_FROM_HARD = claim(
+    "soft_from_hard",
     paper="soft attention from average-hard attention",
     title="softmax(Q K^T) V by average-hard heads (0/1 scores) and element-wise maps, under AHAT",
     statement=(
@@ -79,46 +52,47 @@ SOFT_FROM_HARD = register(Claim(
         "(exact exp) row-major and 0 past it, where every aggregate is an average-hard "
         "head with 0/1 scores under AHAT empty-row semantics; no selector has an empty row."
     ),
-    shapes=lambda n: [(a, b, c) for a in range(1, n + 1) for b in range(1, n + 1) for c in range(1, n + 1)],
-    obligation=_attention,
-    mutants=ATTENTION_MUTANTS,
+    construction=attention_construction,
+    target=lambda m: {"Y": row_softmax(m["Q"] * m["K"].T) * m["V"]},
+    shapes=every_shape(3),
+    mutants={
+        # the published product's layer 2: head (0, 0) not masked (relies on an empty row)
+        "unmasked-head": lambda s: {"at00": lambda node: node.args[1]},
+        # the row-sum head selects every position instead of its own row
+        "all-rows": lambda s: {"same_row": lambda node: select(indices, indices, Predicate.TRUE)},
+    },
     default_max_n=3,
     ci_max_n=2,
     semantics="ahat",
     notes="The softmax is exact: exp and division are element-wise; attention only routes and averages.",
-))
+)
 
+SOFTMAX_AHAT = claim(
+    "softmax_ahat",
+    paper="Lemma 4, corrected for AHAT",
+    title="row softmax by one same-row head (never empty): correct under AHAT and RASP",
+    statement=(
+        "For every r, c <= N and every real r x c matrix S, the corrected softmax (one head "
+        "select(row, row, ==), mean times c as the row sum, exp and division element-wise) "
+        "with its aggregate under AHAT outputs the row softmax of S. 1 layer, 1 head."
+    ),
+    construction=lambda r, c: softmax_ahat_construction(r, c, corrected=True),
+    target=lambda m: {"softmax(S)": row_softmax(m["S"])},
+    shapes=every_shape(2),
+    mutants={
+        # the row sum taken as (c + 1) times the mean
+        "sum-times-c-plus-1": lambda s: {"row_sum": lambda node: node.args[0] * (s[1] + 1)},
+        # exp(S) not divided by the row sum
+        "no-division": lambda s: {"softmax": lambda node: where(node.args[0], node.args[1].args[0], 0)},
+    },
+    default_max_n=4,
+    ci_max_n=2,
+    semantics="ahat",
+)
 
-# -- the standalone blocks -------------------------------------------------------
-
-def _softmax(claim_id: str, corrected: bool):
-    def build(shape: Shape, construction: Construction | None = None, mutant: str | None = None) -> Obligation:
-        right = softmax_ahat_construction(*shape, corrected=corrected)
-        return Obligation(claim_id=claim_id, shape=shape, construction=construction or right,
-                          target=lambda m: {"softmax(S)": row_softmax(m["S"])},
-                          reference=softmax_ahat_construction(*shape, corrected=True), mutant=mutant)
-    return build
-
-
-def _matmul(claim_id: str, corrected: bool):
-    def build(shape: Shape, construction: Construction | None = None, mutant: str | None = None) -> Obligation:
-        right = matmul_ahat_construction(*shape, corrected=corrected)
-        return Obligation(claim_id=claim_id, shape=shape, construction=construction or right,
-                          target=lambda m: {"AB": m["A"] * m["B"]},
-                          reference=matmul_ahat_construction(*shape, corrected=True), mutant=mutant)
-    return build
-
-
-def _matmul_shapes(n: int) -> list[Shape]:
-    return [(r, k, c) for r in range(1, n + 1) for k in range(1, n + 1) for c in range(1, n + 1)
-            if matmul_fits(r, k, c)]
-
-
-_softmax_ok = _softmax("softmax_ahat", True)
-_matmul_ok = _matmul("matmul_ahat", True)
-
-SOFTMAX_PUBLISHED_AHAT = register(Claim(
-    id="softmax_published_ahat",
+SOFTMAX_PUBLISHED_AHAT = erratum(
+    SOFTMAX_AHAT,
+    "softmax_published_ahat",
     paper="Lemma 4 under AHAT (erratum)",
     title="the published row softmax with AHAT empty rows: wrong for r >= 2",
     statement=(
@@ -127,56 +101,15 @@ SOFTMAX_PUBLISHED_AHAT = register(Claim(
         "fails: head b is empty at the queries of other rows and AHAT averages exp over "
         "every position there, adding to the row sum."
     ),
+    construction=lambda r, c: softmax_ahat_construction(r, c, corrected=False),
     shapes=lambda n: [(r, c) for r in range(2, n + 1) for c in range(1, n + 1)],
-    obligation=_softmax("softmax_published_ahat", False),
-    default_max_n=3, ci_max_n=2, semantics="ahat",
+    default_max_n=3,
+    ci_max_n=2,
     notes="an erratum: refuted as it must be; the fix is softmax_ahat",
-    expected=Status.REFUTED,
-))
+)
 
-MATMUL_PUBLISHED_AHAT = register(Claim(
-    id="matmul_published_ahat",
-    paper="Lemma 5 under AHAT (erratum)",
-    title="the published product with AHAT empty rows: wrong",
-    statement=(
-        "Claim checked (and expected false): Lemma 5's program, with every aggregate under "
-        "AHAT semantics, outputs A B for all real A (r x k), B (k x c). It fails: the "
-        "layer-2 head (i, j) is empty at every query but i*c + j, where AHAT averages the "
-        "whole product sequence instead of giving 0."
-    ),
-    shapes=_matmul_shapes,
-    obligation=_matmul("matmul_published_ahat", False),
-    default_max_n=3, ci_max_n=2, semantics="ahat",
-    notes="an erratum: refuted as it must be; the fix is matmul_ahat",
-    expected=Status.REFUTED,
-))
-
-SOFTMAX_AHAT = register(Claim(
-    id="softmax_ahat",
-    paper="Lemma 4, corrected for AHAT",
-    title="row softmax by one same-row head (never empty): correct under AHAT and RASP",
-    statement=(
-        "For every r, c <= N and every real r x c matrix S, the corrected softmax (one head "
-        "select(row, row, ==), mean times c as the row sum, exp and division element-wise) "
-        "with its aggregate under AHAT outputs the row softmax of S. 1 layer, 1 head."
-    ),
-    shapes=lambda n: [(r, c) for r in range(1, n + 1) for c in range(1, n + 1)],
-    obligation=_softmax_ok,
-    mutants={
-        # the row sum taken as (c + 1) times the mean
-        "sum-times-c-plus-1": mutant_builder(
-            "sum-times-c-plus-1", lambda s: softmax_ahat_construction(*s, corrected=True), _softmax_ok,
-            lambda s: {"row_sum": lambda node: node.args[0] * (s[1] + 1)}),
-        # exp(S) not divided by the row sum
-        "no-division": mutant_builder(
-            "no-division", lambda s: softmax_ahat_construction(*s, corrected=True), _softmax_ok,
-            lambda s: {"softmax": lambda node: where(node.args[0], node.args[1].args[0], 0)}),
-    },
-    default_max_n=4, ci_max_n=2, semantics="ahat",
-))
-
-MATMUL_AHAT = register(Claim(
-    id="matmul_ahat",
+MATMUL_AHAT = claim(
+    "matmul_ahat",
     paper="Lemma 5, corrected for AHAT",
     title="product with never-empty layer-2 heads masked element-wise: correct under AHAT",
     statement=(
@@ -185,21 +118,37 @@ MATMUL_AHAT = register(Claim(
         "k * sum where(p == i*c + j, head_ij, 0)) with every aggregate under AHAT outputs A B "
         "row-major, 0 past it. 2 layers, r + c and r*c heads."
     ),
-    shapes=_matmul_shapes,
-    obligation=_matmul_ok,
+    construction=lambda r, k, c: matmul_ahat_construction(r, k, c, corrected=True),
+    target=lambda m: {"AB": m["A"] * m["B"]},
+    shapes=matmul_shapes,
     mutants={
-        "unmasked-head": mutant_builder("unmasked-head", lambda s: matmul_ahat_construction(*s, corrected=True),
-                                        _matmul_ok, lambda s: {"at00": lambda node: node.args[1]}),
+        "unmasked-head": lambda s: {"at00": lambda node: node.args[1]},
         # head (0, 0) kept at position 1 instead of 0
-        "mask-shifted": mutant_builder(
-            "mask-shifted", lambda s: matmul_ahat_construction(*s, corrected=True), _matmul_ok,
-            lambda s: {"at00": lambda node: where(indices == 1, node.args[1], 0)}),
+        "mask-shifted": lambda s: {"at00": lambda node: where(indices == 1, node.args[1], 0)},
     },
-    default_max_n=3, ci_max_n=2, semantics="ahat",
-))
+    default_max_n=3,
+    ci_max_n=2,
+    semantics="ahat",
+)
 
-CLAIMS = [SOFT_FROM_HARD, SOFTMAX_PUBLISHED_AHAT, MATMUL_PUBLISHED_AHAT, SOFTMAX_AHAT, MATMUL_AHAT]
+MATMUL_PUBLISHED_AHAT = erratum(
+    MATMUL_AHAT,
+    "matmul_published_ahat",
+    paper="Lemma 5 under AHAT (erratum)",
+    title="the published product with AHAT empty rows: wrong",
+    statement=(
+        "Claim checked (and expected false): Lemma 5's program, with every aggregate under "
+        "AHAT semantics, outputs A B for all real A (r x k), B (k x c). It fails: the "
+        "layer-2 head (i, j) is empty at every query but i*c + j, where AHAT averages the "
+        "whole product sequence instead of giving 0."
+    ),
+    construction=lambda r, k, c: matmul_ahat_construction(r, k, c, corrected=False),
+    default_max_n=3,
+    ci_max_n=2,
+    notes="an erratum: refuted as it must be; the fix is matmul_ahat",
+)
 
+CLAIMS = (SOFT_FROM_HARD, SOFTMAX_PUBLISHED_AHAT, MATMUL_PUBLISHED_AHAT, SOFTMAX_AHAT, MATMUL_AHAT)
 
 if __name__ == "__main__":
     from usim.commands.prove import prove_main

@@ -37,7 +37,6 @@ import sys
 
 from usim.constructions.universal import Spec
 from usim.engine.claim import Claim
-from usim.engine.registry import register
 from usim.proofs._universal import attention_formula, attention_term, make_claim
 
 
@@ -64,7 +63,7 @@ def _sizes(n: int) -> list[tuple[int, int]]:
 
 _shapes, _obligation, _mutants = make_claim("theorem6", _merged, attention_term, _whole_target)
 
-CLAIM = register(Claim(
+CLAIM = Claim(
     id="theorem6",
     paper="Theorem 6",
     title="U simulates single-head attention softmax(c X A X^T) X V: one RASP program",
@@ -81,11 +80,11 @@ CLAIM = register(Claim(
     default_max_n=4,
     ci_max_n=2,
     notes="input layout <hdr=[n,d,c], X, A, V>; RASP empty-row default 0; exact exp",
-))
+)
 
 _ushapes, _uobligation, _umutants = make_claim("theorem6_users", _users, attention_term, None)
 
-CLAIM_USERS = register(Claim(
+CLAIM_USERS = Claim(
     id="theorem6_users",
     paper="Theorem 6",
     title="U simulates softmax(c Q K^T) V with Q, K, V = X W + 1 b (users' form, c = 1/sqrt(d_k))",
@@ -102,8 +101,10 @@ CLAIM_USERS = register(Claim(
     default_max_n=4,
     ci_max_n=2,
     notes="projected form with biases; scale from the header",
-))
+)
 
+
+CLAIMS = (CLAIM, CLAIM_USERS,)
 
 if __name__ == "__main__":
     from usim.commands.prove import prove_main

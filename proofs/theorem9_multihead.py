@@ -19,7 +19,6 @@ import sys
 
 from usim.constructions.universal import Spec
 from usim.engine.claim import Claim
-from usim.engine.registry import register
 from usim.proofs._universal import attention_term, make_claim
 
 MAX_HEADS = 2
@@ -37,7 +36,7 @@ def _sizes(n: int) -> list[tuple[int, int, int]]:
 
 _shapes, _obligation, _mutants = make_claim("theorem9", _spec, attention_term, None)
 
-CLAIM = register(Claim(
+CLAIM = Claim(
     id="theorem9",
     paper="Theorem 9",
     title="U simulates H-head attention: heads concatenated and projected by W_O",
@@ -52,8 +51,10 @@ CLAIM = register(Claim(
     default_max_n=3,
     ci_max_n=2,
     notes="merged heads, d_v = d per head, concatenation by routing, W_O by a product block",
-))
+)
 
+
+CLAIMS = (CLAIM,)
 
 if __name__ == "__main__":
     from usim.commands.prove import prove_main

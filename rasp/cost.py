@@ -15,6 +15,7 @@ figures ("depth 1, plus length") are the second count.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Sequence
 
 from usim.rasp.expr import Aggregate, Expr, Length, Map, SelectorWidth
 from usim.rasp.program import Program, topological_order
@@ -60,18 +61,29 @@ class Cost:
         }
 
 
-def _layers(nodes: list[Expr], length_is_attention: bool) -> tuple[tuple[str, ...], ...]:
+def is_attention(node: Expr, length_is_attention: bool) -> bool:
+    """Whether ``node`` takes an attention layer: an aggregate, a selector width,
+    and ``length`` in the count that computes it by attention."""
+    return isinstance(node, (Aggregate, SelectorWidth)) or (length_is_attention and isinstance(node, Length))
+
+
+def depths(nodes: Sequence[Expr], length_is_attention: bool) -> dict[int, int]:
+    """Node id -> the attention layers below and at it, for nodes in topological
+    order: an attention node sits one layer above the deepest attention node it
+    depends on. The one rule of layer depth (cost, pictures, the REPL's count)."""
     depth: dict[int, int] = {}
-    per_layer: dict[int, list[str]] = {}
     for node in nodes:
         below = max((depth[c.id] for c in node.children()), default=0)
-        if isinstance(node, (Aggregate, SelectorWidth)) or (
-            length_is_attention and isinstance(node, Length)
-        ):
-            depth[node.id] = below + 1
-            per_layer.setdefault(below + 1, []).append(node.name)
-        else:
-            depth[node.id] = below
+        depth[node.id] = below + 1 if is_attention(node, length_is_attention) else below
+    return depth
+
+
+def _layers(nodes: list[Expr], length_is_attention: bool) -> tuple[tuple[str, ...], ...]:
+    depth = depths(nodes, length_is_attention)
+    per_layer: dict[int, list[str]] = {}
+    for node in nodes:
+        if is_attention(node, length_is_attention):
+            per_layer.setdefault(depth[node.id], []).append(node.name)
     top = max(per_layer, default=0)
     return tuple(tuple(per_layer.get(layer, ())) for layer in range(1, top + 1))
 
@@ -88,3 +100,26 @@ def cost(program: Program) -> Cost:
         maps=sum(isinstance(n, Map) for n in nodes),
         uses_length=any(isinstance(n, Length) for n in nodes),
     )
+
+
+def repl_heads(program: Program, with_length: bool = True) -> tuple[int, ...]:
+    """Heads per layer as the RASP REPL's analyser (``width_and_depth``) counts them.
+
+    It puts each aggregate at the layer :func:`depths` gives and counts, per
+    layer, the distinct selectors its aggregates use: two aggregates over one
+    selector are one head. Its library computes ``selector_width`` with two
+    aggregates over two selectors (two heads), and, ``with_length``, ``length``
+    takes a head in layer 1 of its own.
+    """
+    nodes = topological_order(sop for _, sop in program.outputs)
+    depth = depths(nodes, with_length)
+    heads: dict[int, set] = {}
+    for node in nodes:
+        if isinstance(node, Aggregate):
+            heads.setdefault(depth[node.id], set()).add(node.selector.id)
+        elif isinstance(node, SelectorWidth):
+            heads.setdefault(depth[node.id], set()).update({(node.id, 0), (node.id, 1)})
+        elif isinstance(node, Length) and with_length:
+            heads.setdefault(1, set()).add("length")
+    top = max(heads, default=0)
+    return tuple(len(heads.get(layer, ())) for layer in range(1, top + 1))

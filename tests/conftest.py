@@ -8,8 +8,15 @@ explores new ones each time and keeps failures in its database.
 from __future__ import annotations
 
 import os
+import sys
 
-from hypothesis import settings
+# Tests run against the installed (or editable) package: `python -m pytest`
+# puts the repository root first on sys.path, where the folder usim/ would
+# shadow the package whose layers the installer maps from rasp/, encodings/, ...
+_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path[:] = [p for p in sys.path if os.path.abspath(p or os.curdir) != _ROOT]
+
+from hypothesis import settings  # noqa: E402
 
 settings.register_profile("ci", derandomize=True, database=None, deadline=None)
 if os.environ.get("CI"):

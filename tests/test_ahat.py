@@ -21,7 +21,7 @@ from usim.constructions.softmax import softmax_program
 from usim.constructions.transpose import transpose_program
 from usim.encodings.runners import run_exact, run_numeric
 from usim.engine.claim import Status
-from usim.engine.registry import get
+from usim.proofs import get
 from usim.engine.runner import check_obligation
 from usim.rasp.cost import cost
 from usim.rasp.expr import Semantics

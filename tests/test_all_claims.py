@@ -12,7 +12,7 @@ from __future__ import annotations
 import pytest
 
 from usim.engine.claim import Status
-from usim.engine.registry import all_claims
+from usim.proofs import all_claims
 from usim.engine.runner import check_obligation
 
 CLAIMS = {claim.id: claim for claim in all_claims()}

@@ -20,7 +20,7 @@ from usim.constructions.determinant import (
 from usim.encodings.evaluate import EXACT, evaluate
 from usim.encodings.runners import run_exact, run_numeric
 from usim.engine.claim import Status
-from usim.engine.registry import get
+from usim.proofs import get
 from usim.engine.runner import check_obligation
 from usim.errors import InputError, ShapeError, UsimError
 from usim.rasp.cost import cost

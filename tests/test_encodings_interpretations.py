@@ -461,8 +461,9 @@ def test_the_transpose_head_is_a_gather() -> None:
 
 
 def test_stdlib_encodings_and_usim_import_together_from_the_repo_root() -> None:
+    """-P: Python without the current folder on its path, i.e. the installed package."""
     result = subprocess.run(
-        [sys.executable, "-c", "import encodings.idna, usim, usim.encodings; "
+        [sys.executable, "-P", "-c", "import encodings.idna, usim, usim.encodings; "
          "import encodings; print(encodings.__file__)"],
         cwd=REPO, capture_output=True, text=True, timeout=60,
     )

@@ -14,7 +14,7 @@ import sympy
 from usim.engine import engines
 from usim.engine.claim import Status
 from usim.engine.engines import SmtLib, SmtLibError, check_cvc5, cvc5_available, run_cvc5_script
-from usim.engine.registry import get
+from usim.proofs import get
 from usim.engine.runner import check_obligation
 
 needs_cvc5 = pytest.mark.skipif(not cvc5_available(), reason="cvc5 is not installed")

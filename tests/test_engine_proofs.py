@@ -9,7 +9,7 @@ import pytest
 from usim.cli import main
 from usim.engine.claim import EngineResult, ObligationResult, Status
 from usim.engine.engines import check_sympy, check_z3
-from usim.engine.registry import get
+from usim.proofs import get
 from usim.engine.runner import check_obligation, prove_claim
 
 ENGINES = ("sympy", "z3")

@@ -13,7 +13,7 @@ from usim.constructions.linear_attention import (
 )
 from usim.encodings.runners import run_numeric
 from usim.engine.claim import Status
-from usim.engine.registry import get
+from usim.proofs import get
 from usim.engine.runner import check_obligation
 from usim.errors import UsimError
 from usim.rasp.expr import tokens

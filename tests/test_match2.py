@@ -15,7 +15,7 @@ from usim.constructions.match2 import (
 )
 from usim.encodings.runners import run_exact
 from usim.engine.claim import Status
-from usim.engine.registry import get
+from usim.proofs import get
 from usim.engine.runner import check_obligation
 from usim.errors import InputError
 from usim.proofs.match2 import classify, published_differences
@@ -97,7 +97,7 @@ def test_corrected_match2_is_proved(shape):
     ((2, 2, 0, 1), "z3"), ((3, 3, 1, 1), "z3"),
 ])
 def test_published_match2_is_refuted(shape, engine):
-    result = check_obligation(get("match2").mutants["published"](shape), (engine,), timeout=60)
+    result = check_obligation(get("match2_published").obligation(shape), (engine,), timeout=60)
     assert result.status is Status.REFUTED
     cx = result.counterexample
     assert cx.replay == "exact" and cx.expected != cx.got

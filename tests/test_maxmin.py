@@ -11,7 +11,7 @@ import pytest
 from usim.constructions.maxmin import maxmin_construction, maxmin_program, published_maxmin_program
 from usim.encodings.runners import run_exact
 from usim.engine.claim import Status
-from usim.engine.registry import get
+from usim.proofs import get
 from usim.engine.runner import check_obligation
 
 
@@ -56,7 +56,7 @@ def test_both_engines_prove_the_corrected_maxmin_odd_lengths_included(n):
 
 @pytest.mark.parametrize("n", [2, 3])
 def test_z3_refutes_the_published_maxmin_at_an_odd_position(n):
-    result = check_obligation(get("maxmin").mutants["published"]((n,)), ("z3",), timeout=60)
+    result = check_obligation(get("maxmin_published").obligation((n,)), ("z3",), timeout=60)
     assert result.status is Status.REFUTED
     cx = result.counterexample
     assert cx.position % 2 == 1 and cx.replay == "exact"
@@ -66,7 +66,7 @@ def test_z3_refutes_the_published_maxmin_at_an_odd_position(n):
 
 
 def test_the_published_maxmin_is_right_without_a_pair():
-    result = check_obligation(get("maxmin").mutants["published"]((1,)), ("z3",), timeout=60)
+    result = check_obligation(get("maxmin_published").obligation((1,)), ("z3",), timeout=60)
     assert result.status is Status.PROVED
 
 

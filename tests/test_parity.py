@@ -8,7 +8,7 @@ import pytest
 
 from usim.constructions.parity import parity_construction, run_parity
 from usim.engine.claim import Status
-from usim.engine.registry import get
+from usim.proofs import get
 from usim.engine.runner import check_obligation
 from usim.errors import InputError, ShapeError
 

@@ -30,6 +30,6 @@ def test_ci_runs_exactly_the_readme_test_command():
 
 def test_the_standard_library_encodings_is_not_shadowed():
     for cwd in (ROOT, ROOT / "tests"):
-        done = subprocess.run([sys.executable, "-c", "import encodings.idna, usim, usim.encodings"],
+        done = subprocess.run([sys.executable, "-P", "-c", "import encodings.idna, usim, usim.encodings"],
                               cwd=cwd, capture_output=True, text=True)
         assert done.returncode == 0, done.stderr

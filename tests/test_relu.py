@@ -11,7 +11,7 @@ import pytest
 from usim.constructions.relu import relu_construction, relu_program
 from usim.encodings.runners import run_exact, run_numeric
 from usim.engine.claim import Status
-from usim.engine.registry import get
+from usim.proofs import get
 from usim.engine.runner import check_obligation
 
 

@@ -21,7 +21,7 @@ import pytest
 pytest.importorskip("matplotlib")  # the optional extra; its absence is tested below
 
 from usim.cli import main  # noqa: E402
-from usim.engine.registry import all_claims, get  # noqa: E402
+from usim.proofs import all_claims, get  # noqa: E402
 from usim.rasp.expr import Aggregate, SelectorWidth  # noqa: E402
 from usim.show import render  # noqa: E402
 from usim.show.model import build_model, build_obligation, depths  # noqa: E402

@@ -15,7 +15,7 @@ from usim.encodings.evaluate import EXACT, evaluate_sops
 from usim.encodings.layout import SequenceLayout
 from usim.encodings.runners import run_exact, run_numeric
 from usim.engine.claim import Status
-from usim.engine.registry import get
+from usim.proofs import get
 from usim.engine.runner import check_obligation
 from usim.errors import UsimError
 from usim.proofs._universal import attention_term, check_wiring, universal

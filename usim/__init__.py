@@ -9,24 +9,18 @@ Layers, each importing only those below it:
 ``usim.constructions``  the paper's constructions, written in RASP
 ``usim.engine``         claims, obligations, proof engines, certificates
 ``usim.proofs``         one module per result of the paper
-``usim.cli``            the ``usim`` command
+``usim.cli``            the ``usim`` command (``usim.commands``: one module per
+                        subcommand; ``usim.render``, ``usim.show``: text and
+                        pictures for people)
+
+The layers live in top-level folders of the repository (``rasp/``,
+``encodings/``, ...) and are installed as subpackages of ``usim`` by the
+``package-dir`` mapping in ``pyproject.toml``: that mapping is the only
+mechanism. Run usim from an installed (or editable, ``pip install -e .``)
+package; from the repository root, Python would find this folder before the
+installed package, so use the ``usim`` command or ``python -P -m ...``.
 """
 
 from __future__ import annotations
 
 __version__ = "0.1.0"
-
-# In a source checkout, the layers are folders beside this one (rasp/, encodings/,
-# ...), mapped to usim.rasp etc. only by the installer. When Python finds this
-# folder first (running from the repository root puts it on sys.path ahead of
-# the installed package), let usim.<layer> resolve to those folders, so the
-# source tree and the installed package are the same package.
-import os as _os
-
-_here = _os.path.dirname(_os.path.abspath(__file__))
-_root = _os.path.dirname(_here)
-if not _os.path.isdir(_os.path.join(_here, "engine")) and _os.path.isfile(
-    _os.path.join(_root, "engine", "claim.py")
-):
-    __path__.append(_root)  # type: ignore[name-defined]  # noqa: F821
-del _os, _here, _root

@@ -16,7 +16,7 @@ import sympy
 from soundness_statements import assert_never_proved, vector_obligation
 
 from usim.engine.claim import Status
-from usim.engine.registry import get
+from usim.proofs import get
 from usim.engine.runner import check_obligation
 from usim.rasp.expr import Predicate, aggregate, indices, select, sqrt, tokens, where
 

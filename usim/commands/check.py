@@ -115,7 +115,7 @@ class ShapePlan:
 
 
 def _claim(spec: Spec):
-    from usim.engine.registry import get
+    from usim.proofs import get
 
     return get(spec.claim)
 
@@ -377,7 +377,7 @@ def cost_text(program: Program) -> list[str]:
         lines.append(f"counting the layer that computes length: {c.layers_with_length} layer(s), "
                      f"heads per layer [{', '.join(map(str, c.heads_per_layer_with_length))}]")
     repl = repl_heads(program, with_length=c.uses_length)
-    lines.append(f"as the REPL counts (distinct selectors per layer"
+    lines.append("as the REPL counts (distinct selectors per layer"
                  + (", length layer included" if c.uses_length else "") + f"): {len(repl)} layer(s), "
                  f"heads per layer [{', '.join(map(str, repl)) or '-'}]")
     return lines

@@ -16,13 +16,13 @@ import os
 import sys
 from pathlib import Path
 
-from usim.engine.certificate import bundle, certificate
-from usim.engine.claim import Claim
-from usim.engine.engines import ENGINES
-from usim.engine.registry import all_claims, get
-from usim.engine.runner import DEFAULT_TIMEOUT, prove_claim
+from typing import TYPE_CHECKING
+
+from usim.engine.options import DEFAULT_TIMEOUT, ENGINE_NAMES
 from usim.errors import UsimError
-from usim.render import SUMMARY_HEADER, describe_failures, summary_row, table, verdict
+
+if TYPE_CHECKING:  # pragma: no cover
+    from usim.engine.claim import Claim
 
 MAX_BOUND = 64
 """The largest --max-n accepted: U at N = 64 is already a program over tens of
@@ -33,7 +33,7 @@ def add_prove_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--max-n", type=int, default=None,
                         help=f"bound N: every dimension up to N (default: the claim's own; at most {MAX_BOUND})")
     parser.add_argument("--engine", default="all",
-                        help=f"one or more of {', '.join(ENGINES)} (comma-separated), or all: "
+                        help=f"one or more of {', '.join(ENGINE_NAMES)} (comma-separated), or all: "
                         "the claim's own engines (default)")
     parser.add_argument("--timeout", type=float, default=DEFAULT_TIMEOUT,
                         help="seconds per obligation and engine; over it: UNKNOWN (default 60)")
@@ -70,9 +70,9 @@ def engines_option(text: str | None) -> list[str] | None:
     if text in (None, "all"):
         return None
     names = [e.strip() for e in text.split(",") if e.strip()]
-    unknown = [e for e in names if e not in ENGINES]
+    unknown = [e for e in names if e not in ENGINE_NAMES]
     if unknown or not names:
-        raise UsimError(f"no engine {(unknown or [text])[0]!r}; engines: {', '.join(ENGINES)}")
+        raise UsimError(f"no engine {(unknown or [text])[0]!r}; engines: {', '.join(ENGINE_NAMES)}")
     return names
 
 
@@ -101,6 +101,8 @@ def check_writable(path: str, option: str) -> None:
 
 
 def claims_named(names: list[str]) -> list[Claim]:
+    from usim.proofs import all_claims, get
+
     if not names:
         raise UsimError("name a claim (usim prove --list shows them) or 'all'")
     if "all" in names:
@@ -109,6 +111,11 @@ def claims_named(names: list[str]) -> list[Claim]:
 
 
 def run(args: argparse.Namespace) -> int:
+    from usim.engine.certificate import bundle, certificate
+    from usim.proofs import all_claims
+    from usim.engine.runner import prove_claim
+    from usim.render import SUMMARY_HEADER, describe_failures, summary_row, table, verdict
+
     if args.list:
         print(table([[c.id, c.paper, c.title] for c in all_claims()], ["claim", "paper", "statement"]))
         return 0

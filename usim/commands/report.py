@@ -11,7 +11,6 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from usim.engine.certificate import read_certificates
 from usim.errors import UsimError
 
 
@@ -27,7 +26,8 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from usim.commands.prove import check_writable
-    from usim.engine.registry import all_claims
+    from usim.engine.certificate import read_certificates
+    from usim.proofs import all_claims
     from usim.render import markdown
 
     if args.out:

@@ -41,7 +41,7 @@ def register(subparsers) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from usim.engine.registry import get
+    from usim.proofs import get
     from usim.show import render, small_shape
     from usim.show.model import parse_shape
     from usim.show.pictures import pyplot

@@ -13,8 +13,12 @@ from __future__ import annotations
 import argparse
 import sys
 
-from usim.engine.certificate import Certificate, read_certificates
+from typing import TYPE_CHECKING
+
 from usim.errors import UsimError
+
+if TYPE_CHECKING:  # pragma: no cover
+    from usim.engine.certificate import Certificate
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -27,7 +31,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def _source(cert: Certificate):
-    from usim.engine.registry import get
+    from usim.proofs import get
     from usim.engine.verify import obligations_of_claim
 
     source = cert.data.get("source") or {}
@@ -42,7 +46,8 @@ def _source(cert: Certificate):
 
 
 def run(args: argparse.Namespace) -> int:
-    from usim.engine.registry import all_claims
+    from usim.engine.certificate import read_certificates
+    from usim.proofs import all_claims
     from usim.engine.verify import verify
 
     certs = read_certificates(args.certificate, {c.id: c for c in all_claims()})

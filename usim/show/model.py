@@ -38,7 +38,7 @@ from usim.encodings.numeric import NumericInterpretation
 from usim.encodings.selection import StaticSelection
 from usim.engine.claim import Claim, Obligation, Shape
 from usim.errors import EvaluationError, InputError, NotExactError, ShapeError, UsimError
-from usim.rasp.cost import Cost
+from usim.rasp.cost import Cost, depths
 from usim.rasp.expr import (
     Aggregate,
     Expr,
@@ -278,17 +278,6 @@ def random_tokens(obligation: Obligation, seed: int) -> Iterator[list[Any]]:
 
 
 # -- layers ----------------------------------------------------------------------------
-
-
-def depths(nodes: Sequence[Expr], length_is_attention: bool) -> dict[int, int]:
-    """Node id -> attention layers below and at it (the rule of usim.rasp.cost)."""
-    depth: dict[int, int] = {}
-    for node in nodes:
-        below = max((depth[c.id] for c in node.children()), default=0)
-        attention = isinstance(node, (Aggregate, SelectorWidth)) or (
-            length_is_attention and isinstance(node, Length))
-        depth[node.id] = below + 1 if attention else below
-    return depth
 
 
 def describe_head(node: Aggregate | SelectorWidth) -> str:
