@@ -8,13 +8,10 @@ from pathlib import Path
 import pytest
 
 from usim.cli import main
-from usim.commands.check import (
-    SPECS,
-    check,
-    plan_shapes,
-    power_findings,
-    repl_heads,
-)
+from usim.commands.check import SPEC_NAMES
+from usim.engine.listing import check, plan_shapes, power_findings
+from usim.proofs.specs import TABLE, spec
+from usim.rasp.cost import repl_heads
 from usim.encodings.runners import run_exact
 from usim.engine.claim import Status
 from usim.errors import UsimError
@@ -37,7 +34,7 @@ def test_transpose_listing_is_proved_for_its_shapes(capsys):
 
 
 def test_off_by_one_listing_is_refuted_with_a_replayed_counterexample(capsys):
-    report = check(str(EXAMPLES / "transpose_off_by_one.rasp"), "transpose", "transpose",
+    report = check(str(EXAMPLES / "transpose_off_by_one.rasp"), "transpose", spec("transpose"),
                    max_n=3, timeout=30)
     assert [s.label for s in report.shapes] == ["3x1", "3x2", "3x3"]
     for shape in report.shapes:
@@ -63,7 +60,7 @@ def test_off_by_one_listing_is_refuted_with_a_replayed_counterexample(capsys):
 
 
 def test_softmax_listing_with_exp_is_proved():
-    report = check(str(EXAMPLES / "softmax.rasp"), "softmax", "softmax", max_n=2, timeout=30)
+    report = check(str(EXAMPLES / "softmax.rasp"), "softmax", spec("softmax"), max_n=2, timeout=30)
     assert [s.label for s in report.shapes] == ["3x1", "3x2"]
     assert report.ok
     assert "usim addition exp" in report.uses
@@ -71,7 +68,7 @@ def test_softmax_listing_with_exp_is_proved():
 
 
 def test_paper_softmax_with_2718_is_refuted_and_its_deviation_measured():
-    report = check(str(EXAMPLES / "softmax_paper.rasp"), "softmax", "softmax", shapes=[(3, 2)],
+    report = check(str(EXAMPLES / "softmax_paper.rasp"), "softmax", spec("softmax"), shapes=[(3, 2)],
                    timeout=30, samples=100)
     (shape,) = report.shapes
     assert shape.status is Status.REFUTED
@@ -81,7 +78,7 @@ def test_paper_softmax_with_2718_is_refuted_and_its_deviation_measured():
 
 
 def test_matmul_listing_is_proved():
-    report = check(str(EXAMPLES / "matmul.rasp"), "matmul", "matmul", max_n=2, timeout=30)
+    report = check(str(EXAMPLES / "matmul.rasp"), "matmul", spec("matmul"), max_n=2, timeout=30)
     assert [s.label for s in report.shapes] == ["2x1x2", "2x2x2"]
     assert report.ok
     assert all(v == "ok" for s in report.shapes for v in s.interpretations.values())
@@ -100,28 +97,28 @@ def test_a_syntax_error_is_one_line_with_line_and_column_and_exit_2(tmp_path, ca
 
 
 def test_shapes_follow_parameters_and_hard_coded_dimensions(tmp_path):
-    spec = SPECS["transpose"]
+    transpose = spec("transpose")
     listing = load_file(EXAMPLES / "transpose.rasp")
-    fixed = plan_shapes(listing, "transpose", spec, None, 3)
+    fixed = plan_shapes(listing, "transpose", transpose, None, 3)
     assert fixed.shapes == ((3, 1), (3, 2), (3, 3)) and fixed.fixed["r"] == ("r", 3)
-    free = plan_shapes(listing, "transpose_rows", spec, None, 2)
+    free = plan_shapes(listing, "transpose_rows", transpose, None, 2)
     assert free.shapes == ((1, 1), (1, 2), (2, 1), (2, 2)) and free.parameters == {"r": "r"}
-    warned = plan_shapes(listing, "transpose", spec, [(2, 2)], None)
+    warned = plan_shapes(listing, "transpose", transpose, [(2, 2)], None)
     assert warned.shapes == ((2, 2),) and "hard-codes r = 3" in warned.warnings[0]
     odd = tmp_path / "odd.rasp"
     odd.write_text("def t(width) { return tokens; }\n")
     with pytest.raises(UsimError, match="parameter 'width'"):
-        plan_shapes(load_file(odd), "t", spec, None, 2)
+        plan_shapes(load_file(odd), "t", transpose, None, 2)
     # a listing that fixes the rows by a global and is wrong elsewhere
     glob = tmp_path / "glob.rasp"
     glob.write_text("rows = 2;\ndef t() {\n  c = length / rows;\n"
                     "  src = (indices % rows) * c + (indices - indices % rows) / rows;\n"
                     "  return aggregate(select(indices, src, ==), tokens);\n}\n")
-    plan = plan_shapes(load_file(glob), "t", spec, None, 3)
+    plan = plan_shapes(load_file(glob), "t", transpose, None, 3)
     assert plan.shapes == ((2, 1), (2, 2), (2, 3))
-    report = check(str(glob), "t", "transpose", max_n=2, timeout=30)
+    report = check(str(glob), "t", spec("transpose"), max_n=2, timeout=30)
     assert report.ok
-    wrong = check(str(glob), "t", "transpose", shapes=[(3, 2)], timeout=30)
+    wrong = check(str(glob), "t", spec("transpose"), shapes=[(3, 2)], timeout=30)
     assert wrong.shapes[0].status is Status.REFUTED
 
 
@@ -143,10 +140,14 @@ def test_repl_head_count_merges_a_shared_selector_and_doubles_selector_width():
 
 
 def test_fractional_powers_are_flagged():
-    spec = SPECS["softmax"]
+    softmax = spec("softmax")
     root = load_text("r = tokens * length ^ 0.5;").program("r")
-    assert any("exact (the base is a perfect power)" in f for f in power_findings(root, spec, 9))
-    assert any("irrational for base 6" in f for f in power_findings(root, spec, 6))
+    assert any("exact (the base is a perfect power)" in f for f in power_findings(root, softmax, 9))
+    assert any("irrational for base 6" in f for f in power_findings(root, softmax, 6))
     paper = load_text("e = 2.718 ^ tokens;").program("e")
-    (finding,) = power_findings(paper, spec, 4)
+    (finding,) = power_findings(paper, softmax, 4)
     assert "not exp" in finding and "deviation" in finding
+
+
+def test_the_command_offers_exactly_the_specs_of_the_table():
+    assert sorted(SPEC_NAMES) == sorted(TABLE)

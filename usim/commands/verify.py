@@ -39,9 +39,10 @@ def _source(cert: Certificate):
         claim = get(cert.claim_id)
         return obligations_of_claim(claim), claim.engines
     if source.get("kind") == "listing":
-        from usim.commands.check import listing_source
+        from usim.engine.listing import listing_source
+        from usim.proofs.specs import specs
 
-        return listing_source(source)
+        return listing_source(source, specs())
     raise UsimError(f"the certificate of {cert.claim_id} does not say where its construction came from")
 
 
