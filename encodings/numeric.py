@@ -7,12 +7,43 @@ decided once per length is a gather (each query selects at most one key) or a
 segmented sum (``np.add.reduceat`` over the selected keys); no n x n matrix is
 built for it. A data-dependent selector is a (B, n, n) boolean array.
 
+Two settings (``NumericInterpretation(strict=..., dtype=...)``):
+
+* ``dtype``: the float type, float64 by default; ``np.longdouble`` (80-bit
+  extended on x86-64: exp works up to about 11356 instead of 709) for runs that
+  leave float64's range.
+* ``strict``: the result is right or there is none. The default (non-strict)
+  interpretation lets IEEE arithmetic run its course (an overflow gives inf, an
+  exp far below 0 gives 0) and is as fast as numpy: other code batches random
+  inputs through it for cross-checks. A strict one checks every result and
+  raises :class:`RangeFault` where an operation
+
+  (a) overflows: an infinity (none exists before it: inputs are finite and
+      every infinity is caught where it first appears);
+  (b) rounds into the subnormal numbers (too few digits left: a ratio of two
+      subnormals is off by up to 1e-3 while looking fine); the exact ones
+      (+, -, copies, max, min) are not flagged;
+  (c) underflows to 0 from non-zero arguments (``*``, ``/``, ``exp``, ``**``
+      and the division of an aggregate's sum by its count);
+  (d) compares an undefined value (NaN: a selector, a comparison or a
+      number used as a condition would silently decide on it).
+
+  An undefined value (NaN, :mod:`usim.encodings.domain`) that reaches an output
+  is caught by :func:`usim.encodings.runners.run_numeric`. The checks are
+  conservative: a value that leaves the range and is then discarded (the
+  branch of a ``where`` not taken) is refused all the same.
+
+  :class:`RangeFault` is an ArithmeticError: the evaluator reports it as an
+  :class:`~usim.errors.EvaluationError` naming the expression, and
+  :func:`usim.encodings.runners.run_numeric` turns that into
+  :class:`~usim.errors.RangeError` (or :class:`~usim.errors.UndefinedError`).
+
 Floating point agreement is cross-validation, never proof.
 """
 
 from __future__ import annotations
 
-from typing import Any, ClassVar, Sequence
+from typing import Any, Callable, ClassVar, Sequence
 
 import numpy as np
 
@@ -75,9 +106,89 @@ class _ArrayLogic:
 
 _LOGIC = _ArrayLogic()
 
+# Operations that copy one of their arguments: they cannot round.
+_COPYING = frozenset({Op.NEG, Op.ABS, Op.MAXIMUM, Op.MINIMUM})
+# A sum or difference that is subnormal or zero is exact (no digit is lost).
+_EXACT_WHEN_SMALL = frozenset({Op.ADD, Op.SUB})
+# Operations whose zero result from non-zero arguments can only be an underflow.
+_UNDERFLOWING = frozenset({Op.MUL, Op.TRUEDIV, Op.EXP, Op.POW})
+
+
+class RangeFault(FloatingPointError):
+    """A strict numeric run left its float type's range, or read an undefined value.
+
+    ``kind`` is ``"overflow"``, ``"subnormal"``, ``"underflow"`` or
+    ``"undefined"``; ``magnitude`` the largest magnitude among the offending
+    operation's arguments at the positions that failed (None when unknown).
+    """
+
+    def __init__(self, message: str, kind: str, magnitude: float | None = None) -> None:
+        super().__init__(message)
+        self.kind = kind
+        self.magnitude = magnitude
+
+
+def _overflows(value: Any) -> bool:
+    """Whether ``float(value)`` overflows."""
+    if isinstance(value, Undefined):
+        return False
+    try:
+        float(value)
+    except OverflowError:
+        return True
+    return False
+
+
+def type_name(dtype: Any) -> str:
+    """'float64', or 'long double' for numpy's longdouble (whatever its width)."""
+    dtype = np.dtype(dtype)
+    if dtype == np.dtype(np.longdouble) and dtype != np.dtype(np.float64):
+        return "long double"
+    return dtype.name
+
+
+def _short(x: Any) -> str:
+    """A float of any width in 4 significant digits (long double's range included)."""
+    return np.format_float_scientific(x, precision=3, trim="-")
+
+
+def _where(mask: np.ndarray) -> str:
+    """'at 3 positions, the first at position 17' (of input b when batched)."""
+    hits = np.argwhere(mask)
+    first = hits[0]
+    at = f"position {first[-1]}" + (f" of input {first[0]}" if mask.ndim > 1 and mask.shape[0] > 1 else "")
+    count = len(hits)
+    return f"at {at}" if count == 1 else f"at {count} positions, the first at {at}"
+
+
+def _largest(mask: np.ndarray, args: Sequence[Any]) -> float | None:
+    """The largest magnitude among ``args`` at the positions of ``mask``."""
+    found = None
+    for a in args:
+        a = np.asarray(a)
+        if a.dtype == bool:
+            continue
+        picked = np.abs(np.broadcast_to(a, mask.shape)[mask])
+        picked = picked[np.isfinite(picked)]
+        if picked.size:
+            top = float(picked.max())
+            found = top if found is None else max(found, top)
+    return found
+
 
 class NumericInterpretation(Interpretation):
+    """numpy arrays of ``dtype`` (float64 by default); ``strict`` checks every
+    result for a loss of range (see the module docstring)."""
+
     name: ClassVar[str] = "numeric"
+
+    def __init__(self, strict: bool = False, dtype: Any = np.float64) -> None:
+        self.strict = strict
+        self.dtype = np.dtype(dtype).type
+        if np.dtype(self.dtype).kind != "f":
+            raise TypeError(f"the numeric interpretation needs a float type, not {dtype!r}")
+        self._info = np.finfo(self.dtype)
+        self._type = type_name(self.dtype)
 
     def length(self, tokens: np.ndarray) -> int:
         return int(tokens.shape[-1])
@@ -85,25 +196,121 @@ class NumericInterpretation(Interpretation):
     def lift(self, values: Sequence[Any]) -> np.ndarray:
         if all(isinstance(v, bool) for v in values) and len(values):
             return np.asarray(values, dtype=bool)[None, :]
+        if self.strict:
+            return self._lift_strictly(values)
         return np.asarray([np.nan if isinstance(v, Undefined) else float(v) for v in values],
-                          dtype=np.float64)[None, :]
+                          dtype=self.dtype)[None, :]
+
+    def _lift_strictly(self, values: Sequence[Any]) -> np.ndarray:
+        """Exact values as floats, refusing one that overflows or loses its digits."""
+        try:
+            out = np.asarray([np.nan if isinstance(v, Undefined) else float(v) for v in values],
+                             dtype=self.dtype)
+        except OverflowError:
+            p = next(p for p, v in enumerate(values) if _overflows(v))
+            raise RangeFault(f"the constant {values[p]} at position {p} is beyond {self._type}'s range",
+                             "overflow") from None
+        with np.errstate(invalid="ignore"):
+            small = np.nonzero(np.abs(out) < self._info.smallest_normal)[0]
+        for p in small:
+            if values[p] != 0:
+                raise RangeFault(f"the constant {values[p]} at position {p} is below {self._type}'s "
+                                 "normal range", "underflow")
+        return out[None, :]
 
     def map(self, op: Op, args: list[np.ndarray]) -> np.ndarray:
         """The operation on whole arrays; NaN where it is undefined
         (:mod:`usim.encodings.domain`), never an infinity for a division by 0."""
         with np.errstate(all="ignore"):
             if op in PARTIAL:
-                args = [np.asarray(a, dtype=np.float64) for a in args]
-                return np.where(defined(_LOGIC, op, tuple(args)), _UFUNCS[op](*args), np.nan)
-            return _UFUNCS[op](*args)
+                args = [np.asarray(a, dtype=self.dtype) for a in args]
+                result = np.where(defined(_LOGIC, op, tuple(args)), _UFUNCS[op](*args), np.nan)
+            else:
+                result = _UFUNCS[op](*args)
+        if self.strict:
+            self._audit_map(op, args, result)
+        return result
+
+    # -- the strict checks -----------------------------------------------------
+
+    def _audit_map(self, op: Op, args: list[np.ndarray], result: np.ndarray) -> None:
+        if op.kind == "cmp":
+            self._refuse_undefined(f"the comparison {op.symbol}", args)
+            return
+        if op.kind != "num" or op in _COPYING:
+            return
+        label = op.symbol if op.symbol.isalpha() else f"'{op.symbol}'"
+        zero = None
+        if op in _UNDERFLOWING:
+            with np.errstate(invalid="ignore"):
+                zero = np.logical_and.reduce(
+                    [np.broadcast_to(np.asarray(a) != 0, np.shape(result)) for a in args])
+        self._audit(label, result, args, rounding=op not in _EXACT_WHEN_SMALL, nonzero=zero)
+
+    def _audit(self, label: str, result: np.ndarray, args: Sequence[Any] | Callable[[], Sequence[Any]],
+               rounding: bool | np.ndarray = True, nonzero: np.ndarray | None = None) -> None:
+        """Raise :class:`RangeFault` where ``result`` overflowed, rounded into the
+        subnormals (where ``rounding``: a copy cannot round), or is 0 where
+        ``nonzero`` says it should not be; ``args`` (or a function giving them)
+        measure the offending magnitude."""
+        r = np.asarray(result)
+        overflow = np.isinf(r)
+        if overflow.any():
+            raise self._fault("overflow", f"{label} overflows {self._type} (beyond "
+                              f"{_short(self._info.max)}) {_where(overflow)}", overflow, args)
+        with np.errstate(invalid="ignore"):
+            magnitude = np.abs(r)
+            if np.any(rounding):
+                subnormal = (r != 0) & (magnitude < self._info.smallest_normal) & rounding
+                if subnormal.any():
+                    raise self._fault("subnormal", f"{label} gives a subnormal {self._type} (below "
+                                      f"{_short(self._info.smallest_normal)}: too few digits left) "
+                                      f"{_where(subnormal)}", subnormal, args)
+            if nonzero is not None:
+                underflow = (r == 0) & nonzero
+                if underflow.any():
+                    raise self._fault("underflow", f"{label} underflows to 0 in {self._type} from "
+                                      f"non-zero arguments {_where(underflow)}", underflow, args)
+
+    def _fault(self, kind: str, message: str, mask: np.ndarray,
+               args: Sequence[Any] | Callable[[], Sequence[Any]]) -> RangeFault:
+        magnitude = _largest(mask, args() if callable(args) else args)
+        if magnitude is not None:
+            message += f" (largest argument magnitude {magnitude:.6g})"
+        return RangeFault(message, kind, magnitude)
+
+    def _refuse_undefined(self, what: str, args: Sequence[Any]) -> None:
+        for a in args:
+            a = np.asarray(a)
+            if a.dtype != bool and np.isnan(a).any():
+                raise RangeFault(f"{what} reads an undefined value (NaN) {_where(np.isnan(a))}",
+                                 "undefined")
+
+    def _audit_average(self, out: np.ndarray, totals: np.ndarray | None, values: np.ndarray,
+                       averaged: bool | np.ndarray = True) -> None:
+        """An aggregate's means: no overflow, no subnormal where more than one value is
+        ``averaged`` (a mean of one is a copy), no 0 from a non-zero total."""
+        def row_largest() -> list[np.ndarray]:  # only when reporting: each row's largest value
+            with np.errstate(all="ignore"):
+                largest = np.nanmax(np.abs(values), axis=-1, keepdims=True, initial=0.0)
+            return [np.broadcast_to(largest, np.shape(out))]
+
+        nonzero = None if totals is None else np.asarray(totals) != 0
+        self._audit("the average of an aggregate", out, row_largest, rounding=averaged, nonzero=nonzero)
+
+    # -- the rest --------------------------------------------------------------
 
     def to_number(self, seq: np.ndarray) -> np.ndarray:
-        return np.asarray(seq, dtype=np.float64)
+        return np.asarray(seq, dtype=self.dtype)
 
     def to_bool(self, seq: np.ndarray) -> np.ndarray:
+        if self.strict:
+            self._refuse_undefined("a number used as a condition", [seq])
         return np.asarray(seq) != 0
 
     def select(self, predicate: Predicate, keys: np.ndarray, queries: np.ndarray) -> np.ndarray:
+        if self.strict and predicate not in (Predicate.TRUE, Predicate.FALSE):
+            self._refuse_undefined(f"the selector {predicate.symbol}", [keys, queries])
         keys = np.asarray(keys)[:, None, :]
         queries = np.asarray(queries)[:, :, None]
         if predicate is Predicate.TRUE:
@@ -121,43 +328,60 @@ class NumericInterpretation(Interpretation):
     def _empty(self, values: np.ndarray, default: Any, semantics: Semantics) -> np.ndarray:
         if semantics is Semantics.AHAT:
             return values.mean(axis=1, keepdims=True)
-        return np.full((values.shape[0], 1), float(default))
+        return np.full((values.shape[0], 1), float(default), dtype=self.dtype)
 
     def aggregate_static(
         self, selection: StaticSelection, values: np.ndarray, default: Any, semantics: Semantics
     ) -> np.ndarray:
-        values = np.asarray(values, dtype=np.float64)
+        values = np.asarray(values, dtype=self.dtype)
         batch, n = values.shape[0], selection.n
         counts = selection.counts
-        out = np.broadcast_to(self._empty(values, default, semantics), (batch, n)).copy()
+        with np.errstate(all="ignore"):
+            out = np.broadcast_to(self._empty(values, default, semantics), (batch, n)).copy()
         nonempty = counts > 0
         if isinstance(selection, OuterSelection):  # one mean, over the same keys, at every selecting query
             if nonempty.any():
                 with np.errstate(all="ignore"):
                     out[:, nonempty] = values[:, selection.key_mask].mean(axis=1, keepdims=True)
+            if self.strict:
+                with np.errstate(all="ignore"):
+                    totals = values[:, selection.key_mask].sum(axis=1, keepdims=True)
+                several = int(np.count_nonzero(selection.key_mask)) > 1
+                self._audit_average(out, np.where(nonempty, totals, 0), values, ~nonempty | several)
             return out
         if selection.is_gather:
             queries = np.nonzero(nonempty)[0]
             out[:, queries] = values[:, selection.keys]
+            if self.strict and semantics is Semantics.AHAT and not nonempty.all():
+                # a copy cannot leave the range; the default of an empty row is an average
+                self._audit_average(np.where(nonempty, 0.0, out), None, values)
             return out
         starts = selection.indptr[:-1][nonempty]
         gathered = values[:, selection.keys]
         with np.errstate(all="ignore"):
-            out[:, nonempty] = np.add.reduceat(gathered, starts, axis=1) / counts[nonempty]
+            sums = np.add.reduceat(gathered, starts, axis=1)
+            out[:, nonempty] = sums / counts[nonempty]
+        if self.strict:
+            totals = np.zeros_like(out)
+            totals[:, nonempty] = sums
+            self._audit_average(out, totals, values, counts != 1)
         return out
 
     def aggregate_dynamic(
         self, selection: np.ndarray, values: np.ndarray, default: Any, semantics: Semantics
     ) -> np.ndarray:
-        values = np.asarray(values, dtype=np.float64)
+        values = np.asarray(values, dtype=self.dtype)
         selection = np.asarray(selection, dtype=bool)
         batch = max(values.shape[0], selection.shape[0])
         counts = selection.sum(axis=-1)
         with np.errstate(all="ignore"):
             totals = np.where(selection, values[:, None, :], 0.0).sum(axis=-1)
             means = totals / np.maximum(counts, 1)
-        empty = np.broadcast_to(self._empty(values, default, semantics), (batch, 1))
-        return np.where(counts == 0, empty, means)
+            empty = np.broadcast_to(self._empty(values, default, semantics), (batch, 1))
+        out = np.where(counts == 0, empty, means)
+        if self.strict:
+            self._audit_average(out, np.where(counts == 0, 0, totals), values, counts != 1)
+        return out
 
     def width(self, selection: np.ndarray) -> np.ndarray:
-        return np.asarray(selection, dtype=bool).sum(axis=-1).astype(np.float64)
+        return np.asarray(selection, dtype=bool).sum(axis=-1).astype(self.dtype)

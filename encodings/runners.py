@@ -2,28 +2,70 @@
 
 These check the input (finite numbers, one dimension) and convert it into the
 interpretation's domain; the outputs come back by name.
+
+A numeric run is float64 and unchecked by default (fast: other code batches
+random inputs through it). ``strict=True`` makes it right or an error: every
+loss of range is a :class:`~usim.errors.RangeError` naming the expression, an
+undefined output (NaN) an :class:`~usim.errors.UndefinedError`;
+:func:`run_numeric_in_range` tries float64, then long double.
 """
 
 from __future__ import annotations
 
+from functools import lru_cache
 from typing import Any, Sequence
 
 import numpy as np
 
 from usim.encodings.evaluate import EXACT, evaluate
 from usim.encodings.exact import as_exact
-from usim.encodings.numeric import NumericInterpretation
+from usim.encodings.numeric import NumericInterpretation, RangeFault, type_name
 from usim.encodings.smt import SmtInterpretation
 from usim.encodings.symbolic import SymbolicInterpretation
-from usim.errors import InputError
+from usim.errors import EvaluationError, InputError, RangeError, UndefinedError
 from usim.rasp.program import Program
 
 NUMERIC = NumericInterpretation()
 
+# The float types a checked run tries, narrowest first: long double only where
+# it is wider than float64 (80-bit on x86-64; the same as float64 on some platforms).
+WIDER_THAN_FLOAT64 = np.finfo(np.longdouble).max > np.finfo(np.float64).max
+PRECISIONS: tuple[type, ...] = (np.float64, np.longdouble) if WIDER_THAN_FLOAT64 else (np.float64,)
 
-def run_numeric(program: Program, tokens: Any) -> dict[str, np.ndarray]:
-    """Outputs as (B, n) float arrays for tokens of shape (n,) or (B, n)."""
-    array = np.asarray(tokens, dtype=np.float64)
+
+@lru_cache(maxsize=None)
+def _interpretation(strict: bool, dtype: type) -> NumericInterpretation:
+    if not strict and dtype is np.float64:
+        return NUMERIC
+    return NumericInterpretation(strict=strict, dtype=dtype)
+
+
+def _fault_of(error: BaseException) -> RangeFault | None:
+    """The strict interpretation's fault behind ``error`` (the evaluator wraps it)."""
+    seen = error
+    while seen is not None:
+        if isinstance(seen, RangeFault):
+            return seen
+        seen = seen.__cause__ or seen.__context__
+    return None
+
+
+def _checked(error: BaseException, fault: RangeFault) -> EvaluationError:
+    """The user's error for a fault: undefined, or out of range (naming the expression)."""
+    message = str(error)
+    if fault.kind == "undefined":
+        return UndefinedError(message)
+    return RangeError(message, magnitude=fault.magnitude)
+
+
+def run_numeric(program: Program, tokens: Any, *, strict: bool = False,
+                dtype: type = np.float64) -> dict[str, np.ndarray]:
+    """Outputs as (B, n) arrays of ``dtype`` for tokens of shape (n,) or (B, n).
+
+    With ``strict``, a loss of range anywhere raises :class:`RangeError` and a
+    NaN (undefined) output :class:`UndefinedError`, each naming where.
+    """
+    array = np.asarray(tokens, dtype=dtype)
     if array.ndim == 1:
         array = array[None, :]
     if array.ndim != 2:
@@ -33,9 +75,55 @@ def run_numeric(program: Program, tokens: Any) -> dict[str, np.ndarray]:
     if not np.all(np.isfinite(array)):
         b, p = np.argwhere(~np.isfinite(array))[0]
         raise InputError(f"the input has a non-finite value {array[b, p]} at position {p}")
-    outputs = evaluate(program, NUMERIC, array)
+    interp = _interpretation(strict, np.dtype(dtype).type)
+    if not strict:
+        outputs = evaluate(program, interp, array)
+    else:
+        try:
+            outputs = evaluate(program, interp, array)
+        except (EvaluationError, RangeFault) as error:
+            fault = _fault_of(error)
+            if fault is None:
+                raise
+            raise _checked(error, fault) from None
     shape = array.shape
-    return {k: np.broadcast_to(np.asarray(v, dtype=np.float64), shape).copy() for k, v in outputs.items()}
+    out = {k: np.broadcast_to(np.asarray(v, dtype=dtype), shape).copy() for k, v in outputs.items()}
+    if strict:
+        _check_outputs(out, type_name(dtype))
+    return out
+
+
+def _check_outputs(outputs: dict[str, np.ndarray], kind: str) -> None:
+    """A strict run's outputs: finite, or an error naming the output and position."""
+    for name, values in outputs.items():
+        undefined = np.isnan(values)
+        if undefined.any():
+            b, p = (int(i) for i in np.argwhere(undefined)[0])
+            raise UndefinedError(f"the output {name} is undefined (NaN: an operation outside its "
+                                 f"domain, e.g. a division by 0) at position {p}", output=name, position=p)
+        if np.isinf(values).any():  # pragma: no cover - every infinity is caught where it appears
+            p = int(np.argwhere(np.isinf(values))[0][-1])
+            raise RangeError(f"the output {name} overflows {kind} at position {p}")
+
+
+def run_numeric_in_range(program: Program, tokens: Any) -> tuple[dict[str, np.ndarray], type]:
+    """A strict run in float64, or, if that leaves float64's range, in long double.
+
+    Returns the outputs (in the type that succeeded) and that type. When every
+    type fails, the :class:`RangeError` says so and carries the widest type's
+    message and the largest magnitude met (and has the widest type's error as its cause).
+    """
+    failures: list[tuple[type, RangeError]] = []
+    for dtype in PRECISIONS:
+        try:
+            return run_numeric(program, tokens, strict=True, dtype=dtype), dtype
+        except RangeError as error:
+            failures.append((dtype, error))
+    names = " and ".join(type_name(d) for d, _ in failures)
+    last = failures[-1][1]
+    magnitudes = [e.magnitude for _, e in failures if e.magnitude is not None]
+    raise RangeError(f"the run leaves the range of {names}: {last}",
+                     magnitude=max(magnitudes) if magnitudes else None) from last
 
 
 def run_exact(program: Program, tokens: Sequence[Any]) -> dict[str, list]:

@@ -93,11 +93,11 @@ def test_mistakes_are_one_line_and_exit_2(capsys, argv: list[str], message: str)
 
 
 def test_the_module_entry_point_in_a_subprocess() -> None:
-    ok = subprocess.run([sys.executable, "-m", "usim", "run", "transpose", "--shape", "2x2", "--values", "1 2 3 4"],
+    ok = subprocess.run([sys.executable, "-P", "-m", "usim", "run", "transpose", "--shape", "2x2", "--values", "1 2 3 4"],
                         cwd=REPO, capture_output=True, text=True, timeout=120)
     assert ok.returncode == 0, ok.stderr
     assert "largest difference: 0 (exact)" in ok.stdout
-    bad = subprocess.run([sys.executable, "-m", "usim", "run", "transpose", "--shape", "2x"],
+    bad = subprocess.run([sys.executable, "-P", "-m", "usim", "run", "transpose", "--shape", "2x"],
                          cwd=REPO, capture_output=True, text=True, timeout=120)
     assert bad.returncode == 2
     assert bad.stderr.strip() == "usim run: error: cannot read the shape '2x': write dimensions like 3x4"

@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import importlib
 import sys
+from typing import NoReturn
 
 from usim import __version__
 from usim.errors import UsimError
@@ -17,14 +18,22 @@ from usim.errors import UsimError
 COMMANDS = ("run", "prove", "report", "verify", "check", "show", "simulate")
 
 
+class OneLineParser(argparse.ArgumentParser):
+    """A parser whose own refusals (a missing option, ``--seed abc``) are one line
+    and exit status 2, like every other mistake, instead of a usage block."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(2, f"{self.prog}: error: {message}\n")
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = OneLineParser(
         prog="usim",
         description="Run, prove and show the constructions of 'On the Existence of "
         "Universal Simulators of Attention' (arXiv 2506.18739).",
     )
     parser.add_argument("--version", action="version", version=f"usim {__version__}")
-    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=OneLineParser)
     for name in COMMANDS:
         importlib.import_module(f"usim.commands.{name}").register(sub)
     return parser

@@ -43,3 +43,17 @@ class UndefinedError(EvaluationError):
         self.output = output
         self.position = position
         self.value = value
+
+
+class RangeError(EvaluationError):
+    """A floating-point run left its number type's range: an overflow to
+    infinity, an underflow to zero, or a subnormal result (too few digits left).
+    Its result would be wrong, so there is none; a wider type may succeed.
+
+    ``magnitude``, when known, is the largest magnitude among the arguments of
+    the operation that left the range (for exp, the exponent).
+    """
+
+    def __init__(self, message: str, magnitude: float | None = None) -> None:
+        super().__init__(message)
+        self.magnitude = magnitude

@@ -15,13 +15,25 @@ b ** S instead of exp(S).
 
 Interpretations: transpose and matmul run exactly (rationals; numpy's reference
 is computed on the same Fractions, so any difference is a real one); softmax
-runs in float64 (``--exact`` asks for the exact interpretation, which refuses
-exp and accepts a rational base at integer entries). The exit status is 0 when
+runs in float64, checked: a value that leaves float64's range (the paper's
+softmax exp(S) / sum exp(S) subtracts no row maximum: scores above about 709)
+makes it run again in long double, and beyond that it stops with an error, never
+a wrong number (``--exact`` asks for the exact interpretation, which refuses
+exp and accepts a rational base at integer entries). An exact value longer than
+40 characters is shown rounded to 12 digits, marked ``~``. The exit status is 0 when
 the output equals the reference (exactly, or within 1e-9 relative in float64,
 or, with ``--base``, always: the base only approximates e and the difference
 shown is that approximation), 1 when it does not, 2 for a mistake in the
 command (a bad shape, a count of values that does not fit, a non-finite value,
-exp in exact mode).
+exp in exact mode, a value or size beyond the limits below).
+
+Limits, checked before anything is built: the input sequence has at most 1024
+positions (R*C, or K*(R + C) for matmul: matmul 22x22x22 takes a few seconds,
+and its time and memory grow with the square of the length); an entry has at
+most 100 digits and a magnitude from 1e-300 to 1e300 (or is 0); the base is a number
+above 1 and at most 100 (b ** S = exp(S ln b): base 1 would make every entry
+1/C, a base below 1 would reverse the order); in exact mode BASE ** S has at
+most 2000 digits (|S| times the base's digits); the seed is from 0 to 2**64 - 1.
 """
 
 from __future__ import annotations
@@ -30,6 +42,7 @@ import argparse
 import math
 import re
 from dataclasses import dataclass
+from decimal import Decimal, InvalidOperation, localcontext
 from fractions import Fraction
 from typing import Any, Callable, Sequence
 
@@ -42,10 +55,18 @@ from usim.constructions.matmul import matmul_construction
 from usim.constructions.softmax import softmax_construction
 from usim.constructions.transpose import transpose_construction
 from usim.encodings.layout import parse_dims
-from usim.encodings.runners import run_exact, run_numeric
+from usim.encodings.numeric import type_name
+from usim.encodings.runners import run_exact, run_numeric_in_range
 from usim.errors import InputError, ShapeError
 
 TOLERANCE = 1e-9
+MAX_POSITIONS = 1024  # input sequence length
+MAX_DIGITS = 100  # digits of one entry (numerator and denominator together)
+MAX_EXPONENT = 300  # 10**-300 <= |entry| <= 10**300 (or 0)
+MAX_BASE = 100
+MAX_POWER_DIGITS = 2000  # of BASE ** S in exact mode
+MAX_SEED = 2**64 - 1
+SHOWN_EXACTLY = 40  # characters of an exact value printed as it is
 
 
 @dataclass(frozen=True)
@@ -111,7 +132,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "and compare with numpy (sympy for det3 and inverse3)",
         description=__doc__.split("\n\n")[1],
         epilog="Exit status: 0 when the output equals numpy's (exactly, or within 1e-9 relative "
-        "in float64; always with --base), 1 when it does not, 2 for a mistake in the command.",
+        "in float64; always with --base), 1 when it does not, 2 for a mistake in the command. "
+        + __doc__.split("\n\n")[-1].strip(),
     )
     parser.add_argument("block", choices=sorted(BLOCKS), help="which block of the paper")
     parser.add_argument("--shape", required=True,
@@ -121,8 +143,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     source.add_argument("--values", help="every entry, row-major, A before B (e.g. --values=1,2,3,4 or "
                         "--values='1/3 0.5 -2'; write --values=... when the first entry is negative)")
     source.add_argument("--random", action="store_true", help="random integer entries in -9..9 (the default)")
-    parser.add_argument("--seed", type=int, default=0, help="seed for --random (default 0)")
-    parser.add_argument("--base", help="softmax only: use BASE ** S instead of exp(S), e.g. the paper's 2.718")
+    parser.add_argument("--seed", type=int, default=None, help="seed for --random (default 0; 0 to 2**64 - 1)")
+    parser.add_argument("--base", help="softmax only: use BASE ** S instead of exp(S), e.g. the paper's 2.718 "
+                        f"(above 1, at most {MAX_BASE})")
     parser.add_argument("--exact", action="store_true",
                         help="use the exact interpretation (softmax: only with --base and integer entries)")
     parser.set_defaults(func=run)
@@ -132,30 +155,110 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def parse_value(text: str) -> Fraction:
-    """'3', '-0.25', '1/3', '2e-3' as an exact rational; anything else is an InputError."""
+    """'3', '-0.25', '1/3', '2e-3' as an exact rational; anything else is an InputError.
+
+    The size is bounded before the rational is built (Fraction('1e999999999')
+    would build a billion-digit integer): at most MAX_DIGITS digits, and a
+    magnitude from 10**-MAX_EXPONENT to 10**MAX_EXPONENT, or 0.
+    """
     cleaned = text.strip()
     if re.fullmatch(r"[+-]?(nan|inf|infinity)", cleaned, flags=re.IGNORECASE):
         raise InputError(f"the value {text!r} is not finite: every entry must be a finite number")
+    parts = cleaned.split("/")
     try:
-        return Fraction(cleaned)
+        decimals = [Decimal(part) for part in parts] if len(parts) <= 2 else None
+    except (InvalidOperation, ValueError):
+        decimals = None
+    if decimals is None or not all(d.is_finite() for d in decimals):
+        raise InputError(f"cannot read {text!r} as a number (write e.g. 3, -0.25 or 1/3)")
+    if decimals[0].is_zero() and len(parts) == 1:
+        return Fraction(0)
+    digits = sum(len(d.as_tuple().digits) for d in decimals)
+    if digits > MAX_DIGITS:
+        raise InputError(f"the value {_clip(text)} has {digits} digits: usim reads at most {MAX_DIGITS}")
+    magnitude = sum(d.adjusted() * (1 if k == 0 else -1) for k, d in enumerate(decimals) if not d.is_zero())
+    if abs(magnitude) > MAX_EXPONENT + 1:  # far out of range: refuse before building it
+        raise _out_of_range(text)
+    try:
+        value = Fraction(cleaned)
     except (ValueError, ZeroDivisionError):
         raise InputError(f"cannot read {text!r} as a number (write e.g. 3, -0.25 or 1/3)") from None
+    if value != 0 and not Fraction(1, 10**MAX_EXPONENT) <= abs(value) <= 10**MAX_EXPONENT:
+        raise _out_of_range(text)
+    return value
+
+
+def _clip(text: str) -> str:
+    return repr(text) if len(text) <= 40 else repr(text[:20] + "..." + text[-10:])
+
+
+def _out_of_range(text: str) -> InputError:
+    return InputError(f"the value {_clip(text)} is out of range: usim reads magnitudes from "
+                      f"1e-{MAX_EXPONENT} to 1e{MAX_EXPONENT}, and 0")
+
+
+def _split(text: str) -> list[str]:
+    return [p for p in re.split(r"[\s,;]+", text.strip()) if p]
 
 
 def parse_values(text: str) -> list[Fraction]:
-    parts = [p for p in re.split(r"[\s,;]+", text.strip()) if p]
+    parts = _split(text)
     if not parts:
         raise InputError("--values is empty: give every entry of the input, row-major")
     return [parse_value(p) for p in parts]
 
 
 def parse_base(text: str | None) -> Fraction | None:
+    """The base of b ** S: a number above 1 and at most MAX_BASE."""
     if text is None:
         return None
     base = parse_value(text)
     if base <= 0:
         raise InputError(f"the base must be positive, got {text}")
+    if base <= 1:
+        raise InputError(f"the base must be above 1, got {text}: b ** S stands for exp(S); base 1 makes "
+                         "every entry of the softmax 1/C and a base below 1 reverses the order of the scores")
+    if base > MAX_BASE:
+        raise InputError(f"the base must be at most {MAX_BASE}, got {text}: it stands for e = 2.718...")
     return base
+
+
+def parse_seed(seed: int | None, values: str | None) -> int:
+    """The seed of --random: 0 (the default) to MAX_SEED; meaningless with --values."""
+    if seed is None:
+        return 0
+    if values is not None:
+        raise InputError("--seed applies to random values, not to --values")
+    if not 0 <= seed <= MAX_SEED:
+        raise InputError(f"--seed must be a whole number from 0 to 2**64 - 1, got {seed}")
+    return seed
+
+
+def input_positions(block: str, dims: Sequence[int]) -> int:
+    """The length of the input sequence for a block at these dimensions."""
+    if block == "matmul":
+        rows, inner, cols = dims
+        return inner * (rows + cols)
+    return math.prod(dims)
+
+
+def check_positions(block: str, dims: Sequence[int], shape: str) -> None:
+    """Refuse an input sequence beyond MAX_POSITIONS, before anything is built."""
+    positions = input_positions(block, dims)
+    if positions > MAX_POSITIONS:
+        raise ShapeError(f"the shape {shape} makes an input sequence of {positions} positions, above "
+                         f"usim run's limit of {MAX_POSITIONS}")
+
+
+def check_exact_power(base: Fraction, values: Sequence[Fraction]) -> None:
+    """Exact BASE ** S needs integer S, and a result of at most MAX_POWER_DIGITS digits."""
+    if any(v.denominator != 1 for v in values):
+        raise InputError("exact softmax with --base needs integer entries (BASE ** S is irrational otherwise)")
+    base_digits = len(str(base.numerator)) + len(str(base.denominator))
+    largest = max(abs(v) for v in values)
+    if largest * base_digits > MAX_POWER_DIGITS:
+        raise InputError(f"exact BASE ** S would have about {int(largest * base_digits)} digits (|S| up to "
+                         f"{largest}): usim computes at most {MAX_POWER_DIGITS} exactly; drop --exact")
 
 
 def _construction(block: str, dims: tuple[int, ...], base: Fraction | None) -> Construction:
@@ -166,14 +269,20 @@ def _construction(block: str, dims: tuple[int, ...], base: Fraction | None) -> C
     return BLOCKS[block].build(*dims)
 
 
+def _count(construction: Construction, got: int) -> None:
+    """Refuse a number of values that does not fill the input matrices exactly."""
+    blocks = construction.input_layout.blocks
+    needed = sum(b.shape.size for b in blocks)
+    if got != needed and got > 0:
+        shapes = " and ".join(f"{b.name} ({b.shape})" for b in blocks)
+        verb = "needs" if len(blocks) == 1 else "need"
+        raise InputError(f"{shapes} {verb} {needed} values, got {got}")
+
+
 def _inputs(construction: Construction, values: Sequence[Fraction]) -> dict[str, np.ndarray]:
     """Split the row-major values into the input layout's matrices (object arrays of Fractions)."""
     blocks = construction.input_layout.blocks
-    needed = sum(b.shape.size for b in blocks)
-    if len(values) != needed:
-        shapes = " and ".join(f"{b.name} ({b.shape})" for b in blocks)
-        verb = "needs" if len(blocks) == 1 else "need"
-        raise InputError(f"{shapes} {verb} {needed} values, got {len(values)}")
+    _count(construction, len(values))
     out, start = {}, 0
     for b in blocks:
         flat = list(values[start : start + b.shape.size])
@@ -186,11 +295,24 @@ def _inputs(construction: Construction, values: Sequence[Fraction]) -> dict[str,
 
 
 def _text(x: Any) -> str:
+    """An exact value as it is (rounded to 12 digits, marked ~, when too long); a float in 12 digits."""
     if isinstance(x, Fraction):
-        return str(x.numerator) if x.denominator == 1 else f"{x.numerator}/{x.denominator}"
+        return _fraction_text(x)
     if isinstance(x, (int, np.integer)):
         return str(int(x))
     return f"{float(x):.12g}"
+
+
+def _fraction_text(x: Fraction) -> str:
+    """p/q when short; else 12 digits from the exact value (no float: it may be 1e900)."""
+    bits = x.numerator.bit_length() + x.denominator.bit_length()
+    if bits * 0.302 <= SHOWN_EXACTLY:  # log10(2) digits per bit: no str() of a huge integer
+        text = str(x.numerator) if x.denominator == 1 else f"{x.numerator}/{x.denominator}"
+        if len(text) <= SHOWN_EXACTLY:
+            return text
+    with localcontext() as context:
+        context.prec = 12
+        return "~" + format((Decimal(x.numerator) / Decimal(x.denominator)).normalize(), ".12g")
 
 
 def format_matrix(m: np.ndarray, indent: str = "  ") -> str:
@@ -205,38 +327,44 @@ def format_matrix(m: np.ndarray, indent: str = "  ") -> str:
 def run(args: argparse.Namespace) -> int:
     block = BLOCKS[args.block]
     dims = parse_dims(args.shape, len(block.dims.split("x")))
+    check_positions(args.block, dims, args.shape)
     base = parse_base(args.base)
+    seed = parse_seed(args.seed, args.values)
     construction = _construction(args.block, dims, base)
     if args.values is not None:
+        _count(construction, len(_split(args.values)))  # before reading each entry
         values = parse_values(args.values)
     else:
-        rng = np.random.default_rng(args.seed)
+        rng = np.random.default_rng(seed)
         size = sum(b.shape.size for b in construction.input_layout.blocks)
         values = [Fraction(int(v)) for v in rng.integers(-9, 10, size=size)]
     matrices = _inputs(construction, values)
     if block.validate is not None:
         block.validate(matrices)
     exact = args.exact or block.exact_by_default
-    if exact and args.block == "softmax" and base is not None and any(v.denominator != 1 for v in values):
-        raise InputError("exact softmax with --base needs integer entries (BASE ** S is irrational otherwise)")
+    if exact and args.block == "softmax" and base is not None:
+        check_exact_power(base, values)
 
     sequence = construction.input_layout.encode(matrices)
     first_output = block.output or construction.program.outputs[0][0]
     if exact:
         output = run_exact(construction.program, sequence)[first_output]
         output = [Fraction(int(v)) if isinstance(v, bool) else Fraction(v) for v in output]
+        mode = "exact (rational)"
     else:
-        batch = run_numeric(construction.program, np.array(sequence, dtype=np.float64))[first_output]
-        output = list(batch[0])
+        outputs, dtype = run_numeric_in_range(construction.program, np.array(sequence, dtype=np.float64))
+        output = list(outputs[first_output][0].astype(np.float64))
+        mode = f"numeric ({type_name(dtype)}" + ("" if dtype is np.float64 else
+                                                  ": float64's range was not enough") + ")"
     out_layout = construction.output_layout
     result = np.array(out_layout.decode(output), dtype=object if exact else np.float64)
     padding = out_layout.padding(output)
-    if exact and args.block != "softmax":
+    exact_reference = exact and args.block != "softmax"
+    if exact_reference:
         reference = block.reference(matrices)  # numpy on Fractions: exact
     else:
         reference = block.reference({k: v.astype(np.float64) for k, v in matrices.items()})
 
-    mode = "exact (rational)" if exact else "numeric (float64)"
     print(f"{construction.name} ({block.lemma}), {mode} interpretation")
     for b in construction.input_layout.blocks:
         print(f"input {b.name} ({b.shape}):")
@@ -252,18 +380,23 @@ def run(args: argparse.Namespace) -> int:
         nonzero = [x for x in padding if x != 0]
         print(f"positions past the result ({len(padding)}): "
               + ("all 0" if not nonzero else "not all 0: " + ", ".join(_text(x) for x in padding)))
-    difference = max(abs(float(x) - float(y)) for x, y in zip(result.reshape(-1), reference.reshape(-1)))
-    pad_off = max((abs(float(x)) for x in padding), default=0.0)
-    if exact and args.block != "softmax":
+    pads_are_zero = all(x == 0 for x in padding)
+    if exact_reference:
         exact_diff = max(abs(x - y) for x, y in zip(result.reshape(-1), reference.reshape(-1)))
         print(f"largest difference: {_text(exact_diff)} (exact)")
-        agrees = exact_diff == 0 and pad_off == 0
+        agrees = exact_diff == 0 and pads_are_zero
     else:
+        difference = _float_difference(result, reference)
         print(f"largest difference: {difference:.3g}")
         scale = max(1.0, float(np.max(np.abs(reference.astype(np.float64)))))
-        agrees = difference <= TOLERANCE * scale and pad_off == 0
+        agrees = difference <= TOLERANCE * scale and pads_are_zero
     if base is not None:
         print(f"note: base {float(base):g} stands for e = {math.e:.12g}; the difference is that "
               "approximation, not a routing error")
         return 0
     return 0 if agrees else 1
+
+
+def _float_difference(result: np.ndarray, reference: np.ndarray) -> float:
+    """The largest |result - reference| in float64 (softmax: every entry lies in [0, 1])."""
+    return float(np.max(np.abs(result.astype(np.float64).reshape(-1) - reference.astype(np.float64).reshape(-1))))

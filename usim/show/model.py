@@ -49,7 +49,6 @@ from usim.rasp.expr import (
     Select,
     SelectorWidth,
     Semantics,
-    SOp,
 )
 from usim.rasp.printing import expression
 from usim.rasp.program import Program
