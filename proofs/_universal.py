@@ -9,7 +9,7 @@ stage a function of ONE sequence, the workspace W_k. The obligation of stage k
 runs that stage's program (the same builder, on ``tokens``) on fresh symbols
 for every block of W_k (zeros elsewhere; the header's n and d set to the
 bounds), and compares the whole output sequence with W_{k+1}: every block
-produced by the stage equals the *meaning* of its step (written below in
+produced by the stage equals the *meaning* of its step (its kind's meaning in
 sympy from the formulas: a product is A*B, softmax is exp(c s_ij) / sum_l
 exp(c s_il), layer norm is (z - mu) / sqrt(var + eps) * g + b, ...), every
 block carried along is unchanged, every other position is 0. This proves the
@@ -41,7 +41,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 from functools import lru_cache
-from typing import Callable, Mapping, Sequence
+from typing import Any, Callable, Mapping, Sequence
 
 import sympy
 
@@ -60,69 +60,12 @@ from usim.constructions.universal import (
     compact_layout,
     simulation_program,
 )
+from usim.constructions.universal.kinds import add_row, softmax_rows
 from usim.encodings.layout import Block, SequenceLayout
-from usim.engine.claim import Obligation, Shape
+from usim.engine.claim import Claim, Obligation, Shape
 from usim.errors import UsimError
 from usim.rasp.expr import tokens
 from usim.rasp.program import Program
-
-# ----------------------------------------------------------------------------
-# The meaning of each step, entry by entry, written from the formulas.
-
-
-def softmax_rows(s: sympy.Matrix, c: sympy.Expr = 1) -> sympy.Matrix:
-    """Row softmax of c*s: exp(c s_ij) / sum_l exp(c s_il)."""
-    rows = []
-    for i in range(s.rows):
-        e = [sympy.exp(c * s[i, j]) for j in range(s.cols)]
-        total = sympy.Add(*e)
-        rows.append([x / total for x in e])
-    return sympy.Matrix(rows)
-
-
-def layer_norm(z: sympy.Matrix, g: sympy.Matrix, b: sympy.Matrix, eps: sympy.Expr) -> sympy.Matrix:
-    """(z_ij - mu_i) / sqrt(var_i + eps) * g_j + b_j, mu and var (biased) over row i."""
-    out = []
-    for i in range(z.rows):
-        row = [z[i, j] for j in range(z.cols)]
-        mu = sympy.Add(*row) / len(row)
-        var = sympy.Add(*[(x - mu) ** 2 for x in row]) / len(row)
-        out.append([(row[j] - mu) / sympy.sqrt(var + eps) * g[0, j] + b[0, j] for j in range(len(row))])
-    return sympy.Matrix(out)
-
-
-def relu(m: sympy.Matrix) -> sympy.Matrix:
-    return m.applyfunc(lambda x: sympy.Max(x, 0))
-
-
-def add_row(m: sympy.Matrix, b: sympy.Matrix) -> sympy.Matrix:
-    """M + 1 b: the row vector b added to every row."""
-    return m + sympy.ones(m.rows, 1) * b
-
-
-def meaning(step: Step, env: Mapping[str, sympy.Matrix], scale: sympy.Expr) -> sympy.Matrix:
-    a = [env[x] for x in step.args]
-    kind = step.kind
-    if kind == "transpose":
-        return a[0].T
-    if kind == "matmul":
-        return a[0] * a[1]
-    if kind == "softmax":
-        return softmax_rows(a[0], scale)
-    if kind == "bias":
-        return add_row(a[0], a[1])
-    if kind == "bias_relu":
-        return relu(add_row(a[0], a[1]))
-    if kind == "relu":
-        return relu(a[0])
-    if kind == "add":
-        return a[0] + a[1]
-    if kind == "layernorm":
-        return layer_norm(a[0], a[1], a[2], a[3][0, 0])
-    if kind == "concat":
-        return sympy.Matrix.hstack(*a)
-    raise ValueError(f"no meaning for step kind {kind!r}")
-
 
 # ----------------------------------------------------------------------------
 # Level 2: the wiring, as terms.
@@ -201,12 +144,16 @@ def stage_target(u: Universal, stage: Stage) -> Callable[[Mapping[str, sympy.Mat
         if HEADER in env:
             env[HEADER] = sympy.Matrix([[u.spec.n, u.spec.d, m[HEADER][0, HDR_SCALE]]])
         scale = env[HEADER][0, HDR_SCALE] if HEADER in env else 1
+
+        def meaning(st: Step) -> sympy.Matrix:  # from the formula, in the one table of kinds
+            return u.kinds[st.kind].meaning([env[a] for a in st.args], scale)
+
         for st in stage.steps:
-            env[st.out] = meaning(st, env, scale)
-        for st in u.steps:  # concatenations are assembled by this stage's routing
-            if st.kind == "concat" and st.out in {b.name for b in stage.output.blocks} \
-                    and st.out not in env:
-                env[st.out] = meaning(st, env, scale)
+            env[st.out] = meaning(st)
+        made_here = {b.name for b in stage.output.blocks}
+        for st in u.steps:  # results assembled by this stage's routing (a concatenation)
+            if u.kinds[st.kind].routed and st.out in made_here and st.out not in env:
+                env[st.out] = meaning(st)
         return {b.name: env[b.name] for b in stage.output.blocks}
     return target
 
@@ -252,6 +199,10 @@ def whole_obligation(claim_id: str, shape: Shape, u: Universal, formula_target,
 # ----------------------------------------------------------------------------
 # Deliberately broken routings.
 
+# A broken stage is built, not hooked into the right one: its program is made
+# from the broken stage, while the obligation keeps the right stage's layouts
+# and target (stage_obligation, whole_obligation).
+
 def swapped_operand(u: Universal) -> tuple[int, Stage] | None:
     """The first product whose two operands have the same shape, computed as B A."""
     for stage in u.stages:
@@ -259,7 +210,7 @@ def swapped_operand(u: Universal) -> tuple[int, Stage] | None:
             if st.kind == "matmul" and u.shapes[st.args[0]] == u.shapes[st.args[1]]:
                 steps = list(stage.steps)
                 steps[i] = Step(st.out, st.kind, (st.args[1], st.args[0]))
-                return stage.index, replace(stage, compute=tuple(steps))
+                return stage.index, replace(stage, steps=tuple(steps))
     return None
 
 
@@ -270,7 +221,13 @@ def misplaced_block(u: Universal, k: int = 1) -> Stage:
     blocks = list(stage.output.blocks)
     first = blocks[0]
     blocks[0] = Block(first.name, first.shape, first.offset + 1)
-    return replace(stage, route_to=SequenceLayout(tuple(blocks), stage.output.length))
+    return replace(stage, output=SequenceLayout(tuple(blocks), stage.output.length))
+
+
+def with_kind(u: Universal, k: int, kind: Any) -> Stage:
+    """Stage k with one entry of its table of step kinds replaced (a broken block)."""
+    stage = u.stages[k - 1]
+    return replace(stage, kinds={**stage.kinds, kind.name: kind})
 
 
 def broken_universal(u: Universal, k: int, stage: Stage) -> Universal:
@@ -287,12 +244,16 @@ def universal(spec: Spec) -> Universal:
 # ----------------------------------------------------------------------------
 # Claims about U, built the same way.
 
-def make_claim(claim_id: str, spec_of: Callable[[Shape], Spec], formula: Callable[[Spec], Term],
-               whole_target: Callable[[Spec], Callable] | None = None):
-    """(shapes-with-parts, obligation, mutants) for a claim about U.
+def universal_claim(claim_id: str, *, spec_of: Callable[[Shape], Spec], sizes: Callable[[int], Sequence[Shape]],
+                    formula: Callable[[Spec], Term], whole_target: Callable[[Spec], Callable] | None = None,
+                    **settings: Any) -> Claim:
+    """A claim about U: for every size, U built by ``spec_of(size)`` computes
+    ``formula`` (its wiring, Level 2), stage by stage (Level 1).
 
-    The last entry of a shape is the part: 0 the whole program (only when
-    ``whole_target`` is given), k >= 1 stage k.
+    A shape is a size and a part: 0 the whole program (only when
+    ``whole_target`` is given), k >= 1 stage k. The broken variants are the
+    same for every claim about U: a swapped operand, a misplaced block.
+    ``settings`` are the Claim's own fields (paper, title, statement, ...).
     """
 
     def parts(size: Shape) -> list[int]:
@@ -337,7 +298,8 @@ def make_claim(claim_id: str, spec_of: Callable[[Shape], Spec], formula: Callabl
                                     broken=broken_universal(u, 1, stage), mutant="misplaced-block")
         return stage_obligation(claim_id, shape, u, 1, broken=stage, mutant="misplaced-block")
 
-    return shapes_for, obligation, {"swapped-operand": swapped, "misplaced-block": misplaced}
+    return Claim(id=claim_id, shapes=lambda n: shapes_for(sizes(n)), obligation=obligation,
+                 mutants={"swapped-operand": swapped, "misplaced-block": misplaced}, **settings)
 
 
 def attention_head_term(spec: Spec, h: int) -> Term:

@@ -28,19 +28,14 @@ from __future__ import annotations
 import sys
 
 from usim.constructions.universal import Spec
-from usim.engine.claim import Claim
-from usim.proofs._universal import encoder_term, make_claim
+from usim.engine.declare import every_shape
+from usim.proofs._universal import encoder_term, universal_claim
 
-
-def _spec(size) -> Spec:
-    n, d = size
-    return Spec(n, d, encoder=True)
-
-
-_shapes, _obligation, _mutants = make_claim("corollary6_1", _spec, encoder_term, None)
-
-CLAIM = Claim(
-    id="corollary6_1",
+CLAIM = universal_claim(
+    "corollary6_1",
+    spec_of=lambda size: Spec(*size, encoder=True),
+    sizes=every_shape(2),
+    formula=encoder_term,
     paper="Corollary 6.1",
     title="U simulates a post-norm encoder layer (attention, residuals, layer norms, ReLU FFN)",
     statement=(
@@ -50,14 +45,10 @@ CLAIM = Claim(
         "LN2(Z + ReLU(Z W1 + 1 b1) W2 + 1 b2) with Z = LN1(X + softmax(c X A X^T) X V). "
         "Shapes n x d x k: stage k of U."
     ),
-    shapes=lambda n: _shapes([(a, b) for a in range(1, n + 1) for b in range(1, n + 1)]),
-    obligation=_obligation,
-    mutants=_mutants,
     default_max_n=3,
     ci_max_n=2,
     notes="post-norm, biased variance, eps > 0 precondition; ReLU decided by z3",
 )
-
 
 CLAIMS = (CLAIM,)
 

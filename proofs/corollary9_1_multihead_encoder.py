@@ -15,26 +15,14 @@ from __future__ import annotations
 import sys
 
 from usim.constructions.universal import Spec
-from usim.engine.claim import Claim
-from usim.proofs._universal import encoder_term, make_claim
+from usim.proofs._universal import encoder_term, universal_claim
+from usim.proofs.theorem9_multihead import sizes
 
-MAX_HEADS = 2
-
-
-def _spec(size) -> Spec:
-    n, d, h = size
-    return Spec(n, d, heads=h, d_v=d, out_proj=True, encoder=True)
-
-
-def _sizes(n: int) -> list[tuple[int, int, int]]:
-    return [(a, b, h) for a in range(1, n + 1) for b in range(1, n + 1)
-            for h in range(1, min(MAX_HEADS, n) + 1)]
-
-
-_shapes, _obligation, _mutants = make_claim("corollary9_1", _spec, encoder_term, None)
-
-CLAIM = Claim(
-    id="corollary9_1",
+CLAIM = universal_claim(
+    "corollary9_1",
+    spec_of=lambda size: Spec(size[0], size[1], heads=size[2], d_v=size[1], out_proj=True, encoder=True),
+    sizes=sizes,
+    formula=encoder_term,
     paper="Corollary 9.1",
     title="U simulates an H-head post-norm encoder layer",
     statement=(
@@ -43,14 +31,10 @@ CLAIM = Claim(
         "g2, be2, eps2> outputs LN2(Z + ReLU(Z W1 + 1 b1) W2 + 1 b2) with "
         "Z = LN1(X + [softmax(c X A_h X^T) X V_h]_h W_O). Shapes n x d x H x k: stage k of U."
     ),
-    shapes=lambda n: _shapes(_sizes(n)),
-    obligation=_obligation,
-    mutants=_mutants,
     default_max_n=3,
     ci_max_n=2,
     notes="merged heads, d_v = d, W_O (H d x d); post-norm; ReLU decided by z3",
 )
-
 
 CLAIMS = (CLAIM,)
 

@@ -24,7 +24,12 @@ import sys
 
 import sympy
 
-from usim.constructions.universal import Spec
+from dataclasses import replace
+
+from usim.constructions.routing import Part
+from usim.constructions.softmax import softmax_block
+from usim.constructions.universal import HDR_SCALE, STEP_KINDS, Spec
+from usim.constructions.universal.kinds import header, in_place
 from usim.engine.claim import Claim, Obligation, Shape
 from usim.proofs._universal import (
     attention_formula,
@@ -32,6 +37,7 @@ from usim.proofs._universal import (
     misplaced_block,
     universal,
     whole_obligation,
+    with_kind,
 )
 
 
@@ -62,21 +68,25 @@ def _misplaced(shape: Shape) -> Obligation:
                             mutant="misplaced-block")
 
 
+def _unmasked_softmax(step, w, lay):
+    """Lemma 4 on c * S in place, without the key and row masks."""
+    m = lay.block(step.args[0])
+    scale = header(w, lay, HDR_SCALE, "scale")
+    soft = softmax_block(w * scale, m.shape.rows, m.shape.cols, offset=m.offset, guard=True)
+    return Part(soft, in_place(step.out, m, lay.length))
+
+
+UNMASKED_SOFTMAX = replace(STEP_KINDS["softmax"], block=_unmasked_softmax)
+
+
 def _no_key_mask(shape: Shape) -> Obligation:
     """U without the softmax's key mask: padded keys weigh exp(0) = 1."""
-    from dataclasses import replace
-
-    from usim.constructions.universal import Step
-
     big, small = _specs(shape)
     u = universal(big)
     k = next(s.index for s in u.stages if any(st.kind == "softmax" for st in s.steps))
-    stage = u.stages[k - 1]
-    # the stage computes plain exp of the scores, then the same routing
-    broken = replace(stage, compute=tuple(Step(st.out, "unmasked_softmax", st.args)
-                                          if st.kind == "softmax" else st for st in stage.steps))
     return whole_obligation("hierarchy", shape, u, _target(big, small), small=small,
-                            broken=broken_universal(u, k, broken), mutant="no-key-mask")
+                            broken=broken_universal(u, k, with_kind(u, k, UNMASKED_SOFTMAX)),
+                            mutant="no-key-mask")
 
 
 def _shapes(n: int) -> list[Shape]:

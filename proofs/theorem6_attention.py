@@ -36,35 +36,21 @@ from __future__ import annotations
 import sys
 
 from usim.constructions.universal import Spec
-from usim.engine.claim import Claim
-from usim.proofs._universal import attention_formula, attention_term, make_claim
+from usim.engine.declare import every_shape
+from usim.proofs._universal import attention_formula, attention_term, universal_claim
 
 
-
-def _merged(size) -> Spec:
-    n, d = size
-    return Spec(n, d)
-
-
-def _users(size) -> Spec:
-    n, d = size
-    return Spec(n, d, form="projected", bias=True)
+def whole_target(spec: Spec):
+    """softmax(c X A X^T) X V from the formula, c read from the input."""
+    return lambda m: {"Y": attention_formula(spec, m, m["scale"][0, 0])}
 
 
-def _whole_target(spec: Spec):
-    def target(m):
-        return {"Y": attention_formula(spec, m, m["scale"][0, 0])}
-    return target
-
-
-def _sizes(n: int) -> list[tuple[int, int]]:
-    return [(a, b) for a in range(1, n + 1) for b in range(1, n + 1)]
-
-
-_shapes, _obligation, _mutants = make_claim("theorem6", _merged, attention_term, _whole_target)
-
-CLAIM = Claim(
-    id="theorem6",
+CLAIM = universal_claim(
+    "theorem6",
+    spec_of=lambda size: Spec(*size),
+    sizes=every_shape(2),
+    formula=attention_term,
+    whole_target=whole_target,
     paper="Theorem 6",
     title="U simulates single-head attention softmax(c X A X^T) X V: one RASP program",
     statement=(
@@ -74,18 +60,16 @@ CLAIM = Claim(
         "from position 0 and 0 after. Shapes are n x d x k: k = 0 the whole program, k >= 1 "
         "stage k of U (the stages compose to U; their wiring is checked against the formula)."
     ),
-    shapes=lambda n: _shapes(_sizes(n)),
-    obligation=_obligation,
-    mutants=_mutants,
     default_max_n=4,
     ci_max_n=2,
     notes="input layout <hdr=[n,d,c], X, A, V>; RASP empty-row default 0; exact exp",
 )
 
-_ushapes, _uobligation, _umutants = make_claim("theorem6_users", _users, attention_term, None)
-
-CLAIM_USERS = Claim(
-    id="theorem6_users",
+CLAIM_USERS = universal_claim(
+    "theorem6_users",
+    spec_of=lambda size: Spec(*size, form="projected", bias=True),
+    sizes=every_shape(2),
+    formula=attention_term,
     paper="Theorem 6",
     title="U simulates softmax(c Q K^T) V with Q, K, V = X W + 1 b (users' form, c = 1/sqrt(d_k))",
     statement=(
@@ -95,18 +79,14 @@ CLAIM_USERS = Claim(
         "V = X W_V + 1 b_V; c is a real symbol, so c = 1/sqrt(d_k) is covered exactly. "
         "Shapes n x d x k: stage k of U."
     ),
-    shapes=lambda n: _ushapes(_sizes(n)),
-    obligation=_uobligation,
-    mutants=_umutants,
     default_max_n=4,
     ci_max_n=2,
     notes="projected form with biases; scale from the header",
 )
 
-
-CLAIMS = (CLAIM, CLAIM_USERS,)
+CLAIMS = (CLAIM, CLAIM_USERS)
 
 if __name__ == "__main__":
     from usim.commands.prove import prove_main
 
-    sys.exit(prove_main(CLAIM.id))
+    sys.exit(prove_main(CLAIM.id, CLAIM_USERS.id))

@@ -18,26 +18,22 @@ from __future__ import annotations
 import sys
 
 from usim.constructions.universal import Spec
-from usim.engine.claim import Claim
-from usim.proofs._universal import attention_term, make_claim
+from usim.proofs._universal import attention_term, universal_claim
 
 MAX_HEADS = 2
 
 
-def _spec(size) -> Spec:
-    n, d, h = size
-    return Spec(n, d, heads=h, d_v=d, out_proj=True)
-
-
-def _sizes(n: int) -> list[tuple[int, int, int]]:
+def sizes(n: int) -> list[tuple[int, int, int]]:
+    """(n, d, H) with n, d <= N and H <= min(N, MAX_HEADS)."""
     return [(a, b, h) for a in range(1, n + 1) for b in range(1, n + 1)
             for h in range(1, min(MAX_HEADS, n) + 1)]
 
 
-_shapes, _obligation, _mutants = make_claim("theorem9", _spec, attention_term, None)
-
-CLAIM = Claim(
-    id="theorem9",
+CLAIM = universal_claim(
+    "theorem9",
+    spec_of=lambda size: Spec(size[0], size[1], heads=size[2], d_v=size[1], out_proj=True),
+    sizes=sizes,
+    formula=attention_term,
     paper="Theorem 9",
     title="U simulates H-head attention: heads concatenated and projected by W_O",
     statement=(
@@ -45,14 +41,10 @@ CLAIM = Claim(
         "(d x d), W_O (H d x d) and scale c, run on <[n, d, c], X, A_0, V_0, ..., W_O> outputs "
         "[softmax(c X A_0 X^T) X V_0 | ... ] W_O. Shapes n x d x H x k: stage k of U."
     ),
-    shapes=lambda n: _shapes(_sizes(n)),
-    obligation=_obligation,
-    mutants=_mutants,
     default_max_n=3,
     ci_max_n=2,
     notes="merged heads, d_v = d per head, concatenation by routing, W_O by a product block",
 )
-
 
 CLAIMS = (CLAIM,)
 

@@ -65,7 +65,7 @@ from typing import IO, Callable, Mapping
 
 import numpy as np
 
-from usim.constructions.universal import HEADER, Spec, Universal, build, embed_pieces
+from usim.constructions.universal import Spec, Universal, build, embed_arrays, spec_for
 from usim.encodings.numeric import type_name
 from usim.encodings.runners import PRECISIONS, run_numeric_in_range
 from usim.errors import InputError, RangeError, ShapeError, UsimError
@@ -187,45 +187,9 @@ def spec_from_arrays(arrays: Mapping[str, np.ndarray]) -> tuple[Spec, dict[str, 
     if "X" not in m:
         raise InputError("the parameters have no array X (the input, n x d)")
     scalars = {k: _positive_number(k, np.asarray(arrays[k])) for k in SCALARS if k in m}
-    n, d = m["X"].shape
-    merged = "A" in m or "A_0" in m
-    projected = "WQ" in m or "WQ_0" in m
-    if merged == projected:
-        raise InputError("give either A and V (merged form) or WQ, WK, WV (projected form)")
-    first = "A" if merged else "WQ"
-    heads = 1 if first in m else sum(1 for k in m if k.startswith(first + "_"))
-    head = (lambda b, h: b) if heads == 1 else (lambda b, h: f"{b}_{h}")  # noqa: E731
-    try:
-        if merged:
-            d_k = d
-            d_v = m[head("V", 0)].shape[1]
-        else:
-            d_k = m[head("WQ", 0)].shape[1]
-            d_v = m[head("WV", 0)].shape[1]
-    except KeyError as missing:
-        raise InputError(f"the parameters have no array {missing.args[0]}") from None
-    bias = "bQ" in m or "bQ_0" in m
-    out_proj = "WO" in m
-    encoder = "W1" in m
-    norm = encoder_norm(variant, encoder)
-    kw: dict = dict(n=n, d=d, heads=heads, form="merged" if merged else "projected", d_k=d_k, d_v=d_v,
-                    bias=bias, out_proj=out_proj)
-    if out_proj:
-        kw["d_out"] = m["WO"].shape[1]
-    if encoder:
-        kw.update(encoder=True, d_ff=m["W1"].shape[1], residual=True, norm=norm, ffn_bias="b1" in m)
-    spec = Spec(**kw)
+    spec = spec_for({k: a.shape for k, a in m.items()}, norm=encoder_norm(variant, "W1" in m))
     wanted = dict(spec.parameter_shapes())
-    extra = sorted(set(m) - set(wanted) - {"scale"})
-    if extra:
-        raise InputError(f"unexpected array {extra[0]!r} for this layer (expected: {', '.join(wanted)})")
-    for name, shape in wanted.items():
-        if name not in m:
-            raise InputError(f"the parameters have no array {name} ({shape[0]}x{shape[1]})")
-        if m[name].shape != shape:
-            got = "x".join(map(str, m[name].shape))
-            raise ShapeError(f"the array {name} has shape {got}, this layer needs {shape[0]}x{shape[1]}")
-    scale = scalars.get("scale", 1.0 if merged else 1.0 / math.sqrt(d_k))
+    scale = scalars.get("scale", 1.0 if spec.form == "merged" else 1.0 / math.sqrt(spec.d_k))
     return spec, {k: m[k] for k in wanted}, scale
 
 
@@ -257,24 +221,6 @@ def check_size(u: Universal) -> None:
                          f"simulate's limit of {MAX_LENGTH} (make d, the widths or n smaller)")
 
 
-def pad_for(u_spec: Spec, small: Spec, arrays: Mapping[str, np.ndarray], u) -> dict[str, np.ndarray]:
-    """The arrays zero-padded into U's blocks, as the RASP embedding places them."""
-    pieces = embed_pieces(u, small)
-    out = {}
-    for block in u.input_layout.blocks:
-        if block.name == HEADER:
-            continue
-        big = np.zeros((block.shape.rows, block.shape.cols))
-        for piece in pieces.get(block.name, ()):
-            src = arrays[piece.source]
-            rows = src.shape[0] - piece.src_row if piece.rows is None else piece.rows
-            cols = src.shape[1] - piece.src_col if piece.cols is None else piece.cols
-            big[piece.row:piece.row + rows, piece.col:piece.col + cols] = \
-                src[piece.src_row:piece.src_row + rows, piece.src_col:piece.src_col + cols]
-        out[block.name] = big
-    return out
-
-
 @dataclass(frozen=True)
 class Simulation:
     """T(X) as U computed it, U itself, and the float type the run needed."""
@@ -302,8 +248,7 @@ def run_simulation(arrays: Mapping[str, np.ndarray], bound: int | None = None) -
     """One checked numeric run of U on the layer: float64, else long double, else a RangeError."""
     spec, m, scale = spec_from_arrays(arrays)
     u = _universal(spec, bound)
-    padded = pad_for(u.spec, spec, m, u) if u.spec is not spec else m
-    seq = u.input_layout.encode_numeric({HEADER: np.array([[spec.n, spec.d, scale]]), **padded})
+    seq = embed_arrays(u, spec, m, scale)
     try:
         outputs, dtype = run_numeric_in_range(u.program, seq)
     except RangeError as error:

@@ -1,0 +1,113 @@
+"""The paper's routes: T written as steps over named matrices.
+
+Theorem 6 computes one merged head as the paper does, block by block:
+
+    XT = X^T;  Y1 = X A;  Y2 = Y1 XT;  P = softmax(c Y2);  Y4 = X V;  O = P Y4
+
+(:func:`theorem6_route`). The users' (projected) form computes Q = X W_Q
+(+ b_Q), K, V the same way and O = softmax(c Q K^T) V. Theorem 9 runs one
+such route per head, concatenates the heads and applies W_O (+ b_O)
+(:func:`theorem9_route`). Corollaries 6.1 and 9.1 follow the attention with the
+post-norm encoder: Z = LN1(X + Att), out = LN2(Z + ReLU(Z W1 + b1) W2 + b2),
+each part switchable in the :class:`Spec` (:func:`encoder_route`).
+:func:`route_of` picks the route a Spec describes.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from usim.constructions.universal.kinds import Step
+from usim.constructions.universal.spec import Spec
+
+
+@dataclass(frozen=True)
+class Route:
+    """Steps in data-flow order, and the name of the result."""
+
+    steps: tuple[Step, ...]
+    result: str
+
+
+def attention_head_route(spec: Spec, h: int) -> tuple[list[Step], str]:
+    """One head: its steps (X^T is shared, made by the caller) and its output's name."""
+    name = lambda base: spec.head(base, h)  # noqa: E731
+    if spec.form == "merged":
+        return [Step(name("Y1"), "matmul", ("X", name("A"))),
+                Step(name("Y2"), "matmul", (name("Y1"), "XT")),
+                Step(name("P"), "softmax", (name("Y2"),)),
+                Step(name("Y4"), "matmul", ("X", name("V"))),
+                Step(name("O"), "matmul", (name("P"), name("Y4")))], name("O")
+    q, k, v = name("Q"), name("K"), name("Vp")
+    steps = [Step(q, "matmul", ("X", name("WQ"))),
+             Step(k, "matmul", ("X", name("WK"))),
+             Step(v, "matmul", ("X", name("WV")))]
+    if spec.bias:
+        steps += [Step(q + "b", "bias", (q, name("bQ"))),
+                  Step(k + "b", "bias", (k, name("bK"))),
+                  Step(v + "b", "bias", (v, name("bV")))]
+        q, k, v = q + "b", k + "b", v + "b"
+    steps += [Step(name("KT"), "transpose", (k,)),
+              Step(name("S"), "matmul", (q, name("KT"))),
+              Step(name("P"), "softmax", (name("S"),)),
+              Step(name("O"), "matmul", (name("P"), v))]
+    return steps, name("O")
+
+
+def theorem9_route(spec: Spec) -> Route:
+    """H heads side by side, concatenated, then W_O (+ b_O) where the Spec has it."""
+    steps: list[Step] = [Step("XT", "transpose", ("X",))] if spec.form == "merged" else []
+    outputs = []
+    for h in range(spec.heads):
+        head_steps, out = attention_head_route(spec, h)
+        steps += head_steps
+        outputs.append(out)
+    att = outputs[0]
+    if spec.heads > 1:
+        steps.append(Step("C", "concat", tuple(outputs)))
+        att = "C"
+    if spec.out_proj:
+        steps.append(Step("Att", "matmul", (att, "WO")))
+        att = "Att"
+        if spec.bias:
+            steps.append(Step("Attb", "bias", (att, "bO")))
+            att = "Attb"
+    return Route(tuple(steps), att)
+
+
+def theorem6_route(spec: Spec) -> Route:
+    """One head: X^T, X A, (X A) X^T, softmax, X V, and the product of the two."""
+    return theorem9_route(spec)
+
+
+def encoder_route(spec: Spec) -> Route:
+    """The attention's route, then the post-norm encoder's steps."""
+    attention = theorem9_route(spec)
+    steps = list(attention.steps)
+    z = attention.result
+    if spec.residual:
+        steps.append(Step("Z1", "add", ("X", z)))
+        z = "Z1"
+    if spec.norm:
+        steps.append(Step("N1", "layernorm", (z, "g1", "be1", "eps1")))
+        z = "N1"
+    steps.append(Step("F1", "matmul", (z, "W1")))
+    steps.append(Step("R", "bias_relu", ("F1", "b1")) if spec.ffn_bias else Step("R", "relu", ("F1",)))
+    steps.append(Step("F2", "matmul", ("R", "W2")))
+    f = "F2"
+    if spec.ffn_bias:
+        steps.append(Step("F2b", "bias", ("F2", "b2")))
+        f = "F2b"
+    if spec.residual:
+        steps.append(Step("Z2", "add", (z, f)))
+        f = "Z2"
+    if spec.norm:
+        steps.append(Step("N2", "layernorm", (f, "g2", "be2", "eps2")))
+        f = "N2"
+    return Route(tuple(steps), f)
+
+
+def route_of(spec: Spec) -> Route:
+    """The route the Spec describes: Theorem 6 or 9, with the encoder of
+    Corollary 6.1 or 9.1 when the Spec has one."""
+    return encoder_route(spec) if spec.encoder else theorem9_route(spec)

@@ -1,0 +1,177 @@
+"""What T is: the bounds U is built for, the parts T has, its parameter blocks.
+
+The input of U is ``< hdr (1 x 3) = [n, d, c], X (N x D), T's matrices >`` in
+the order :meth:`Spec.parameter_shapes` gives, each block row-major, then zeros
+up to U's length (see :mod:`usim.constructions.universal`). :func:`spec_for`
+reads a Spec back from the names and shapes of a layer's matrices (what
+``usim simulate`` is given).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from typing import Mapping
+
+from usim.errors import InputError, ShapeError
+
+HEADER = "hdr"
+HDR_N, HDR_D, HDR_SCALE = 0, 1, 2
+FORMS = ("merged", "projected")
+
+
+@dataclass(frozen=True)
+class Spec:
+    """The bounds U is built for and the parts T has.
+
+    ``n``, ``d``: sequence length and model width (X is n x d). ``heads``: H.
+    ``d_k``, ``d_v``: per-head query/key and value widths (defaults: d for one
+    head, d // H for several; d_k is unused by the merged form). ``out_proj``:
+    W_O (and b_O with ``bias``); default: when H > 1. ``d_out``: W_O's columns
+    (default d). ``encoder``: add the feed-forward part (width ``d_ff``, default
+    d) with ``residual`` connections and post-norm ``norm`` layers, each
+    switchable; the attention output must then be d wide.
+    """
+
+    n: int
+    d: int
+    heads: int = 1
+    form: str = "merged"
+    d_k: int | None = None
+    d_v: int | None = None
+    bias: bool = False
+    out_proj: bool | None = None
+    d_out: int | None = None
+    encoder: bool = False
+    d_ff: int | None = None
+    residual: bool = True
+    norm: bool = True
+    ffn_bias: bool = True
+
+    def __post_init__(self) -> None:
+        if self.form not in FORMS:
+            raise ShapeError(f"unknown attention form {self.form!r}: use one of {', '.join(FORMS)}")
+        for what in ("n", "d", "heads"):
+            value = getattr(self, what)
+            if not isinstance(value, int) or value < 1:
+                raise ShapeError(f"{what} must be a positive whole number, got {value!r}")
+        default = self.d if self.heads == 1 else max(1, self.d // self.heads)
+        object.__setattr__(self, "d_k", self.d_k or default)
+        object.__setattr__(self, "d_v", self.d_v or default)
+        if self.out_proj is None:
+            object.__setattr__(self, "out_proj", self.heads > 1)
+        object.__setattr__(self, "d_out", self.d_out or self.d)
+        object.__setattr__(self, "d_ff", self.d_ff or self.d)
+        width = self.d_out if self.out_proj else self.heads * self.d_v
+        if self.encoder and width != self.d:
+            raise ShapeError(
+                f"the encoder adds the attention output ({width} wide) to X ({self.d} wide): "
+                f"give out_proj with d_out = d, or d_v = d for one head")
+        if not self.out_proj and self.d_out != self.d:
+            raise ShapeError("d_out is the width of W_O: it needs out_proj")
+
+    @property
+    def attention_width(self) -> int:
+        return self.d_out if self.out_proj else self.heads * self.d_v
+
+    def head(self, base: str, h: int) -> str:
+        return base if self.heads == 1 else f"{base}_{h}"
+
+    def parameter_shapes(self) -> list[tuple[str, tuple[int, int]]]:
+        """T's parameter blocks (and X), in input order, at these sizes."""
+        n, d, dk, dv = self.n, self.d, self.d_k, self.d_v
+        out: list[tuple[str, tuple[int, int]]] = [("X", (n, d))]
+        for h in range(self.heads):
+            if self.form == "merged":
+                out += [(self.head("A", h), (d, d)), (self.head("V", h), (d, dv))]
+            else:
+                out += [(self.head("WQ", h), (d, dk)), (self.head("WK", h), (d, dk)),
+                        (self.head("WV", h), (d, dv))]
+                if self.bias:
+                    out += [(self.head("bQ", h), (1, dk)), (self.head("bK", h), (1, dk)),
+                            (self.head("bV", h), (1, dv))]
+        if self.out_proj:
+            out.append(("WO", (self.heads * dv, self.d_out)))
+            if self.bias:
+                out.append(("bO", (1, self.d_out)))
+        if self.encoder:
+            out += [("W1", (d, self.d_ff))]
+            if self.ffn_bias:
+                out += [("b1", (1, self.d_ff))]
+            out += [("W2", (self.d_ff, d))]
+            if self.ffn_bias:
+                out += [("b2", (1, d))]
+            if self.norm:
+                out += [("g1", (1, d)), ("be1", (1, d)), ("eps1", (1, 1)),
+                        ("g2", (1, d)), ("be2", (1, d)), ("eps2", (1, 1))]
+        return out
+
+    def output_shape(self) -> tuple[int, int]:
+        return (self.n, self.d if self.encoder else self.attention_width)
+
+    def smaller(self, **sizes: int) -> "Spec":
+        """The same parts at smaller sizes (for the hierarchy); without W_O, d_out follows d."""
+        if not self.out_proj:
+            sizes.setdefault("d_out", None)
+        return replace(self, **sizes)
+
+    @property
+    def tag(self) -> str:
+        """A short name of the parts and sizes, e.g. ``merged_n2_d2_h1_dv2``."""
+        parts = [self.form, f"n{self.n}", f"d{self.d}", f"h{self.heads}"]
+        if self.form == "projected":
+            parts.append(f"dk{self.d_k}")
+        parts.append(f"dv{self.d_v}")
+        if self.out_proj:
+            parts.append(f"o{self.d_out}")
+        if self.bias:
+            parts.append("bias")
+        if self.encoder:
+            parts.append(f"enc{self.d_ff}" + ("" if self.residual else "-nores")
+                         + ("" if self.norm else "-nonorm") + ("" if self.ffn_bias else "-nofb"))
+        return "_".join(parts)
+
+
+def spec_for(shapes: Mapping[str, tuple[int, int]], norm: bool | None = None) -> Spec:
+    """The Spec of a layer given by the names and shapes of its matrices (X and
+    T's blocks as :meth:`Spec.parameter_shapes` names them; ``scale`` may be
+    among them and is ignored). ``norm`` says whether an encoder has its layer
+    norms (default: where g1 is given). Every block the Spec needs must be there
+    with its shape, and nothing else: each mistake is one line naming the block."""
+    if "X" not in shapes:
+        raise InputError("the parameters have no array X (the input, n x d)")
+    n, d = shapes["X"]
+    merged = "A" in shapes or "A_0" in shapes
+    projected = "WQ" in shapes or "WQ_0" in shapes
+    if merged == projected:
+        raise InputError("give either A and V (merged form) or WQ, WK, WV (projected form)")
+    first = "A" if merged else "WQ"
+    heads = 1 if first in shapes else sum(1 for k in shapes if k.startswith(first + "_"))
+    head = (lambda b, h: b) if heads == 1 else (lambda b, h: f"{b}_{h}")  # noqa: E731
+    try:
+        if merged:
+            d_k = d
+            d_v = shapes[head("V", 0)][1]
+        else:
+            d_k = shapes[head("WQ", 0)][1]
+            d_v = shapes[head("WV", 0)][1]
+    except KeyError as missing:
+        raise InputError(f"the parameters have no array {missing.args[0]}") from None
+    kw: dict = dict(n=n, d=d, heads=heads, form="merged" if merged else "projected", d_k=d_k, d_v=d_v,
+                    bias="bQ" in shapes or "bQ_0" in shapes, out_proj="WO" in shapes)
+    if "WO" in shapes:
+        kw["d_out"] = shapes["WO"][1]
+    if "W1" in shapes:
+        kw.update(encoder=True, d_ff=shapes["W1"][1], residual=True,
+                  norm="g1" in shapes if norm is None else norm, ffn_bias="b1" in shapes)
+    spec = Spec(**kw)
+    wanted = dict(spec.parameter_shapes())
+    extra = sorted(set(shapes) - set(wanted) - {"scale"})
+    if extra:
+        raise InputError(f"unexpected array {extra[0]!r} for this layer (expected: {', '.join(wanted)})")
+    for name, shape in wanted.items():
+        if name not in shapes:
+            raise InputError(f"the parameters have no array {name} ({shape[0]}x{shape[1]})")
+        if tuple(shapes[name]) != shape:
+            got = "x".join(map(str, shapes[name]))
+            raise ShapeError(f"the array {name} has shape {got}, this layer needs {shape[0]}x{shape[1]}")
+    return spec

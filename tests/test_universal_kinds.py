@@ -1,0 +1,47 @@
+"""U's step kinds live in one table: a new kind is one entry, and U uses it."""
+
+from __future__ import annotations
+
+import numpy as np
+import sympy
+
+from usim.constructions.routing import Part
+from usim.constructions.universal import STEP_KINDS, Route, Spec, Step, StepKind, build
+from usim.constructions.universal.kinds import in_place
+from usim.encodings.runners import run_numeric
+from usim.engine.claim import Status
+from usim.engine.runner import check_obligation
+from usim.proofs._universal import stage_obligation
+
+
+def _double(step, w, lay):
+    """The toy block: 2 * the argument's block, in place (an element-wise map, no head)."""
+    m = lay.block(step.args[0])
+    return Part((w * 2).named("doubled"), in_place(step.out, m, lay.length))
+
+
+DOUBLE = StepKind("double", meaning=lambda args, scale: 2 * args[0], block=_double)
+
+
+def test_a_toy_step_kind_is_one_entry_and_u_computes_and_proves_it():
+    kinds = {**STEP_KINDS, DOUBLE.name: DOUBLE}  # the one place the kind is added
+    spec = Spec(2, 3)
+    u = build(spec, Route((Step("D", "double", ("X",)), Step("E", "transpose", ("D",))), "E"), kinds)
+    x = np.arange(6.0).reshape(2, 3)
+    sequence = u.input_layout.encode_numeric({"hdr": np.array([[2, 3, 1]]), "X": x, "A": np.zeros((3, 3)),
+                                              "V": np.zeros((3, 3))})
+    y = u.output_layout.decode_numeric(run_numeric(u.program, sequence)["Y"])[0]
+    np.testing.assert_array_equal(y, 2 * x.T)
+    for k in range(1, len(u.stages) + 1):
+        assert check_obligation(stage_obligation("toy", (2, 3, k), u, k)).status is Status.PROVED
+
+
+def test_a_wrong_meaning_in_the_table_is_refuted():
+    wrong = StepKind("double", meaning=lambda args, scale: 3 * args[0], block=_double)
+    u = build(Spec(1, 2), Route((Step("D", "double", ("X",)),), "D"), {**STEP_KINDS, "double": wrong})
+    result = check_obligation(stage_obligation("toy", (1, 2, 1), u, 1))
+    assert result.status is Status.REFUTED
+    cx = result.counterexample
+    column = int(cx.entry.split(",")[1].rstrip("]"))  # D[0,j]
+    x = sympy.Rational(cx.inputs["X"][0][column])
+    assert (sympy.Rational(cx.expected), sympy.Rational(cx.got)) == (3 * x, 2 * x)
