@@ -133,3 +133,10 @@ def test_the_published_determinant_is_for_3x3_only(capsys):
     assert main(["run", "det3", "--shape", "2x2"]) == 2
     assert "3x3 matrices only" in capsys.readouterr().err
     assert main(["run", "det3", "--shape", "3x3", "--random", "--seed", "4"]) == 0
+
+
+def test_the_command_offers_exactly_the_runnable_blocks():
+    from usim.commands.run import BLOCK_NAMES
+    from usim.constructions.blocks import BLOCKS
+
+    assert BLOCK_NAMES == tuple(sorted(BLOCKS))

@@ -7,7 +7,7 @@ import pytest
 
 import importlib
 from usim.cli import main
-from usim.commands.simulate import simulate, spec_from_arrays
+from usim.constructions.universal.layer import simulate, spec_from_arrays
 
 evaluate_module = importlib.import_module("usim.encodings.evaluate")
 
@@ -103,7 +103,7 @@ def test_simulate_agrees_with_pytorch(kind, heads, d, capsys):
 
 def test_torch_layer_arrays_reproduce_the_layer():
     pytest.importorskip("torch")
-    from usim.commands.simulate import torch_layer
+    from usim.constructions.universal.layer import torch_layer
 
     expected, arrays = torch_layer("encoder", 4, 4, 2, 8, seed=2)
     y, _ = simulate(arrays)
@@ -112,3 +112,10 @@ def test_torch_layer_arrays_reproduce_the_layer():
     arrays["WO"] = arrays["WO"].T.copy()
     y_bad, _ = simulate(arrays)
     assert np.max(np.abs(y_bad - expected)) > 1e-6
+
+
+def test_the_command_states_the_limits_of_the_library():
+    from usim.commands import simulate as command
+    from usim.constructions.universal import layer
+
+    assert (command.MAX_N, command.MAX_LENGTH) == (layer.MAX_N, layer.MAX_LENGTH)

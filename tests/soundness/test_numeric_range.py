@@ -18,8 +18,8 @@ import numpy as np
 import pytest
 
 from usim.cli import main
-from usim.commands import simulate as simulate_command
-from usim.commands.simulate import run_simulation
+from usim.constructions.universal import layer as simulate_command
+from usim.constructions.universal.layer import run_simulation
 from usim.constructions.softmax import softmax_construction
 from usim.encodings.runners import WIDER_THAN_FLOAT64, run_numeric, run_numeric_in_range
 from usim.errors import RangeError, UndefinedError
@@ -81,7 +81,7 @@ def test_scores_all_near_709_average_the_values_instead_of_giving_0(tmp_path: Pa
 def test_scores_beyond_long_double_are_one_line_naming_the_largest(tmp_path: Path) -> None:
     path, out = tmp_path / "p.npz", tmp_path / "y.npy"
     np.savez(path, X=np.ones((2, 1)), A=np.array([[20000.0]]), V=np.array([[1.0]]))
-    done = subprocess.run([sys.executable, "-m", "usim", "simulate", str(path), "--out", str(out)],
+    done = subprocess.run([sys.executable, "-P", "-m", "usim", "simulate", str(path), "--out", str(out)],
                           cwd=REPO, capture_output=True, text=True, timeout=300)
     assert done.returncode == 2
     lines = done.stderr.splitlines()  # no warning, no traceback: one line
@@ -106,7 +106,7 @@ def test_the_simulate_output_checks_itself_for_non_finite_values(monkeypatch) ->
 
 def test_a_default_pytorch_layer_on_large_inputs_agrees_or_stops() -> None:
     torch = pytest.importorskip("torch")
-    from usim.commands.simulate import torch_arrays
+    from usim.constructions.universal.layer import torch_arrays
 
     for scale, seed in ((50.0, 0), (400.0, 4)):
         torch.manual_seed(seed)

@@ -1,0 +1,306 @@
+"""A layer's arrays as U's input, and U run on them: what ``usim simulate`` does.
+
+A layer is given by named arrays (the names: ``usim simulate --help``):
+:func:`spec_from_arrays` checks them (real, finite numbers; one positive number
+for scale and eps; an encoder says which variant it is, and U simulates only a
+post-norm ReLU one) and reads the :class:`Spec` from their names and shapes
+(:func:`usim.constructions.universal.spec_for`). :func:`run_simulation` builds
+U (for the layer's sizes, or for a larger bound: the hierarchy), places the
+arrays into U's input by U's own embedding
+(:func:`usim.constructions.universal.embed_arrays`) and runs U once in the
+strict numeric interpretation: in float64, else in long double, else a
+RangeError naming the attention scores. :func:`torch_layer` makes a random
+PyTorch layer and converts it (:func:`torch_arrays`).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Mapping
+
+import numpy as np
+
+from usim.constructions.universal.schedule import Universal, build
+from usim.constructions.universal.embed import embed_arrays
+from usim.constructions.universal.spec import Spec, spec_for
+from usim.encodings.numeric import type_name
+from usim.encodings.runners import PRECISIONS, run_numeric_in_range
+from usim.errors import InputError, RangeError, ShapeError, UsimError
+
+MAX_N = 64  # sequence length n and --bound
+MAX_LENGTH = 20_000  # positions of U's input sequence
+VARIANT = {"activation": ("relu",), "norm": ("post", "none")}  # what U simulates
+SCALARS = ("scale", "eps1", "eps2")  # one positive number each
+
+
+def _one_line(error: BaseException) -> str:
+    return " ".join(str(error).split())
+
+
+def _numbers(name: str, value: object) -> np.ndarray:
+    """The array as float64, refusing what is not real numbers (complex, text, objects)."""
+    a = np.asarray(value)
+    kind = a.dtype.kind
+    if kind == "c":
+        raise InputError(f"the array {name} is complex ({a.dtype}): U simulates real layers")
+    if kind in "US":
+        raise InputError(f"the array {name} holds text ({a.dtype}), not numbers")
+    if kind == "O":
+        raise InputError(f"the array {name} holds Python objects, not numbers")
+    if kind not in "biuf":
+        raise InputError(f"the array {name} has dtype {a.dtype}, not numbers")
+    if a.size == 0:
+        raise ShapeError(f"the array {name} is empty (shape {a.shape})")
+    if not np.all(np.isfinite(a)):
+        raise InputError(f"the array {name} has a non-finite value")
+    with np.errstate(over="ignore"):
+        out = a.astype(np.float64)
+    if not np.all(np.isfinite(out)):
+        raise InputError(f"the array {name} has a value beyond float64's range")
+    return out
+
+
+def _matrix(name: str, value: object) -> np.ndarray:
+    a = _numbers(name, value)
+    if a.ndim == 0:
+        a = a.reshape(1, 1)
+    elif a.ndim == 1:
+        a = a.reshape(1, -1)
+    if a.ndim != 2:
+        raise ShapeError(f"the array {name} must be a matrix or a vector, got shape {a.shape}")
+    return a
+
+
+def _positive_number(name: str, a: np.ndarray) -> float:
+    """A scalar entry (scale, eps): exactly one positive finite number."""
+    if a.size != 1:
+        raise ShapeError(f"{name} must be one number, got an array of shape {tuple(a.shape)}")
+    value = float(a.reshape(()))
+    if not value > 0:
+        raise InputError(f"{name} must be positive, got {value:g}")
+    return value
+
+
+def _variant_entry(name: str, value: object) -> str:
+    """A string entry (activation, norm), lower-cased."""
+    a = np.asarray(value)
+    if a.dtype.kind not in "US" or a.size != 1:
+        raise InputError(f"the entry {name} must be one string (e.g. {name}={VARIANT[name][0]!r}), "
+                         f"got {a.dtype} of shape {tuple(a.shape)}")
+    text = a.reshape(()).item()
+    if isinstance(text, bytes):
+        text = text.decode("ascii", errors="replace")
+    return text.strip().lower()
+
+
+def encoder_norm(variant: Mapping[str, str], encoder: bool) -> bool:
+    """Whether the encoder has its post-norm layer norms; refuses what U does not simulate."""
+    if not encoder:
+        if variant:
+            name = sorted(variant)[0]
+            raise InputError(f"the entry {name} describes an encoder, but there is no W1 "
+                             "(these are the arrays of an attention layer)")
+        return False
+    for name in VARIANT:
+        if name not in variant:
+            raise InputError(f"an encoder's file must say which variant it is: it has no entry {name} "
+                             "(save it with activation='relu' and norm='post' or 'none')")
+    if variant["activation"] not in VARIANT["activation"]:
+        raise InputError(f"U simulates encoders with a ReLU feed-forward part, not activation="
+                         f"{variant['activation']!r}")
+    if variant["norm"] not in VARIANT["norm"]:
+        what = " (pre-norm: layer norm before each block)" if variant["norm"] == "pre" else ""
+        raise InputError(f"U simulates post-norm encoders (norm='post') or none (norm='none'), not "
+                         f"norm={variant['norm']!r}{what}")
+    return variant["norm"] == "post"
+
+
+def spec_from_arrays(arrays: Mapping[str, np.ndarray]) -> tuple[Spec, dict[str, np.ndarray], float]:
+    """The layer's Spec, its arrays as matrices (by U's block names), and the scale."""
+    variant = {k: _variant_entry(k, v) for k, v in arrays.items() if k in VARIANT}
+    m = {k: _matrix(k, v) for k, v in arrays.items() if k not in VARIANT}
+    if "X" not in m:
+        raise InputError("the parameters have no array X (the input, n x d)")
+    scalars = {k: _positive_number(k, np.asarray(arrays[k])) for k in SCALARS if k in m}
+    spec = spec_for({k: a.shape for k, a in m.items()}, norm=encoder_norm(variant, "W1" in m))
+    wanted = dict(spec.parameter_shapes())
+    scale = scalars.get("scale", 1.0 if spec.form == "merged" else 1.0 / math.sqrt(spec.d_k))
+    return spec, {k: m[k] for k in wanted}, scale
+
+
+def largest_score(spec: Spec, m: Mapping[str, np.ndarray], scale: float) -> float:
+    """max |c q_i . k_j| over every head (numpy, float64; inf beyond its range)."""
+    x, top = m["X"], 0.0
+    with np.errstate(all="ignore"):
+        for h in range(spec.heads):
+            name = lambda base: spec.head(base, h)  # noqa: E731
+            if spec.form == "merged":
+                s = x @ m[name("A")] @ x.T
+            else:
+                q, k = x @ m[name("WQ")], x @ m[name("WK")]
+                if spec.bias:
+                    q, k = q + m[name("bQ")], k + m[name("bK")]
+                s = q @ k.T
+            top = max(top, float(np.nanmax(np.abs(scale * s))))
+    return top
+
+
+# -- running U ------------------------------------------------------------------
+
+def check_size(u: Universal) -> None:
+    """Refuse a U too long to run in reasonable time (before its program is built)."""
+    if u.spec.n > MAX_N:
+        raise ShapeError(f"the sequence length {u.spec.n} exceeds usim simulate's limit of {MAX_N}")
+    if u.length > MAX_LENGTH:
+        raise ShapeError(f"U for this layer needs a sequence of {u.length} positions, above usim "
+                         f"simulate's limit of {MAX_LENGTH} (make d, the widths or n smaller)")
+
+
+@dataclass(frozen=True)
+class Simulation:
+    """T(X) as U computed it, U itself, and the float type the run needed."""
+
+    y: np.ndarray
+    u: Universal
+    dtype: type
+
+
+def check_limits(spec: Spec, bound: int | None) -> Universal:
+    """U for ``spec`` (or for sequences up to ``bound``), checked against the limits."""
+    big = spec
+    if bound is not None:
+        if bound < spec.n:
+            raise ShapeError(f"the bound {bound} is below the sequence length n = {spec.n}")
+        if bound > MAX_N:
+            raise ShapeError(f"the bound {bound} exceeds usim simulate's limit of {MAX_N}")
+        big = spec.smaller(n=bound)
+    u = build(big)
+    check_size(u)
+    return u
+
+
+def run_simulation(arrays: Mapping[str, np.ndarray], bound: int | None = None) -> Simulation:
+    """One checked numeric run of U on the layer: float64, else long double, else a RangeError."""
+    spec, m, scale = spec_from_arrays(arrays)
+    u = check_limits(spec, bound)
+    seq = embed_arrays(u, spec, m, scale)
+    try:
+        outputs, dtype = run_numeric_in_range(u.program, seq)
+    except RangeError as error:
+        raise _out_of_range(error, largest_score(spec, m, scale)) from None
+    y = u.output_layout.decode_numeric(outputs["Y"])[0][: spec.n, : spec.output_shape()[1]]
+    with np.errstate(over="ignore"):
+        y = y.astype(np.float64)
+    if not np.all(np.isfinite(y)):
+        i, j = (int(v) for v in np.argwhere(~np.isfinite(y))[0])
+        raise RangeError(f"T(X) has an entry beyond float64's range at ({i}, {j}) "
+                         f"(U ran in {type_name(dtype)})")
+    return Simulation(y, u, dtype)
+
+
+def _out_of_range(error: RangeError, score: float) -> RangeError:
+    """One line: the scores (the usual cause) and where the widest type's run failed."""
+    widest = error.__cause__ if isinstance(error.__cause__, RangeError) else error
+    limits = " and ".join(f"{type_name(t)} beyond about {float(np.log(np.finfo(t).max)):.1f}"
+                          for t in PRECISIONS)
+    shown = f"{score:.4g} in magnitude" if math.isfinite(score) else "magnitudes beyond float64's range"
+    if not math.isfinite(score) or score > float(np.log(np.finfo(np.float64).max)):
+        return RangeError(f"the attention scores reach {shown}, beyond what U's softmax can "
+                          f"take: it computes exp(S) / sum exp(S) with no row maximum subtracted (as the "
+                          f"paper does), and exp leaves {limits} ({widest})", magnitude=score)
+    return RangeError(f"{error} (the attention scores reach only {shown})",
+                      magnitude=error.magnitude)
+
+
+def simulate(arrays: Mapping[str, np.ndarray], bound: int | None = None) -> tuple[np.ndarray, Universal]:
+    """T(X) computed by U (one checked numeric run of one program), and U."""
+    result = run_simulation(arrays, bound)
+    return result.y, result.u
+
+
+# -- PyTorch ----------------------------------------------------------------------
+
+def torch_spec(kind: str, n: int, d: int, heads: int, ff: int) -> Spec:
+    """The Spec of the layer :func:`torch_layer` makes (to check sizes before making it)."""
+    if d % heads:
+        raise ShapeError(f"the width d = {d} is not divisible by heads = {heads}")
+    kw: dict = dict(n=n, d=d, heads=heads, form="projected", d_k=d // heads, d_v=d // heads, bias=True,
+                    out_proj=True, d_out=d)
+    if kind == "encoder":
+        kw.update(encoder=True, d_ff=ff, residual=True, norm=True, ffn_bias=True)
+    return Spec(**kw)
+
+
+def torch_layer(kind: str, n: int, d: int, heads: int, ff: int, seed: int):
+    """A random float64 layer in eval mode, its input, its output and its arrays."""
+    try:
+        import torch
+    except ImportError:
+        raise UsimError("--torch needs PyTorch: pip install usim[torch]") from None
+    if d % heads:
+        raise ShapeError(f"the width d = {d} is not divisible by heads = {heads}")
+    torch.manual_seed(seed)
+    if kind == "mha":
+        layer = torch.nn.MultiheadAttention(d, heads, dropout=0.0, bias=True, batch_first=True,
+                                            dtype=torch.float64)
+        attn = layer
+    else:
+        layer = torch.nn.TransformerEncoderLayer(d, heads, dim_feedforward=ff, dropout=0.0,
+                                                 activation="relu", batch_first=True, norm_first=False,
+                                                 dtype=torch.float64)
+        attn = layer.self_attn
+        with torch.no_grad():  # non-trivial affine parameters
+            for norm in (layer.norm1, layer.norm2):
+                norm.weight.normal_()
+                norm.bias.normal_()
+    layer.eval()
+    x = torch.randn(1, n, d, dtype=torch.float64)
+    with torch.no_grad():
+        y = layer(x, x, x, need_weights=False)[0] if kind == "mha" else layer(x)
+    arrays = torch_arrays(layer if kind == "encoder" else None, attn)
+    arrays["X"] = x[0].numpy()
+    return y[0].detach().numpy(), arrays
+
+
+def _activation_name(encoder) -> str:
+    """'relu', 'gelu' or the name of another activation of a TransformerEncoderLayer."""
+    import torch
+    import torch.nn.functional as F
+
+    act = encoder.activation
+    if act is F.relu or isinstance(act, torch.nn.ReLU):
+        return "relu"
+    if act is F.gelu or isinstance(act, torch.nn.GELU):
+        return "gelu"
+    return str(getattr(act, "__name__", type(act).__name__)).lower()
+
+
+def torch_arrays(encoder, attn) -> dict[str, np.ndarray]:
+    """U's arrays of a torch MultiheadAttention (and encoder layer, with its variant)."""
+    e, h = attn.embed_dim, attn.num_heads
+    hd = e // h
+    w = attn.in_proj_weight.detach().numpy()
+    b = attn.in_proj_bias.detach().numpy()
+    name = (lambda base, i: base) if h == 1 else (lambda base, i: f"{base}_{i}")  # noqa: E731
+    out: dict[str, np.ndarray] = {}
+    for i in range(h):
+        rows = slice(i * hd, (i + 1) * hd)
+        for k, (wn, bn) in enumerate((("WQ", "bQ"), ("WK", "bK"), ("WV", "bV"))):
+            out[name(wn, i)] = w[k * e:(k + 1) * e][rows].T.copy()
+            out[name(bn, i)] = b[k * e:(k + 1) * e][rows][None, :].copy()
+    out["WO"] = attn.out_proj.weight.detach().numpy().T.copy()
+    out["bO"] = attn.out_proj.bias.detach().numpy()[None, :].copy()
+    out["scale"] = np.array([[1.0 / math.sqrt(hd)]])
+    if encoder is not None:
+        out["activation"] = np.array(_activation_name(encoder))
+        out["norm"] = np.array("pre" if encoder.norm_first else "post")
+        out["W1"] = encoder.linear1.weight.detach().numpy().T.copy()
+        out["b1"] = encoder.linear1.bias.detach().numpy()[None, :].copy()
+        out["W2"] = encoder.linear2.weight.detach().numpy().T.copy()
+        out["b2"] = encoder.linear2.bias.detach().numpy()[None, :].copy()
+        for k, norm in ((1, encoder.norm1), (2, encoder.norm2)):
+            out[f"g{k}"] = norm.weight.detach().numpy()[None, :].copy()
+            out[f"be{k}"] = norm.bias.detach().numpy()[None, :].copy()
+            out[f"eps{k}"] = np.array([[norm.eps]])
+    return out

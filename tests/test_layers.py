@@ -1,0 +1,115 @@
+"""The layers import only downwards, the engine is a library, nothing imports in a circle.
+
+Layers, lowest first: the language (``usim.rasp``), its interpretations
+(``usim.encodings``), the reader of the RASP REPL's language
+(``usim.rasp.syntax``: it runs a listing's examples, so it sits above the
+interpretations), the constructions, the engine, the proofs, and the command
+line (``usim.commands``, ``usim.render``, ``usim.show``, ``usim.cli``). The
+package root (``usim``: its version) and ``usim.errors`` are below them all. Every ``import`` in a module (at its top or
+inside a function) counts, except under ``if TYPE_CHECKING`` and in a proof
+script's ``if __name__ == "__main__"`` block, which hands over to the command line.
+"""
+
+from __future__ import annotations
+
+import ast
+import functools
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+FOLDERS = {"rasp": "usim.rasp", "encodings": "usim.encodings", "constructions": "usim.constructions",
+           "engine": "usim.engine", "proofs": "usim.proofs", "usim": "usim"}
+LAYERS = ["usim.errors", "usim.rasp", "usim.encodings", "usim.rasp.syntax", "usim.constructions", "usim.engine",
+          "usim.proofs", "usim.*"]  # usim.*: the command line and everything else in the usim folder
+
+
+@functools.lru_cache(maxsize=1)
+def _modules() -> dict[str, Path]:
+    found = {}
+    for folder, package in FOLDERS.items():
+        for path in (ROOT / folder).rglob("*.py"):
+            parts = list(path.relative_to(ROOT / folder).with_suffix("").parts)
+            if parts[-1] == "__init__":
+                parts = parts[:-1]
+            found[".".join([package, *parts])] = path
+    return found
+
+
+def _layer(module: str) -> int:
+    if module == "usim":  # the package root: its version only
+        return 0
+    best = len(LAYERS) - 1
+    for i, prefix in enumerate(LAYERS[:-1]):  # the longest matching prefix decides
+        if (module == prefix or module.startswith(prefix + ".")) and len(prefix) >= len(LAYERS[best]):
+            best = i
+    return best
+
+
+class _Imports(ast.NodeVisitor):
+    def __init__(self, module: str, is_package: bool) -> None:
+        self.module, self.is_package, self.found = module, is_package, []
+
+    def visit_If(self, node: ast.If) -> None:
+        test = ast.unparse(node.test)
+        if test in ("TYPE_CHECKING", "__name__ == '__main__'"):
+            return  # type hints only; a script's hand-over to the command line
+        self.generic_visit(node)
+
+    def visit_Import(self, node: ast.Import) -> None:
+        self.found += [a.name for a in node.names if a.name.startswith("usim")]
+
+    def visit_ImportFrom(self, node: ast.ImportFrom) -> None:
+        if node.level:
+            base = self.module.split(".")
+            base = base[: len(base) - node.level + (1 if self.is_package else 0)]
+            name = ".".join(base + ([node.module] if node.module else []))
+        else:
+            name = node.module or ""
+        if name.startswith("usim"):
+            modules = _modules()
+            submodules = [f"{name}.{a.name}" for a in node.names if f"{name}.{a.name}" in modules]
+            self.found += submodules or [name]
+
+
+def _imports() -> dict[str, list[str]]:
+    out = {}
+    for module, path in _modules().items():
+        visitor = _Imports(module, path.name == "__init__.py")
+        visitor.visit(ast.parse(path.read_text()))
+        out[module] = visitor.found
+    return out
+
+
+def test_every_import_goes_down_the_layers():
+    wrong = [f"{m} ({LAYERS[_layer(m)]}) imports {i} ({LAYERS[_layer(i)]})"
+             for m, found in _imports().items() for i in found if _layer(i) > _layer(m)]
+    assert not wrong, "\n".join(wrong)
+
+
+def test_the_package_has_no_import_circle():
+    graph = {m: {i for i in found if i in _modules()} for m, found in _imports().items()}
+    state: dict[str, int] = {}
+
+    def visit(node: str, path: list[str]) -> None:
+        state[node] = 1
+        for nxt in graph.get(node, ()):
+            if state.get(nxt) == 1:
+                pytest.fail("import circle: " + " -> ".join(path[path.index(nxt):] + [nxt]))
+            if nxt not in state:
+                visit(nxt, path + [nxt])
+        state[node] = 2
+
+    for node in graph:
+        if node not in state:
+            visit(node, [node])
+
+
+@pytest.mark.parametrize("path", sorted((ROOT / "engine").glob("*.py")), ids=lambda p: p.name)
+def test_the_engine_is_a_library(path):
+    tree = ast.parse(path.read_text())
+    names = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name)}
+    imported = {a.name for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names}
+    assert "print" not in names, f"{path.name} prints"
+    assert "argparse" not in imported, f"{path.name} parses options"
