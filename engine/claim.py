@@ -142,6 +142,16 @@ class Obligation:
         return self.construction.program.outputs[0][0]
 
 
+CATEGORIES: Mapping[str, str] = {
+    "as stated": "the paper's claim, proved as the paper states it",
+    "after correction": "the construction as published is refuted (an erratum); a corrected one is proved",
+    "refuted": "a construction as published, refuted with a replayed counterexample (an erratum)",
+    "approximate": "an approximation: what it computes is proved exactly, its distance measured",
+    "our statement": "the paper claims it without a precise statement or listing; usim states and proves its own",
+}
+"""What a claim is, relative to the paper: the status words of paper_map.md and the site."""
+
+
 @dataclass(frozen=True)
 class Claim:
     """A result of the paper, stated so that each shape is a checkable obligation.
@@ -152,7 +162,8 @@ class Claim:
     the broken obligation) that every engine must refute. ``engines`` are the
     engines that apply by default. ``measure``, when given, returns extra
     findings for the certificate and report (e.g. the largest deviation of an
-    approximate variant), which are never counted as proof.
+    approximate variant), which are never counted as proof. ``category`` says
+    what the claim is relative to the paper (:data:`CATEGORIES`).
     """
 
     id: str
@@ -169,6 +180,7 @@ class Claim:
     semantics: str = "rasp"
     notes: str = ""
     expected: "Status" = None  # type: ignore[assignment]
+    category: str = "as stated"
 
     def __post_init__(self) -> None:
         # A claim that states a construction *as published* and is wrong is
@@ -178,6 +190,12 @@ class Claim:
             object.__setattr__(self, "expected", Status.PROVED)
         if self.expected not in (Status.PROVED, Status.REFUTED):
             raise ValueError(f"claim {self.id}: expected must be PROVED or REFUTED")
+        if self.expected is Status.REFUTED:
+            object.__setattr__(self, "category", "refuted")
+        if self.category not in CATEGORIES:
+            raise ValueError(f"claim {self.id}: category {self.category!r} is not one of {', '.join(CATEGORIES)}")
+        if (self.category == "refuted") != self.is_erratum:
+            raise ValueError(f"claim {self.id}: only an erratum (expected REFUTED) is in the category 'refuted'")
 
     @property
     def is_erratum(self) -> bool:

@@ -171,6 +171,27 @@ def run_tasks(
 
 # -- claims --------------------------------------------------------------------
 
+@dataclass(frozen=True)
+class Progress:
+    """What :func:`prove_claim` is doing: ``building`` obligation ``label``
+    (``done`` of ``total`` shapes built), ``running`` its ``total`` tasks, or
+    a task ``done`` (``engine``'s ``status`` on ``label`` in ``seconds``;
+    ``done`` of ``total`` tasks ended)."""
+
+    claim_id: str
+    kind: str
+    label: str
+    engine: str = ""
+    status: Status | None = None
+    seconds: float = 0.0
+    done: int = 0
+    total: int = 0
+
+
+def _label(shape: tuple, mutant: str | None) -> str:
+    return "x".join(map(str, shape)) + (f" [{mutant}]" if mutant else "")
+
+
 @dataclass
 class ClaimReport:
     claim: Claim
@@ -210,10 +231,14 @@ def prove_claim(
     timeout: float = DEFAULT_TIMEOUT,
     jobs: int = 1,
     mutants: bool = False,
-    progress: Callable[[str], None] | None = None,
+    progress: Callable[["Progress"], None] | None = None,
     shapes: Iterable[tuple] | None = None,
 ) -> ClaimReport:
-    """Every obligation of ``claim`` up to ``max_n`` (and its mutants) by every engine."""
+    """Every obligation of ``claim`` up to ``max_n`` (and its mutants) by every engine.
+
+    ``progress`` is told as obligations are built and as each task ends (see
+    :class:`Progress`); a display is the caller's business.
+    """
     start = time.perf_counter()
     shapes = list(shapes if shapes is not None else claim.shapes(max_n))
     if not shapes:
@@ -231,7 +256,9 @@ def prove_claim(
                 used.append(name)
             tasks.append((key, name, lambda ob=ob, name=name: _run_engine(name, ob, timeout)))
 
-    for shape in shapes:
+    for index, shape in enumerate(shapes):
+        if progress:
+            progress(Progress(claim.id, "building", _label(shape, None), done=index, total=len(shapes)))
         ob = claim.obligation(shape)
         costs[ob.label] = ob.claimed_cost.as_dict()
         try:
@@ -243,14 +270,14 @@ def prove_claim(
             for mutant_name, build in claim.mutants.items():
                 add((shape, mutant_name), build(shape))
     done = [0]
+    if progress:
+        progress(Progress(claim.id, "running", "", done=0, total=len(tasks)))
 
     def on_done(key: tuple, result: EngineResult) -> None:
         done[0] += 1
         if progress:
-            shape, mutant = key
-            label = "x".join(map(str, shape)) + (f" [{mutant}]" if mutant else "")
-            progress(f"[{done[0]}/{len(tasks)}] {claim.id} {label}: {result.engine} "
-                     f"{result.status.value} ({result.seconds:.2f} s)")
+            progress(Progress(claim.id, "done", _label(*key), result.engine, result.status, result.seconds,
+                              done[0], len(tasks)))
 
     raw = run_tasks(tasks, timeout, jobs, on_done)
     results, mutant_results = [], []

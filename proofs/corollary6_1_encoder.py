@@ -48,6 +48,7 @@ CLAIM = universal_claim(
     default_max_n=3,
     ci_max_n=2,
     notes="post-norm, biased variance, eps > 0 precondition; ReLU decided by z3",
+    category="our statement",
 )
 
 CLAIMS = (CLAIM,)

@@ -34,6 +34,7 @@ CLAIM = universal_claim(
     default_max_n=3,
     ci_max_n=2,
     notes="merged heads, d_v = d, W_O (H d x d); post-norm; ReLU decided by z3",
+    category="our statement",
 )
 
 CLAIMS = (CLAIM,)

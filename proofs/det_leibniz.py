@@ -39,6 +39,7 @@ CLAIM = claim(
     },
     default_max_n=4,
     ci_max_n=4,
+    category="our statement",
 )
 
 CLAIMS = (CLAIM,)

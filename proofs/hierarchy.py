@@ -109,6 +109,7 @@ CLAIM = Claim(
     default_max_n=3,
     ci_max_n=2,
     notes="sizes from the header [n, d, c]; key mask and row mask in the softmax",
+    category="after correction",
 )
 
 

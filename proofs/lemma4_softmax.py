@@ -108,6 +108,7 @@ PAPER_CLAIM = claim(
     default_max_n=4,
     ci_max_n=2,
     measure=measure_paper_base,
+    category="approximate",
 )
 
 CLAIMS = (CLAIM, PAPER_CLAIM)

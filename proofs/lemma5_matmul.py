@@ -50,6 +50,7 @@ CLAIM = claim(
     },
     default_max_n=6,
     ci_max_n=3,
+    category="after correction",
 )
 
 CLAIMS = (CLAIM,)

@@ -56,6 +56,7 @@ CLAIM = claim(
     ci_max_n=1,
     notes=("sympy proves every shape up to N=2 in < 0.1 s each; z3 (exp uninterpreted, "
            "sqrt(2) as an algebraic number) times out (60 s) where d = k = 2: UNKNOWN, not proof."),
+    category="our statement",
 )
 
 CLAIMS = (CLAIM,)

@@ -190,6 +190,7 @@ CLAIM = claim(
     default_max_n=5,
     ci_max_n=3,
     notes="Canonical forms cannot decide Mod/Piecewise: z3 and exhaustive enumeration only.",
+    category="after correction",
 )
 
 PUBLISHED = erratum(

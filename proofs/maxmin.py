@@ -71,6 +71,7 @@ CLAIM = claim(
     },
     default_max_n=16,
     ci_max_n=5,
+    category="after correction",
 )
 
 PUBLISHED = erratum(

@@ -107,6 +107,7 @@ CLAIM = claim(
     default_max_n=8,
     ci_max_n=4,
     notes="0/1 inputs only; a non-binary input is refused by usim.constructions.parity.run_parity.",
+    category="our statement",
 )
 
 CLAIMS = (CLAIM,)

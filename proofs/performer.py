@@ -73,6 +73,7 @@ def performer_claim(claim_id: str, name: str, engines: tuple[str, ...], title: s
         default_max_n=2,
         ci_max_n=1,
         notes=notes,
+        category="our statement",
     )
 
 

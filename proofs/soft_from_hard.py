@@ -65,6 +65,7 @@ SOFT_FROM_HARD = claim(
     ci_max_n=2,
     semantics="ahat",
     notes="The softmax is exact: exp and division are element-wise; attention only routes and averages.",
+    category="our statement",
 )
 
 SOFTMAX_AHAT = claim(
@@ -88,6 +89,7 @@ SOFTMAX_AHAT = claim(
     default_max_n=4,
     ci_max_n=2,
     semantics="ahat",
+    category="after correction",
 )
 
 SOFTMAX_PUBLISHED_AHAT = erratum(
@@ -129,6 +131,7 @@ MATMUL_AHAT = claim(
     default_max_n=3,
     ci_max_n=2,
     semantics="ahat",
+    category="after correction",
 )
 
 MATMUL_PUBLISHED_AHAT = erratum(

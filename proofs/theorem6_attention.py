@@ -63,6 +63,7 @@ CLAIM = universal_claim(
     default_max_n=4,
     ci_max_n=2,
     notes="input layout <hdr=[n,d,c], X, A, V>; RASP empty-row default 0; exact exp",
+    category="after correction",
 )
 
 CLAIM_USERS = universal_claim(
@@ -82,6 +83,7 @@ CLAIM_USERS = universal_claim(
     default_max_n=4,
     ci_max_n=2,
     notes="projected form with biases; scale from the header",
+    category="our statement",
 )
 
 CLAIMS = (CLAIM, CLAIM_USERS)

@@ -15,7 +15,7 @@ from typing import NoReturn
 from usim import __version__
 from usim.errors import UsimError
 
-COMMANDS = ("run", "prove", "report", "verify", "check", "show", "simulate")
+COMMANDS = ("run", "prove", "report", "verify", "check", "show", "simulate", "site", "paper-map")
 
 
 class OneLineParser(argparse.ArgumentParser):
@@ -35,7 +35,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"usim {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=OneLineParser)
     for name in COMMANDS:
-        importlib.import_module(f"usim.commands.{name}").register(sub)
+        importlib.import_module(f"usim.commands.{name.replace('-', '_')}").register(sub)
     return parser
 
 
@@ -53,6 +53,9 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
         return 130
+    except BrokenPipeError:  # the reader stopped (usim ... | head): nothing more to say
+        sys.stderr.close()
+        return 0
 
 
 if __name__ == "__main__":  # pragma: no cover

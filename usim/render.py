@@ -69,7 +69,10 @@ def _not_proved_lines(r: ObligationResult) -> list[str]:
     return lines
 
 
-def describe_failures(report: ClaimReport) -> list[str]:
+def describe_failures(report: ClaimReport, detail: bool = True) -> list[str]:
+    """What is not simply PROVED, in full: refutations with their counterexamples,
+    an erratum's, broken variants not refuted; with ``detail``, also the engines
+    that did not answer where another proved."""
     lines = []
     if report.claim.is_erratum:
         refuted = [r for r in report.results if r.status is Status.REFUTED]
@@ -85,7 +88,7 @@ def describe_failures(report: ClaimReport) -> list[str]:
         return lines
     for r in report.results:
         if r.status is Status.PROVED:
-            if any(e.status is not Status.PROVED for e in r.results):
+            if detail and any(e.status is not Status.PROVED for e in r.results):
                 lines.append(f"  {r.label}: PROVED by "
                              + ", ".join(e.engine for e in r.results if e.status is Status.PROVED)
                              + "; " + "; ".join(f"{e.engine} {e.status.value}: {e.detail}"
@@ -116,11 +119,12 @@ def verdict(report: ClaimReport) -> str:
     claim, n = report.claim, report.max_n
     if claim.is_erratum:
         if report.status is Status.REFUTED:
-            return f"REFUTED as published (erratum; expected): counterexample above, N={n}"
+            return f"REFUTED as published (an erratum, as expected), N={n}"
         return (f"{report.status.value}: the published construction was expected to be refuted "
                 f"(erratum) but was not, up to N={n}")
     if report.status is Status.PROVED:
-        return f"PROVED for every shape up to N={n}"
+        return f"PROVED for every shape up to N={n}" + (
+            "; broken variants:" if report.mutant_results else "")
     if report.status is Status.VACUOUS:
         return (f"VACUOUS: no input meets the preconditions at some shape up to N={n}; "
                 "the statement says nothing there (not proved)")

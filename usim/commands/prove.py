@@ -39,13 +39,18 @@ def add_prove_options(parser: argparse.ArgumentParser) -> None:
                         help="seconds per obligation and engine; over it: UNKNOWN (default 60)")
     parser.add_argument("--jobs", "-j", type=int, default=max(1, (os.cpu_count() or 1)),
                         help="engine processes in parallel (default: the number of cores)")
-    parser.add_argument("--json", metavar="FILE", help="write a certificate (JSON) to FILE")
+    parser.add_argument("--json", metavar="FILE", help="write the certificate(s) (JSON) to FILE")
+    parser.add_argument("--json-dir", metavar="DIR",
+                        help="write one certificate per claim, DIR/CLAIM.json (what usim site and "
+                        "usim paper-map read); the folder is created")
     parser.add_argument("--mutants", action="store_true",
                         help="also run the deliberately broken variants (they must be REFUTED)")
     parser.add_argument("--quick", action="store_true",
                         help="each claim at its representative small bound (the one CI runs) "
                         "instead of its default bound; --max-n overrides both")
-    parser.add_argument("--quiet", "-q", action="store_true", help="no progress lines")
+    parser.add_argument("--quiet", "-q", action="store_true", help="no live progress display")
+    parser.add_argument("--verbose", "-v", action="store_true",
+                        help="also a line per task, the table with costs, and the measurements")
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -86,6 +91,12 @@ def check_options(args: argparse.Namespace) -> None:
         raise UsimError(f"--max-n must be between 1 and {MAX_BOUND}, not {args.max_n}")
     if args.json:
         check_writable(args.json, "--json")
+    if getattr(args, "json_dir", None):
+        folder = Path(args.json_dir)
+        if folder.exists() and not folder.is_dir():
+            raise UsimError(f"--json-dir {args.json_dir} is a file, not a folder")
+        if not folder.exists() and not folder.parent.is_dir():
+            raise UsimError(f"--json-dir {args.json_dir}: the folder {folder.parent} does not exist")
 
 
 def check_writable(path: str, option: str) -> None:
@@ -111,9 +122,12 @@ def claims_named(names: list[str]) -> list[Claim]:
 
 
 def run(args: argparse.Namespace) -> int:
+    import time
+
     from usim.engine.certificate import bundle, certificate
     from usim.proofs import all_claims
     from usim.engine.runner import prove_claim
+    from usim.progress import ProveDisplay, summary
     from usim.render import SUMMARY_HEADER, describe_failures, summary_row, table, verdict
 
     if args.list:
@@ -122,32 +136,47 @@ def run(args: argparse.Namespace) -> int:
     claims = claims_named(args.claim)
     engines = engines_option(args.engine)
     check_options(args)
-    show = (lambda line: print(line, file=sys.stderr, flush=True)) if not args.quiet else None
+    started = time.perf_counter()
     reports = []
-    for claim in claims:
-        max_n = args.max_n or (claim.ci_max_n if args.quick else claim.default_max_n)
-        if show:
-            show(f"{claim.id} ({claim.paper}): {claim.title}; bound N={max_n}")
-        reports.append(prove_claim(claim, max_n, engines, args.timeout, args.jobs,
-                                   mutants=args.mutants, progress=show))
-    print(table([summary_row(r) for r in reports], SUMMARY_HEADER))
+    with ProveDisplay(len(claims), quiet=args.quiet, verbose=args.verbose) as display:
+        for claim in claims:
+            max_n = args.max_n or (claim.ci_max_n if args.quick else claim.default_max_n)
+            report = prove_claim(claim, max_n, engines, args.timeout, args.jobs,
+                                 mutants=args.mutants, progress=display.event)
+            display.claim_done(report)
+            reports.append(report)
+    if args.verbose:
+        print()
+        print(table([summary_row(r) for r in reports], SUMMARY_HEADER))
     for report in reports:
-        notes = describe_failures(report) + [f"  {m}" for m in report.measures]
+        notes = describe_failures(report, detail=args.verbose)
+        if args.verbose:
+            notes += [f"  {m}" for m in report.measures]
         if notes:
-            print(f"\n{report.claim.id}:")
+            print(f"\n{report.claim.id}: {verdict(report)}")
             print("\n".join(notes))
-        print(f"\n{report.claim.id}: {verdict(report)}")
+    print()
+    print(summary(reports, time.perf_counter() - started))
     if args.json:
-        data = bundle([certificate(r, args.timeout) for r in reports])
-        try:
-            Path(args.json).write_text(json.dumps(data, indent=2) + "\n")
-        except OSError as error:
-            raise UsimError(f"cannot write the certificate to {args.json}: {error.strerror}") from None
+        write_json(Path(args.json), bundle([certificate(r, args.timeout) for r in reports]))
         print(f"certificate written to {args.json}")
+    if getattr(args, "json_dir", None):
+        folder = Path(args.json_dir)
+        folder.mkdir(exist_ok=True)
+        for r in reports:
+            write_json(folder / f"{r.claim.id}.json", certificate(r, args.timeout))
+        print(f"{len(reports)} certificate(s) written to {folder}/")
     ok = all(r.status is r.claim.expected for r in reports)
     if args.mutants:
         ok = ok and all(r.mutants_refuted for r in reports)
     return 0 if ok else 1
+
+
+def write_json(path: Path, data: object) -> None:
+    try:
+        path.write_text(json.dumps(data, indent=2) + "\n")
+    except OSError as error:
+        raise UsimError(f"cannot write the certificate to {path}: {error.strerror}") from None
 
 
 def prove_main(*claim_ids: str) -> int:

@@ -1,0 +1,48 @@
+"""``usim paper-map --certificates DIR [--file paper_map.md] [--write]``.
+
+Checks (or, with ``--write``, rewrites) the status and bound columns of
+paper_map.md's claims table against the certificates in DIR (:mod:`usim.paper_map`).
+Exit status 0 when every cell is backed by a certificate, 1 when one is not
+(each listed), 2 for bad input.
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from usim.errors import UsimError
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    parser = sub.add_parser(
+        "paper-map", help="check paper_map.md's status and bound columns against certificates",
+        description="Check the status and bound cells of paper_map.md's claims table against the "
+        "certificates of `usim prove ... --json-dir DIR`; --write rewrites those cells (the prose "
+        "stays). Exit status 1 when a cell says more, or other, than a certificate backs.")
+    parser.add_argument("--certificates", required=True, metavar="DIR", help="one certificate per claim")
+    parser.add_argument("--file", default="paper_map.md", help="the table's file (default paper_map.md)")
+    parser.add_argument("--write", action="store_true", help="rewrite the cells from the certificates")
+    parser.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from usim.paper_map import check, update
+    from usim.proofs import all_claims
+
+    path = Path(args.file)
+    if not path.is_file():
+        raise UsimError(f"no such file: {args.file}")
+    text = path.read_text()
+    claims = all_claims()
+    if args.write:
+        new = update(text, claims, Path(args.certificates))
+        path.write_text(new)
+        print(f"{args.file}: status and bound cells written from {args.certificates}")
+        return 0
+    drift = check(text, claims, Path(args.certificates))
+    for d in drift:
+        print(d.describe())
+    print(f"{args.file}: " + ("every status and bound cell is backed by a certificate" if not drift
+                              else f"{len(drift)} cell(s) not backed by the certificates"))
+    return 1 if drift else 0

@@ -1,0 +1,113 @@
+"""What ``usim prove`` shows while it runs, and the line it prints per claim.
+
+On a terminal (standard error is one), a live display drawn by ``rich``:
+claims done out of all, the current claim and obligation, its tasks done out of
+all, the time elapsed and the time left. Elsewhere (a CI log, a pipe) nothing
+moves: only the stable line per claim that is always printed. With
+``verbose``, one line per task as well. rich draws the display because it
+handles what hand-written escape codes get wrong (terminal width, redrawing
+under other output, Ctrl-C).
+"""
+
+from __future__ import annotations
+
+import sys
+from typing import TYPE_CHECKING, Sequence
+
+if TYPE_CHECKING:  # pragma: no cover
+    from usim.engine.runner import ClaimReport, Progress
+
+
+def claim_line(report: "ClaimReport") -> str:
+    """One line for a finished claim, at most 100 columns."""
+    from usim.engine.claim import Status
+
+    claim, status = report.claim, report.status
+    count = len(report.results)
+    if claim.is_erratum:
+        outcome = "REFUTED, erratum" if status is Status.REFUTED else f"{status.value}, NOT refuted"
+    elif status is Status.PROVED:
+        outcome = "PROVED"
+    else:
+        outcome = f"{status.value} ({count - report.count(Status.PROVED)} not)"
+    text = (f"{claim.id:<22} {outcome:<17} N={report.max_n:<3}{count:>5} obligation(s)  "
+            f"{'+'.join(report.engines):<20}{report.seconds:7.1f} s")
+    return text[:100]
+
+
+class ProveDisplay:
+    """The progress of a run of several claims (a context manager)."""
+
+    def __init__(self, claims: int, quiet: bool = False, verbose: bool = False) -> None:
+        self.claims, self.verbose = claims, verbose
+        self.live = sys.stderr.isatty() and not quiet
+        self.finished = 0
+        self._progress = None
+        self._overall = self._current = None
+
+    def __enter__(self) -> "ProveDisplay":
+        if self.live:
+            from rich.console import Console
+            from rich.progress import (
+                BarColumn,
+                MofNCompleteColumn,
+                Progress,
+                TextColumn,
+                TimeElapsedColumn,
+                TimeRemainingColumn,
+            )
+
+            self._progress = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
+                                      TimeElapsedColumn(), TimeRemainingColumn(),
+                                      console=Console(stderr=True), transient=True,
+                                      redirect_stdout=False, redirect_stderr=False)
+            self._progress.__enter__()
+            self._overall = self._progress.add_task("claims", total=self.claims)
+            self._current = self._progress.add_task("", total=None)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self._progress is not None:
+            self._progress.__exit__(*exc)
+
+    def say(self, line: str) -> None:
+        """A line on standard output: above the live display when both are the
+        same terminal, else plainly (a redirected output gets no escape codes)."""
+        if self._progress is not None and sys.stdout.isatty():
+            self._progress.console.print(line, markup=False, highlight=False, soft_wrap=True)
+        else:
+            print(line, flush=True)
+
+    def event(self, p: "Progress") -> None:
+        if self._progress is not None:
+            if p.kind == "building":
+                self._progress.update(self._current, description=f"{p.claim_id}: building {p.label}",
+                                      completed=p.done, total=p.total)
+            elif p.kind == "running":
+                self._progress.update(self._current, description=f"{p.claim_id}: proving", completed=0,
+                                      total=p.total)
+            else:
+                self._progress.update(self._current, description=f"{p.claim_id} {p.label}: {p.engine}",
+                                      completed=p.done, total=p.total)
+        if self.verbose and p.kind == "done":
+            self.say(f"  [{p.done}/{p.total}] {p.claim_id} {p.label}: {p.engine} "
+                     f"{p.status.value if p.status else '?'} ({p.seconds:.2f} s)")
+
+    def claim_done(self, report: "ClaimReport") -> None:
+        self.finished += 1
+        if self._progress is not None:
+            self._progress.update(self._overall, completed=self.finished)
+        self.say(claim_line(report))
+
+
+def summary(reports: Sequence["ClaimReport"], seconds: float) -> str:
+    """The closing line: how many claims ended as expected."""
+    from usim.engine.claim import Status
+
+    proved = sum(r.status is Status.PROVED and not r.claim.is_erratum for r in reports)
+    errata = sum(r.status is Status.REFUTED and r.claim.is_erratum for r in reports)
+    wrong = [r.claim.id for r in reports if r.status is not r.claim.expected]
+    obligations = sum(len(r.results) for r in reports)
+    text = (f"{len(reports)} claim(s), {obligations} obligation(s) in {seconds:.1f} s: {proved} PROVED, "
+            f"{errata} erratum(s) REFUTED as expected")
+    return text + (f"; NOT as expected: {', '.join(wrong)}" if wrong else "; all as expected")

@@ -1,0 +1,229 @@
+"""One static page for the whole paper, built from certificates.
+
+``usim site --certificates DIR --out SITE`` reads the certificates a run of
+``usim prove all --json-dir DIR`` wrote (each checked as it is read: an edited
+or inconsistent one is refused) and writes ``SITE/index.html``: every
+registered claim with the paper's number, what it is relative to the paper
+(its category), its status as its certificate's engines gave it, the bound and
+the engines that proved every obligation, its cost, an erratum's replayed
+counterexample, the versions, commit and digest of its certificate, and a link
+to the claim's own page drawn by ``usim show`` (its heads, layers and matrices:
+``SITE/claims/ID/index.html``). A claim without a certificate is listed as
+such: nothing is shown as proved that a certificate does not say.
+
+The HTML comes from a Jinja2 template (escaping by the library, not by hand).
+"""
+
+from __future__ import annotations
+
+import datetime
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Iterable
+
+from usim.engine.certificate import Certificate, read_certificates
+from usim.engine.claim import CATEGORIES, Claim, Status
+from usim.errors import InputError
+
+WORDS = {
+    "as stated": "proved",
+    "after correction": "proved after correction",
+    "refuted": "refuted (erratum)",
+    "approximate": "approximate",
+    "our statement": "our statement, proved",
+}
+"""The status words of a claim whose certificate gives its expected outcome."""
+
+
+@dataclass(frozen=True)
+class ClaimEntry:
+    """One row of the page."""
+
+    claim: Claim
+    certificate: Certificate | None
+    source: str | None = None  # the certificate file
+    page: str | None = None  # the link to the claim's own page, relative to the site
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def status(self) -> str:
+        """The verdict in the certificate's own word (derived from its engines), or NONE."""
+        return self.certificate.status.value if self.certificate is not None else "NONE"
+
+    @property
+    def as_expected(self) -> bool:
+        return self.certificate is not None and self.certificate.status is self.claim.expected
+
+    @property
+    def words(self) -> str:
+        if self.certificate is None:
+            return "no certificate: not proved here"
+        if self.as_expected:
+            return WORDS[self.claim.category]
+        return f"NOT {WORDS[self.claim.category]}: {self.status}"
+
+    @property
+    def bound(self) -> str:
+        return f"N={self.certificate.data['bound']}" if self.certificate else "-"
+
+    @property
+    def engines(self) -> str:
+        """The engines that proved every obligation, and those that did not answer everywhere."""
+        if self.certificate is None:
+            return "-"
+        obligations = self.certificate.obligations
+        names = list(dict.fromkeys(r.engine for ob in obligations for r in ob.results))
+        if self.claim.is_erratum:
+            refuting = [e for e in names if any(r.engine == e and r.status is Status.REFUTED
+                                                for ob in obligations for r in ob.results)]
+            return "refuted by " + ("+".join(refuting) or "no engine")
+        complete = [e for e in names if all(any(r.engine == e and r.status is Status.PROVED for r in ob.results)
+                                            for ob in obligations)]
+        partial = [e for e in names if e not in complete]
+        text = "+".join(complete) or "no engine everywhere"
+        return text + (f" ({', '.join(partial)} not everywhere)" if partial else "")
+
+    @property
+    def cost(self) -> str:
+        if self.certificate is None:
+            return "-"
+        costs = self.certificate.data.get("cost") or {}
+        if not costs:
+            return "-"
+        label, cost = list(costs.items())[-1]
+        heads = ",".join(map(str, cost.get("heads_per_layer", [])))
+        return f"{cost.get('layers')} layer(s) [{heads}] at {label}"
+
+    @property
+    def counterexample(self) -> str | None:
+        if self.certificate is None:
+            return None
+        for row in self.certificate.data["obligations"]:
+            for e in list(row["engines"]) + [row.get("definedness") or {}]:
+                cx = e.get("counterexample") if isinstance(e, dict) else None
+                if cx:
+                    inputs = " ".join(f"{k} = [" + "; ".join(", ".join(r) for r in v) + "]"
+                                      for k, v in cx["inputs"].items())
+                    return (f"at {'x'.join(map(str, row['shape']))}: {inputs}; {cx['entry']}: expected "
+                            f"{cx['expected']}, got {cx['got']} (replayed {cx['replay']})")
+        return None
+
+    @property
+    def provenance(self) -> str:
+        if self.certificate is None:
+            return "-"
+        data = self.certificate.data
+        v = data.get("versions", {})
+        return (f"usim {v.get('usim')}, sympy {v.get('sympy')}, z3 {v.get('z3')}, flint {v.get('flint')}, "
+                f"cvc5 {v.get('cvc5')}; commit {data.get('commit')}; {data.get('digest')}")
+
+
+def entries(claims: Iterable[Claim], folder: Path) -> list[ClaimEntry]:
+    """Every claim with its certificate from ``folder`` (CLAIM.json), checked."""
+    if not folder.is_dir():
+        raise InputError(f"the certificates folder {folder} does not exist (write it with "
+                         "usim prove all --json-dir FOLDER)")
+    claims = list(claims)
+    known = {c.id: c for c in claims}
+    found: dict[str, tuple[Certificate, str]] = {}
+    for path in sorted(folder.glob("*.json")):
+        for cert in read_certificates(str(path), known):
+            found[cert.claim_id] = (cert, path.name)
+    if not found:
+        raise InputError(f"no certificate in {folder} (write them with usim prove all --json-dir {folder})")
+    return [ClaimEntry(c, *found.get(c.id, (None, None))) for c in claims]
+
+
+def draw_pages(items: list[ClaimEntry], folder: Path, out: Path) -> list[ClaimEntry]:
+    """The claim pages of ``usim show`` (a small shape, the certificate's statuses),
+    where matplotlib is installed; the entries with their links."""
+    from usim.show import render, small_shape
+
+    done = []
+    for item in items:
+        if item.certificate is None:
+            done.append(item)
+            continue
+        target = out / "claims" / item.claim.id
+        try:
+            render(item.claim, small_shape(item.claim), target, certificate=folder / item.source)
+        except InputError as error:  # e.g. matplotlib missing: the page says so
+            done.append(ClaimEntry(item.claim, item.certificate, item.source, None,
+                                   [f"no picture page: {error}"]))
+            continue
+        done.append(ClaimEntry(item.claim, item.certificate, item.source,
+                               f"claims/{item.claim.id}/index.html"))
+    return done
+
+
+TEMPLATE = """<!doctype html>
+<html lang="en"><head><meta charset="utf-8">
+<title>usim: {{ title }}</title>
+<style>
+body { font-family: system-ui, sans-serif; margin: 2em auto; max-width: 78em; color: #222; }
+table { border-collapse: collapse; width: 100%; font-size: 0.92em; }
+th, td { border-bottom: 1px solid #ddd; padding: 0.35em 0.5em; text-align: left; vertical-align: top; }
+th { background: #f4f4f4; }
+.PROVED { color: #116611; font-weight: 600; } .REFUTED { color: #a33; font-weight: 600; }
+.UNKNOWN, .VACUOUS, .ERROR, .NONE { color: #b36b00; font-weight: 600; }
+.cx { font-family: ui-monospace, monospace; font-size: 0.85em; }
+.small { color: #666; font-size: 0.85em; }
+</style></head>
+<body>
+<h1>{{ title }}</h1>
+<p>Every claim of the paper, as usim states and checks it. Each status is the verdict of the
+claim's certificate (its engines' answers; the certificate is checked as it is read), up to the
+bound it was run at. Categories: {% for name, text in categories.items() %}<b>{{ name }}</b>: {{ text }}{% if not loop.last %}; {% endif %}{% endfor %}.</p>
+<p class="small">{{ summary }}. Built {{ built }} from the certificates in <code>{{ folder }}</code>.</p>
+<table id="claims">
+<thead><tr><th>paper</th><th>claim</th><th>status</th><th>category</th><th>bound</th><th>engines</th><th>cost</th><th>page</th></tr></thead>
+<tbody>
+{% for e in items %}<tr id="claim-{{ e.claim.id }}" data-claim="{{ e.claim.id }}" data-status="{{ e.status }}">
+<td>{{ e.claim.paper }}</td>
+<td><code>{{ e.claim.id }}</code><br><span class="small">{{ e.claim.title }}</span></td>
+<td class="{{ e.status }}">{{ e.status }}<br><span class="small">{{ e.words }}</span></td>
+<td>{{ e.claim.category }}</td>
+<td>{{ e.bound }}</td>
+<td>{{ e.engines }}</td>
+<td>{{ e.cost }}</td>
+<td>{% if e.page %}<a href="{{ e.page }}">pictures</a>{% else %}-{% endif %}</td>
+</tr>
+{% if e.counterexample %}<tr class="erratum"><td></td><td colspan="7" class="cx">counterexample {{ e.counterexample }}</td></tr>{% endif %}
+{% for note in e.notes %}<tr><td></td><td colspan="7" class="small">{{ note }}</td></tr>{% endfor %}
+{% endfor %}
+</tbody></table>
+<h2>Provenance</h2>
+<table id="provenance"><thead><tr><th>claim</th><th>certificate</th><th>versions, commit, digest</th></tr></thead><tbody>
+{% for e in items %}{% if e.certificate %}<tr><td><code>{{ e.claim.id }}</code></td><td>{{ e.source }}</td><td class="small">{{ e.provenance }}</td></tr>{% endif %}
+{% endfor %}</tbody></table>
+</body></html>
+"""
+
+
+def render_site(items: list[ClaimEntry], folder: Path, out: Path) -> Path:
+    """Write ``out/index.html`` (and nothing else); return its path."""
+    from jinja2 import Environment
+
+    template = Environment(autoescape=True).from_string(TEMPLATE)
+    proved = sum(e.as_expected for e in items)
+    text = template.render(
+        title="On the Existence of Universal Simulators of Attention (arXiv 2506.18739): every claim",
+        categories=CATEGORIES, items=items, folder=str(folder),
+        summary=f"{len(items)} claims; {proved} with their expected outcome; "
+                f"{sum(e.certificate is None for e in items)} without a certificate",
+        built=datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"))
+    index = out / "index.html"
+    index.write_text(text)
+    return index
+
+
+def build_site(claims: Iterable[Claim], folder: Path, out: Path, pictures: bool = True) -> Path:
+    """The whole page (and, with ``pictures``, every claim's own page)."""
+    items = entries(claims, folder)
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as error:
+        raise InputError(f"cannot create the folder {out}: {error.strerror}") from None
+    if pictures:
+        items = draw_pages(items, folder, out)
+    return render_site(items, folder, out)
