@@ -1,4 +1,5 @@
-"""Small false statements a user could write, and the verdicts usim gives them.
+"""Small false statements a user could write, the verdicts usim gives them, and
+how a refused command line looks.
 
 Every soundness test builds a statement with the public API (a Construction,
 an Obligation) and asks for its verdict with each engine alone and with all of
@@ -47,3 +48,20 @@ def assert_never_proved(ob: Obligation, expected: set[Status], timeout: float = 
         assert result.status is not Status.PROVED, f"{engines}: PROVED a false statement"
     assert found["all"].status in expected, found["all"]
     return found
+
+
+def refused(capsys, argv: list[str]) -> str:
+    """Run ``usim ARGV``: exit status 2, one line on stderr naming the command, no
+    traceback, nothing on stdout; the line."""
+    from usim.cli import main
+
+    try:
+        code = main(list(argv))
+    except SystemExit as stop:  # argparse's own refusals stop here
+        code = stop.code
+    captured = capsys.readouterr()
+    lines = captured.err.splitlines()
+    assert code == 2, captured
+    assert len(lines) == 1 and lines[0].startswith(f"usim {argv[0]}: error: "), captured.err
+    assert "Traceback" not in captured.err and captured.out == ""
+    return lines[0]

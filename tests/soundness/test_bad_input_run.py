@@ -11,22 +11,14 @@ import re
 
 import pytest
 
+from soundness_statements import refused as refused_command
 from usim.cli import main
 from usim.commands.run import MAX_DIGITS, MAX_POSITIONS, MAX_POWER_DIGITS
 
 
 def refused(capsys, argv: list[str]) -> str:
-    """Run ``usim run ARGV``: exit 2, one line on stderr, nothing on stdout; the line."""
-    try:
-        code = main(["run", *argv])
-    except SystemExit as stop:  # argparse's own refusals stop here
-        code = stop.code
-    captured = capsys.readouterr()
-    lines = captured.err.splitlines()
-    assert code == 2, captured
-    assert len(lines) == 1 and lines[0].startswith("usim run: error: "), captured.err
-    assert "Traceback" not in captured.err and captured.out == ""
-    return lines[0]
+    """Run ``usim run ARGV``: one line, exit 2 (soundness_statements.refused)."""
+    return refused_command(capsys, ["run", *argv])
 
 
 HUGE_INTEGER = "7" * (MAX_DIGITS + 1)

@@ -15,6 +15,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from soundness_statements import refused as refused_command
 from usim.cli import main
 from usim.commands.simulate import MAX_LENGTH, MAX_N
 
@@ -26,17 +27,8 @@ ENCODER = dict(X=X, WQ=A, WK=A, WV=A, WO=np.eye(2), W1=np.eye(2), W2=np.eye(2), 
 
 
 def refused(capsys, argv: list[str]) -> str:
-    """Run ``usim simulate ARGV``: exit 2, one line on stderr, nothing on stdout; the line."""
-    try:
-        code = main(["simulate", *argv])
-    except SystemExit as stop:  # argparse's own refusals stop here
-        code = stop.code
-    captured = capsys.readouterr()
-    lines = captured.err.splitlines()
-    assert code == 2, captured
-    assert len(lines) == 1 and lines[0].startswith("usim simulate: error: "), captured.err
-    assert "Traceback" not in captured.err and captured.out == ""
-    return lines[0]
+    """Run ``usim simulate ARGV``: one line, exit 2 (soundness_statements.refused)."""
+    return refused_command(capsys, ["simulate", *argv])
 
 
 def npz(tmp_path: Path, **arrays) -> str:
