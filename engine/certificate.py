@@ -237,18 +237,24 @@ def _check_shapes(claim: Claim, bound: int, obligations: Iterable[ObligationResu
 
 
 def read_certificates(path: str, claims: Mapping[str, Claim] | None = None) -> list[Certificate]:
-    """Every certificate in the file at ``path``, each checked (see :func:`check`)."""
+    """Every certificate in the file at ``path`` (JSON, or gzip-compressed JSON
+    named ``*.gz``), each checked (see :func:`check`)."""
     file = Path(path)
     if file.is_dir():
         raise CertificateError(f"{path} is a directory, not a certificate file")
     try:
-        text = file.read_text(encoding="utf-8")
+        raw = file.read_bytes()
+        if file.suffix == ".gz":
+            import gzip
+
+            raw = gzip.decompress(raw)
+        text = raw.decode("utf-8")
     except FileNotFoundError:
         raise CertificateError(f"no such file: {path}") from None
     except UnicodeDecodeError:
         raise CertificateError(f"{path} is not a text file (a certificate is JSON)") from None
-    except OSError as error:
-        raise CertificateError(f"cannot read {path}: {error.strerror}") from None
+    except (OSError, EOFError) as error:  # gzip's own errors are OSError (BadGzipFile) or EOFError
+        raise CertificateError(f"cannot read {path}: {getattr(error, 'strerror', None) or error}") from None
     if not text.strip():
         raise CertificateError(f"{path} is empty")
     try:

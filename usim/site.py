@@ -8,7 +8,8 @@ registered claim with the paper's number, what it is relative to the paper
 the engines that proved every obligation, its cost, an erratum's replayed
 counterexample, the versions, commit and digest of its certificate, and a link
 to the claim's own page drawn by ``usim show`` (its heads, layers and matrices:
-``SITE/claims/ID/index.html``). A claim without a certificate is listed as
+``SITE/claims/ID/index.html``). Certificates may be gzip-compressed
+(``CLAIM.json.gz``). A claim without a certificate is listed as
 such: nothing is shown as proved that a certificate does not say.
 
 The HTML comes from a Jinja2 template (escaping by the library, not by hand).
@@ -126,7 +127,7 @@ def entries(claims: Iterable[Claim], folder: Path) -> list[ClaimEntry]:
     claims = list(claims)
     known = {c.id: c for c in claims}
     found: dict[str, tuple[Certificate, str]] = {}
-    for path in sorted(folder.glob("*.json")):
+    for path in sorted(list(folder.glob("*.json")) + list(folder.glob("*.json.gz"))):
         for cert in read_certificates(str(path), known):
             found[cert.claim_id] = (cert, path.name)
     if not found:
