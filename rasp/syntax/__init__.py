@@ -12,6 +12,7 @@ Syntax errors are :class:`RaspSyntaxError` and meaning errors
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Mapping
@@ -23,11 +24,13 @@ from usim.rasp.syntax import tree
 from usim.rasp.syntax.errors import RaspEvaluationError, RaspFileError, RaspSyntaxError
 from usim.rasp.syntax.evaluator import Env, Evaluator, Example, RaspFunction, describe
 from usim.rasp.syntax.library import base_env
-from usim.rasp.syntax.parser import parse
+from usim.rasp.syntax.parser import parse, parse_expression
+
+EXPRESSION_FILE = "<expression>"
 
 __all__ = [
     "Built", "Example", "RaspEvaluationError", "RaspFile", "RaspFileError", "RaspFunction",
-    "RaspSyntaxError", "load_file", "load_text", "parse",
+    "RaspSyntaxError", "is_name", "load_file", "load_text", "parse", "parse_expression",
 ]
 
 
@@ -63,6 +66,10 @@ class RaspFile:
         return sorted(n for n in self.env.vars if n != "out")
 
     def get(self, name: str) -> Any:
+        """The value of a name the file defines; for an expression such as
+        ``Det(Cofactor())``, the expression's syntax (it is checked to parse)."""
+        if not is_name(name):
+            return parse_expression(name, EXPRESSION_FILE)
         if name not in self.env.vars:
             defined = ", ".join(self.names()) or "nothing"
             raise UsimError(f"{self.filename} defines no {name!r} (it defines: {defined})")
@@ -72,12 +79,23 @@ class RaspFile:
         value = self.get(name)
         return value.params if isinstance(value, RaspFunction) else ()
 
+    def function_of(self, name: str) -> RaspFunction | None:
+        """The function of the file that ``name`` is, or that an expression such
+        as ``Det(Cofactor())`` calls at its top; None for anything else."""
+        value = self.get(name)
+        if isinstance(value, tree.Call) and isinstance(value.func, tree.Name):
+            found, value = self.env.lookup(value.func.id)
+        return value if isinstance(value, RaspFunction) else None
+
     def build(self, name: str, args: Mapping[str, Any] | None = None) -> Built:
-        """The sequence ``name`` is (a function is called with ``args`` by parameter name)."""
+        """The sequence ``name`` is (a function is called with ``args`` by parameter
+        name); ``name`` may also be an expression, e.g. ``Det(Cofactor())``."""
         args = dict(args or {})
         value = self.get(name)
         scope: Mapping[str, Any] = {}
-        if isinstance(value, RaspFunction):
+        if isinstance(value, tree.Node):  # an expression
+            value, scope = self.evaluator.evaluate_outside(value, Env(self.env), EXPRESSION_FILE, name)
+        elif isinstance(value, RaspFunction):
             missing = [p for p in value.params if p not in args]
             if missing:
                 raise RaspEvaluationError(
@@ -94,6 +112,20 @@ class RaspFile:
     def program(self, name: str, args: Mapping[str, Any] | None = None) -> Program:
         built = self.build(name, args)
         return Program.of(name, {name: built.sop}, f"{name} from {self.filename}")
+
+    def evaluate(self, text: str, bindings: Mapping[str, Any] | None = None) -> Any:
+        """The value of a RASP expression in the file's scope, with ``bindings``
+        (names to values) visible over it."""
+        scope = Env(self.env)
+        for key, value in (bindings or {}).items():
+            scope.set(key, value)
+        return self.evaluator.evaluate_outside(parse_expression(text, EXPRESSION_FILE), scope,
+                                               EXPRESSION_FILE, text)[0]
+
+
+def is_name(text: str) -> bool:
+    """A plain name (a function or sequence of the file), not an expression."""
+    return bool(re.fullmatch(r"[A-Za-z_][A-Za-z_0-9]*", text or ""))
 
 
 def load_text(text: str, filename: str = "<string>") -> RaspFile:

@@ -45,6 +45,7 @@ round, indicator, exp, sqrt, abs, the library's max/min). Anything else in a lam
 
 from __future__ import annotations
 
+import contextlib
 import operator
 import os
 from dataclasses import dataclass, field
@@ -71,6 +72,7 @@ _COMPARISON = {"==": operator.eq, "!=": operator.ne, "<": operator.lt, "<=": ope
 PREDICATES = {"==": E.Predicate.EQ, "!=": E.Predicate.NE, "<": E.Predicate.LT,
               "<=": E.Predicate.LE, ">": E.Predicate.GT, ">=": E.Predicate.GE}
 _PRIMITIVES = (E.Tokens, E.Indices, E.Length)
+MAX_CALL_DEPTH = 100  # nested calls of RASP functions (the REPL has no recursion either)
 
 
 def normal(x: Any) -> Any:
@@ -208,11 +210,12 @@ class Evaluator:
     frames: list[_Frame] = field(default_factory=list)
     _loading: set[str] = field(default_factory=set)
     _lambda_depth: int = 0
+    _guarded: bool = False
 
     # -- errors ------------------------------------------------------------------
     def error(self, node: T.Node, message: str) -> RaspEvaluationError:
         frame = self.frames[-1]
-        calls = [f.call for f in reversed(self.frames) if f.call]
+        calls = list(dict.fromkeys(f.call for f in reversed(self.frames) if f.call))
         if calls:
             message += " (" + "; ".join(calls[:3]) + ")"
         return RaspEvaluationError(frame.filename, node.span.line, node.span.column, message,
@@ -227,9 +230,44 @@ class Evaluator:
         self.frames.append(_Frame(module.filename, module.source))
         try:
             for statement in module.statements:
-                self.execute(statement, env)
+                with self._depth_guard(statement):
+                    self.execute(statement, env)
         except _Exit:
             pass
+        finally:
+            self.frames.pop()
+
+    @contextlib.contextmanager
+    def _depth_guard(self, node: T.Node):
+        """Python's own recursion limit, met by a recursive RASP function before
+        :data:`MAX_CALL_DEPTH` or by a very deeply nested expression, as one error."""
+        outermost = not self._guarded
+        self._guarded = True
+        try:
+            yield
+        except RecursionError:
+            if not outermost:
+                raise
+            raise self.error(node, "calls or expressions nested too deeply (a recursive function? "
+                                   "RASP functions cannot call themselves)") from None
+        finally:
+            if outermost:
+                self._guarded = False
+
+    def evaluate_outside(self, node: T.Node, env: Env, filename: str, source: str) -> tuple[Any, dict]:
+        """An expression given from outside any file (``usim check --function
+        'Det(Cofactor())'``): its value, and, when it calls a RASP function, the
+        local variables of that call."""
+        self.frames.append(_Frame(filename, source))
+        try:
+            with self._depth_guard(node):
+                if isinstance(node, T.Call) and isinstance(node.func, T.Name):
+                    found, function = env.lookup(node.func.id)
+                    if found and isinstance(function, RaspFunction):
+                        args = [self.eval(a, env) for a in node.args]
+                        result, scope = self.call_function(node, function, args)
+                        return result, dict(scope.vars)
+                return self.eval(node, env), {}
         finally:
             self.frames.pop()
 
@@ -623,8 +661,9 @@ class Evaluator:
         call = f"in a call of {function.name} at {self._where(node)}" if self.frames else ""
         self.frames.append(_Frame(function.filename, function.source, call))
         try:
-            if len(self.frames) > 200:
-                raise self.error(node, f"calls nested too deeply (recursion in {function.name}?)")
+            if len(self.frames) > MAX_CALL_DEPTH:
+                raise self.error(node, f"calls nested more than {MAX_CALL_DEPTH} deep (recursion in "
+                                       f"{function.name}? RASP functions cannot call themselves)")
             for statement in function.body:
                 self.execute(statement, scope)
             results = [self.eval(r, scope) for r in function.returns]
@@ -637,7 +676,8 @@ class Evaluator:
         self.frames.append(_Frame(function.filename, function.source))
         try:
             node = T.Call(function.span, T.Name(function.span, function.name), ())
-            return self.call_function(node, function, args)
+            with self._depth_guard(node):
+                return self.call_function(node, function, args)
         finally:
             self.frames.pop()
 

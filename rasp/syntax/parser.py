@@ -289,6 +289,21 @@ def _syntax_error(error: lark.exceptions.LarkError, source: str, filename: str) 
     return RaspSyntaxError(filename, 1, 1, str(error).splitlines()[0])
 
 
+def parse_expression(text: str, filename: str = "<expression>") -> T.Node:
+    """One RASP expression (a trailing ``;`` allowed), e.g. ``Det(Cofactor())``."""
+    try:
+        tree = _lark().parse(text, start="example")
+        return _ToTree(None).transform(tree)
+    except lark.exceptions.VisitError as error:
+        inner = error.orig_exc
+        if isinstance(inner, _Located):
+            raise RaspSyntaxError(filename, inner.span.line, inner.span.column, inner.message,
+                                  inner.span.text(text)) from None
+        raise
+    except lark.exceptions.LarkError as error:
+        raise _syntax_error(error, text, filename) from None
+
+
 def parse(source: str, filename: str = "<string>") -> T.Module:
     """The syntax tree of a whole file; a :class:`RaspSyntaxError` if it is not RASP."""
     parser = _lark()
