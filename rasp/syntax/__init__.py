@@ -15,7 +15,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Mapping
+from fractions import Fraction
+from typing import Any, Mapping, Sequence
 
 from usim.errors import UsimError
 from usim.rasp import expr as E
@@ -30,7 +31,7 @@ EXPRESSION_FILE = "<expression>"
 
 __all__ = [
     "Built", "Example", "RaspEvaluationError", "RaspFile", "RaspFileError", "RaspFunction",
-    "RaspSyntaxError", "is_name", "load_file", "load_text", "parse", "parse_expression",
+    "RaspSyntaxError", "is_name", "load_file", "load_text", "parse", "parse_expression", "read_input",
 ]
 
 
@@ -100,7 +101,8 @@ class RaspFile:
             if missing:
                 raise RaspEvaluationError(
                     self.filename, value.span.line, value.span.column,
-                    f"cannot call {name}: no value for its parameter(s) {', '.join(missing)}",
+                    f"cannot call {name}: no value for its parameter(s) {', '.join(missing)} "
+                    f"(write the call itself, e.g. {name}({', '.join('...' for _ in value.params)}))",
                     f"def {name}({', '.join(value.params)})")
             result, env = self.evaluator.invoke(value, [args[p] for p in value.params])
             value, scope = result, dict(env.vars)
@@ -121,6 +123,46 @@ class RaspFile:
             scope.set(key, value)
         return self.evaluator.evaluate_outside(parse_expression(text, EXPRESSION_FILE), scope,
                                                EXPRESSION_FILE, text)[0]
+
+
+    def run(self, name: str, tokens: Sequence[Any], exact: bool = False) -> list[Any]:
+        """The sequence ``name`` (a function of no parameters, or an expression
+        such as ``f(3)``) on one input: numeric (float64, checked: an overflow or
+        an undefined value is an error, never a wrong number; long double when
+        float64's range is not enough), or exact (rationals) with ``exact``.
+        Boolean sequences come back as booleans."""
+        import numpy as np
+
+        from usim.encodings.runners import run_exact, run_numeric_in_range
+        from usim.errors import InputError
+
+        if not tokens:
+            raise InputError("the input is empty")
+        built = self.build(name)
+        label = name if is_name(name) else "the expression"
+        program = Program.of(label, {label: built.sop})
+        if exact:
+            values = run_exact(program, list(tokens))[label]
+            return [bool(v) if built.sop.is_bool else v for v in values]
+        numbers = []
+        for p, t in enumerate(tokens):
+            if not (isinstance(t, (int, Fraction)) or isinstance(t, bool)):
+                raise InputError(f"position {p} holds {describe(t)}: usim runs numbers")
+            numbers.append(float(t))
+        outputs, _ = run_numeric_in_range(program, np.asarray(numbers, dtype=np.float64))
+        row = outputs[label][0]
+        return [bool(v) for v in row] if built.sop.is_bool else [float(v) for v in row]
+
+
+def read_input(text: str) -> list[Any]:
+    """An input as a RASP file writes one: a list such as ``[1, 2.5, -3]`` (or a
+    string, its characters), read exactly."""
+    value = load_text("", "<input>").evaluate(text)
+    if isinstance(value, str):
+        return list(value)
+    if not isinstance(value, (list, tuple)):
+        raise UsimError(f"the input {text!r} is {describe(value)}: write a list such as [1, 2, 3]")
+    return list(value)
 
 
 def is_name(text: str) -> bool:

@@ -567,6 +567,8 @@ class Evaluator:
             return normal(function(Fraction(left), Fraction(right)) if op == "%" else function(left, right))
         except ZeroDivisionError:
             raise self.error(node, f"division by zero in {describe(left)} {op} {describe(right)}") from None
+        except UsimError as error:  # a power outside its domain: (-8) ^ 0.5
+            raise self.error(node, str(error)) from None
 
     @staticmethod
     def _power(base: Any, exponent: Any) -> Any:

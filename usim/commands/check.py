@@ -43,6 +43,10 @@ def _print_shape(s) -> None:
         return
     engines = ", ".join(f"{r.engine} {r.status.value} {r.seconds:.2f}s" for r in s.result.results)
     print(f"{head}: {s.status.value} ({engines})")
+    if s.mutant:  # a broken variant: its verdict and its counterexample say enough
+        if s.result.counterexample is not None:
+            print(f"      counterexample: {_abbreviate(s.result.counterexample.describe())}")
+        return
     if s.status.value != "PROVED":
         for r in s.result.results:
             if r.detail and r.status.value != "PROVED":
