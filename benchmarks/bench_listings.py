@@ -28,6 +28,7 @@ import time
 from pathlib import Path
 
 from usim.engine.listing import _example_lines, example_shapes, plan_shapes
+from usim.errors import UsimError
 from usim.proofs import get
 from usim.proofs.specs import spec as spec_named
 from usim.rasp.syntax import load_file
@@ -81,16 +82,22 @@ def running(path: Path, function: str, lengths: list[int], repeats: int) -> None
         tokens = [(3 * p) % 11 - 5 for p in range(n)]
         row = []
         for exact in (False, True):
-            start = time.perf_counter()
-            rasp.run(function, tokens, exact=exact)
-            first = time.perf_counter() - start
-            times = []
-            for _ in range(repeats):
+            try:
                 start = time.perf_counter()
                 rasp.run(function, tokens, exact=exact)
-                times.append(time.perf_counter() - start)
-            row += [first, statistics.median(times)]
-        print(f"   {n:>6} {row[0]:>14.4f} {row[1]:>10.4f} {row[2]:>12.4f} {row[3]:>10.4f}")
+                first = time.perf_counter() - start
+                times = []
+                for _ in range(repeats):
+                    start = time.perf_counter()
+                    rasp.run(function, tokens, exact=exact)
+                    times.append(time.perf_counter() - start)
+                row += [f"{first:.4f}", f"{statistics.median(times):.4f}"]
+            except UsimError as error:  # e.g. no exact value at this length
+                row += ["n/a", "n/a"]
+                note = str(error)
+        print(f"   {n:>6} {row[0]:>14} {row[1]:>10} {row[2]:>12} {row[3]:>10}")
+    if "note" in locals():
+        print(f"   n/a: {note}")
 
 
 def main() -> None:

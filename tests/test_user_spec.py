@@ -122,3 +122,21 @@ def test_bad_spec_options_are_one_line_and_exit_2(argv, message, capsys):
     assert main(["check", str(LISTING), "-f", "flip", *argv]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and message in err[0], err
+
+
+def test_the_readme_worked_example_is_the_example_spec_and_proves_what_it_says(tmp_path, capsys):
+    import re
+
+    readme = (ROOT / "README.md").read_text()
+    section = readme.split("## Checking a RASP listing", 1)[1].split("\n## ", 1)[0]
+    (code,) = re.findall(r"```python\n(.*?)```", section, flags=re.S)
+    path = tmp_path / "readme_spec.py"
+    path.write_text(code)
+    command = next(line for line in section.splitlines() if line.startswith("usim check") and "--spec-file" in line)
+    argv = command.split()[1:]
+    argv[argv.index("--spec-file") + 1] = f"{path}:row_flip"
+    argv = [str(ROOT / a) if a.startswith("examples/") else a for a in argv]
+    assert main(argv) == 0
+    out = capsys.readouterr().out
+    assert "shape 3x4: PROVED" in out and "shape 3x4 [no-flip]: REFUTED" in out
+    assert "def row_flip" in SPECS.read_text()  # the README shows the example file's spec
