@@ -109,6 +109,8 @@ class Spec:
     mutants: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
     source: Mapping[str, Any] = field(default_factory=dict)
     notes: str = ""
+    reads: str = "number"    # "symbol": the input is read as symbols (codes over an alphabet)
+    writes: str = "number"   # "symbol": the output is symbols
 
     @property
     def dims_text(self) -> str:
@@ -364,6 +366,15 @@ def obligation_for(rasp: RaspFile, function: str, spec: Spec, shape: Shape,
     statement = spec.statement(shape)
     built = rasp.build(function, _arguments(parameters, spec, shape))
     sop = built.sop
+    if spec.reads == "symbol":
+        if rasp.alphabet is None:
+            raise UsimError(f"the {spec.name} spec reads symbols: load the listing with symbols")
+        statement = dataclasses.replace(statement, domain="integer", values=rasp.alphabet.input_codes)
+    wrote = rasp.kind_of(sop)
+    if (wrote == "symbol") != (spec.writes == "symbol"):
+        raise UsimError(f"{function} outputs {wrote}s, but the {spec.name} spec expects "
+                        f"{'symbols' if spec.writes == 'symbol' else 'numbers'}: a symbol is never "
+                        "compared with a number")
     if padding == "any" and statement.output_layout.used < statement.output_layout.length:
         sop = E.where(E.indices < statement.output_layout.used, sop, 0).named(f"{_output_name(function)}_masked")
     elif padding not in PADDING_MODES:
@@ -639,6 +650,13 @@ class CheckReport:
     mutants: list[ShapeReport] = field(default_factory=list)
     source_text: str = ""
     parameters: Mapping[str, str] = field(default_factory=dict)
+    alphabet: Any = None  # the symbols' codes, for a spec of symbols
+
+    def counterexample_text(self, shape: "ShapeReport") -> str | None:
+        """The shape's counterexample, symbols shown as themselves (not their codes)."""
+        counter = shape.result.counterexample if shape.result is not None else None
+        return None if counter is None else shown_counterexample(counter, self.alphabet, self.spec).describe()
+
 
     @property
     def ok(self) -> bool:
@@ -657,6 +675,23 @@ class CheckReport:
             by_mutant.setdefault(s.mutant or "?", []).append(s.status)
         return all(Status.REFUTED in v and set(v) <= {Status.REFUTED, Status.PROVED}
                    for v in by_mutant.values())
+
+
+def shown_counterexample(counter, alphabet: Any, spec: Spec):
+    """``counter`` with the symbols' codes replaced by the symbols (for a spec of symbols)."""
+    if alphabet is None:
+        return counter
+
+    def symbol(text: str) -> str:
+        try:
+            return repr(alphabet.symbol(Fraction(text)))
+        except (UsimError, ValueError, ZeroDivisionError):
+            return text
+    inputs = {k: [[symbol(x) for x in row] for row in v] for k, v in counter.inputs.items()}
+    shown = dataclasses.replace(counter, inputs=inputs)
+    if spec.writes == "symbol":
+        shown = dataclasses.replace(shown, expected=symbol(counter.expected), got=symbol(counter.got))
+    return shown
 
 
 SHOWN_EXACTLY = 24  # characters of an exact value shown as it is; longer ones as ~ a float
@@ -718,9 +753,11 @@ def _example_lines(rasp: RaspFile, function: str, spec: Spec, plan: ShapePlan, p
             continue
         seen.add(example.values)
         head = f"line {example.line} ({example.kind}) [{', '.join(show_value(v, True) for v in example.values)}]"
-        if not example.numeric:
-            lines.append(f"{head}: skipped (not numbers)")
+        symbols = rasp.alphabet is not None
+        if not (example.symbols if symbols else example.numeric):
+            lines.append(f"{head}: skipped (not {'symbols' if symbols else 'numbers'})")
             continue
+        values = rasp.alphabet.encode(example.values) if symbols else list(example.values)
         n = len(example.values)
         shapes = example_shapes(spec, plan, n)
         if not shapes:
@@ -738,21 +775,27 @@ def _example_lines(rasp: RaspFile, function: str, spec: Spec, plan: ShapePlan, p
             label = spec.label(shape)
             try:
                 ob = obligation_for(rasp, function, spec, shape, plan.parameters, padding)
-                out = _run(ob.construction.program, ob.output_name, example.values)
+                out = _run_listing(rasp, function, example.values, _arguments(plan.parameters, spec, shape))
             except UsimError as error:
                 lines.append(f"{head} as {label}: failed: {error}")
                 continue
             point = {name: Fraction(v) for name, v in
-                     zip(entry_names(ob.construction.input_layout), example.values)}
+                     zip(entry_names(ob.construction.input_layout), values)}
             counter = replay(ob, point)
+            if counter is not None:
+                counter = shown_counterexample(counter, rasp.alphabet, spec)
             verdict = "agrees with the spec" if counter is None else (
                 f"DIFFERS from the spec: at {counter.entry} expected {counter.expected}, got {counter.got}")
             lines.append(f"{head} as {label} -> {out}: {verdict}")
     return lines
 
 
-def _run_listing(rasp: RaspFile, function: str, values: Sequence[Any]) -> str:
-    built = rasp.build(function)
+def _run_listing(rasp: RaspFile, function: str, values: Sequence[Any],
+                 arguments: Mapping[str, Any] | None = None) -> str:
+    """The listing's output on one input, as the REPL shows it (symbols as themselves)."""
+    built = rasp.build(function, arguments)
+    if rasp.alphabet is not None:
+        return "[" + ", ".join(show_value(v) for v in rasp.evaluator.run(built.sop, list(values))) + "]"
     name = _output_name(function)
     return _run(Program.of(name, {name: built.sop}), name, values)
 
@@ -761,26 +804,35 @@ def check(path: str, function: str, spec: Spec, shapes: Sequence[Shape] | None =
           max_n: int | None = None, engines: Sequence[str] | None = None, timeout: float = 60.0,
           seed: int = 0, samples: int = 500, progress: Callable[["ShapeReport"], None] | None = None,
           on_plan: Callable[["ShapePlan"], None] | None = None, padding: str = "zero",
-          mutants: bool = False, text: str | None = None) -> CheckReport:
+          mutants: bool = False, text: str | None = None,
+          alphabet: Sequence[str] | None = None,
+          on_report: Callable[["CheckReport"], None] | None = None) -> CheckReport:
     """Everything ``usim check`` does, as data (the command prints it).
 
-    ``text`` is the listing's source when it is not read from ``path``."""
+    ``text`` is the listing's source when it is not read from ``path``. For a
+    spec of symbols the input ranges over ``alphabet`` (by default the symbols
+    of the file's examples)."""
     from usim.engine.runner import check_obligation
 
     if padding not in PADDING_MODES:
         raise UsimError(f"padding must be one of {', '.join(PADDING_MODES)}, not {padding!r}")
+    symbols = spec.reads == "symbol"
+    if alphabet is not None and not symbols:
+        raise UsimError(f"the {spec.name} spec reads numbers: --alphabet applies to a spec of symbols")
     if text is None:
-        rasp = load_file(path)
+        rasp = load_file(path, symbols, alphabet)
         text = rasp.source
     else:
-        rasp = load_text(text, path)
+        rasp = load_text(text, path, symbols, alphabet)
     rasp.get(function)
     plan = plan_shapes(rasp, function, spec, shapes, max_n)
     if on_plan:
         on_plan(plan)
     examples = _example_lines(rasp, function, spec, plan, padding)
     report = CheckReport(path, function, spec, plan, set(), examples, padding=padding, source_text=text,
-                         parameters=dict(plan.parameters))
+                         parameters=dict(plan.parameters), alphabet=rasp.alphabet)
+    if on_report:
+        on_report(report)
     if mutants and not spec.mutants:
         raise UsimError(f"the {spec.name} spec gives no broken variants of a listing (a spec file may "
                         "declare them: mutants={...})")
@@ -878,6 +930,8 @@ def listing_certificate(report: CheckReport, timeout: float, seconds: float) -> 
               "function": report.function, "spec": report.spec.name,
               "spec_source": dict(report.spec.source), "padding": report.padding,
               "parameters": dict(report.parameters)}
+    if report.alphabet is not None:
+        source["alphabet"] = list(report.alphabet.inputs)
     return certificate(claim_report, timeout, source)
 
 
@@ -889,7 +943,9 @@ def listing_source(source: Mapping[str, Any], resolve: Callable[[Mapping[str, An
         raise UsimError("the certificate's listing source is incomplete (its text is missing)")
     spec_source = source.get("spec_source") or {"kind": "builtin", "name": source.get("spec")}
     spec = resolve(spec_source)
-    rasp = load_text(source["text"], str(source.get("file", "<certificate>")))
+    alphabet = source.get("alphabet")
+    rasp = load_text(source["text"], str(source.get("file", "<certificate>")), spec.reads == "symbol",
+                     list(alphabet) if alphabet else None)
     function = str(source.get("function"))
     parameters = dict(source.get("parameters") or {})
     padding = str(source.get("padding") or "zero")

@@ -47,6 +47,12 @@ Declarations (all but ``inputs`` and ``outputs`` optional):
     how the listing may fix the dimensions: the dimensions a side ``n = length
     ^ 0.5`` stands for, and the two dimensions a listing may write as
     ``length / (a + b)`` (:mod:`usim.engine.listing`).
+``reads``, ``writes``
+    ``"symbol"`` for an input (output) of symbols, as the REPL's strings: the
+    input ranges over an alphabet (``--alphabet``, or the symbols of the file's
+    examples), and the spec receives each symbol's *code*, its place in the
+    alphabet's sorted order (so it may compare and order them; a symbol written
+    out is its code). Default ``"number"``.
 
 Running a spec file runs its Python: usim loads it as a module would be
 imported. A certificate of a check against it embeds its text; ``usim verify``
@@ -92,6 +98,8 @@ class Declaration:
     square: tuple[str, ...] = ()
     sums: tuple[str, str] | None = None
     title: str | None = None
+    reads: str = "number"
+    writes: str = "number"
 
 
 def spec(*, inputs: Mapping[str, tuple[Size, Size]], outputs: Mapping[str, tuple[Size, Size]],
@@ -224,6 +232,9 @@ def build_spec(function: Callable, d: Declaration, name: str, filename: str, tex
         raise UsimError(f"{where}: the spec has no dimension (give sizes by name, e.g. ('r', 'c'))")
     if d.domain not in ("real", "integer"):
         raise UsimError(f"{where}: domain must be 'real' or 'integer', not {d.domain!r}")
+    for what, kind in (("reads", d.reads), ("writes", d.writes)):
+        if kind not in ("number", "symbol"):
+            raise UsimError(f"{where}: {what} must be 'number' or 'symbol', not {kind!r}")
     values = None
     if d.values is not None:
         values = tuple(Fraction(v) if not isinstance(v, int) else v for v in d.values)
@@ -284,4 +295,4 @@ def build_spec(function: Callable, d: Declaration, name: str, filename: str, tex
     return Spec(name, title, dims, shapes, length, statement, engines=tuple(d.engines), default_max_n=d.max_n,
                 square=tuple(d.square), sums=tuple(d.sums) if d.sums else None,
                 mutants={k: dict(v) for k, v in d.mutants.items()}, source=source,
-                notes=f"a user's spec: {name} in {filename}")
+                notes=f"a user's spec: {name} in {filename}", reads=d.reads, writes=d.writes)

@@ -24,7 +24,15 @@ parity                  n x k                the parity of the first k bits, eve
 transpose_heads         h x r x c            <M_0^T, ..., M_h-1^T> for <M_0, ..., M_h-1>
 softmax_heads [--base]  h x r x c            the row softmax of each of h blocks
 matmul_heads            h x r x k x c        <A_0 B_0, ..., A_h-1 B_h-1> for <A_0.., B_0..>
+reverse                 n                    the symbols in reverse order
+histogram               n                    how many positions hold the symbol at each one
+sort                    n                    the symbols in ascending order
+most_frequent           n                    the most frequent symbol, at every position
 ======================  ===================  =============================================
+
+The last four read the input as symbols over an alphabet (``--alphabet``, or
+the symbols of the file's examples): proved for every input over it, by z3 over
+the symbols' codes and exhaustively where the inputs are few.
 
 The 3x3 claims (cofactor3, det3, inverse3) hold for the paper's 3x3
 construction; their specs are the mathematics, stated for every square size,
@@ -38,6 +46,8 @@ import itertools
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any, Callable, Mapping
+
+import sympy
 
 from usim.constructions.softmax import PAPER_BASE
 from usim.encodings.layout import SequenceLayout
@@ -169,6 +179,53 @@ def _parity_shapes(n: int) -> list[Shape]:
     return [(m, k) for m in range(1, n + 1) for k in range(1, m + 1)]
 
 
+# -- programs over symbols (the RASP paper's own examples) ----------------------------
+#
+# The input is read as symbols: each entry is a symbol's code in the alphabet's
+# sorted order (usim.rasp.syntax.symbols), so the targets compare and order codes.
+
+def _symbols(shape: Shape, target) -> Statement:
+    return Statement(*_sequence(shape[0]), target, domain="integer")
+
+
+def reverse_target(m) -> dict:
+    x = m["x"]
+    return {"y": sympy.Matrix([[x[0, x.cols - 1 - j] for j in range(x.cols)]])}
+
+
+def histogram_target(m) -> dict:
+    """y_j = how many positions hold the symbol at j."""
+    x = m["x"]
+    return {"y": sympy.Matrix([[sympy.Add(*[sympy.Piecewise((1, sympy.Eq(x[0, k], x[0, j])), (0, True))
+                                            for k in range(x.cols)]) for j in range(x.cols)]])}
+
+
+def sort_target(m) -> dict:
+    """The symbols in ascending order: a sorting network of min/max (odd-even transposition)."""
+    x = m["x"]
+    row = [x[0, j] for j in range(x.cols)]
+    for sweep in range(len(row)):
+        for j in range(sweep % 2, len(row) - 1, 2):
+            row[j], row[j + 1] = sympy.Min(row[j], row[j + 1]), sympy.Max(row[j], row[j + 1])
+    return {"y": sympy.Matrix([row])}
+
+
+def most_frequent_target(m) -> dict:
+    """At every position, the symbol held by the most positions; among ties, the
+    one whose first position comes first (the first position with the largest count)."""
+    x = m["x"]
+    n = x.cols
+    counts = [sympy.Add(*[sympy.Piecewise((1, sympy.Eq(x[0, k], x[0, j])), (0, True)) for k in range(n)])
+              for j in range(n)]
+    branches = []
+    for j in range(n):
+        best = sympy.And(*[counts[j] > counts[k] for k in range(j)],
+                         *[counts[j] >= counts[k] for k in range(j + 1, n)])
+        branches.append((x[0, j], best))
+    value = sympy.Piecewise(*branches[:-1], (branches[-1][0], True)) if n > 1 else x[0, 0]
+    return {"y": sympy.Matrix([[value] * n])}
+
+
 # -- the multi-head blocks of the authors' MultiHead/ listings ------------------------
 
 def _transpose_heads(shape: Shape) -> Statement:
@@ -216,6 +273,8 @@ class Row:
     takes_base: bool = False
     max_n: int = 4
     engines: tuple[str, ...] | None = None
+    reads: str = "number"
+    writes: str = "number"
 
 
 def _always(statement: Callable[[Shape], Statement]) -> Callable[..., Callable[[Shape], Statement]]:
@@ -252,6 +311,18 @@ TABLE: dict[str, Row] = {
                            engines=("z3",)),
     "parity": Row("the parity of the first k bits of a 0/1 input, at every position", ("n", "k"),
                   _parity_shapes, lambda s: s[0], _always(_parity), claim="parity", max_n=4),
+    "reverse": Row("the symbols in reverse order (input and output: symbols over an alphabet)", ("n",),
+                   _every(1), lambda s: s[0], _always(lambda s: _symbols(s, reverse_target)), max_n=4,
+                   engines=("z3",), reads="symbol", writes="symbol"),
+    "histogram": Row("at each position, how many positions hold its symbol (input: symbols)", ("n",),
+                     _every(1), lambda s: s[0], _always(lambda s: _symbols(s, histogram_target)), max_n=4,
+                     engines=("z3",), reads="symbol"),
+    "sort": Row("the symbols in ascending order (the alphabet's order; input and output: symbols)", ("n",),
+                _every(1), lambda s: s[0], _always(lambda s: _symbols(s, sort_target)), max_n=4,
+                engines=("z3",), reads="symbol", writes="symbol"),
+    "most_frequent": Row("at every position, the most frequent symbol, ties to the one seen first (symbols)",
+                         ("n",), _every(1), lambda s: s[0], _always(lambda s: _symbols(s, most_frequent_target)),
+                         max_n=4, engines=("z3",), reads="symbol", writes="symbol"),
     "transpose_heads": Row("each of h blocks M_i (r x c) transposed in place", ("h", "r", "c"), _every(3),
                            lambda s: s[0] * s[1] * s[2], _always(_transpose_heads), square=("r", "c"), max_n=3),
     "softmax_heads": Row("the row-wise softmax of each of h blocks S_i (r x c), to base e or --base",
@@ -285,7 +356,7 @@ def spec(name: str, base: Fraction | None = None) -> Spec:
     return Spec(name, title, row.dims, row.shapes, row.length, row.statement(base),
                 engines=tuple(engines or ("sympy", "z3")), default_max_n=row.max_n,
                 wants_exp=row.takes_base and base is None, claim_id=claim_id, square=row.square,
-                sums=row.sums, source=source)
+                sums=row.sums, source=source, reads=row.reads, writes=row.writes)
 
 
 def specs() -> dict[str, Spec]:

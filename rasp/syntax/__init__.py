@@ -13,7 +13,7 @@ Syntax errors are :class:`RaspSyntaxError` and meaning errors
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from pathlib import Path
 from fractions import Fraction
 from typing import Any, Mapping, Sequence
@@ -26,6 +26,7 @@ from usim.rasp.syntax.errors import RaspEvaluationError, RaspFileError, RaspSynt
 from usim.rasp.syntax.evaluator import Env, Evaluator, Example, RaspFunction, describe
 from usim.rasp.syntax.library import base_env
 from usim.rasp.syntax.parser import parse, parse_expression
+from usim.rasp.syntax.symbols import Alphabet, Collecting
 
 EXPRESSION_FILE = "<expression>"
 
@@ -57,6 +58,15 @@ class RaspFile:
     @property
     def examples(self) -> list[Example]:
         return list(self.evaluator.examples)
+
+    @property
+    def alphabet(self) -> Alphabet | None:
+        """The symbols (codes in sorted order) when the input is read as symbols."""
+        return self.evaluator.alphabet
+
+    def kind_of(self, sop: E.SOp) -> str:
+        """number, boolean or symbol (:mod:`usim.rasp.syntax.symbols`)."""
+        return self.evaluator.kind(sop)
 
     @property
     def uses(self) -> set[str]:
@@ -139,11 +149,14 @@ class RaspFile:
         if not tokens:
             raise InputError("the input is empty")
         built = self.build(name)
+        if self.alphabet is not None:  # symbols: exact, on their codes
+            return self.evaluator.run(built.sop, list(tokens), exact_only=True,
+                                      label=name if is_name(name) else "the expression")
         label = name if is_name(name) else "the expression"
         program = Program.of(label, {label: built.sop})
         if exact:
             values = run_exact(program, list(tokens))[label]
-            return [bool(v) if built.sop.is_bool else v for v in values]
+            return [bool(v) if self.kind_of(built.sop) == "boolean" else v for v in values]
         numbers = []
         for p, t in enumerate(tokens):
             if not (isinstance(t, (int, Fraction)) or isinstance(t, bool)):
@@ -151,7 +164,7 @@ class RaspFile:
             numbers.append(float(t))
         outputs, _ = run_numeric_in_range(program, np.asarray(numbers, dtype=np.float64))
         row = outputs[label][0]
-        return [bool(v) for v in row] if built.sop.is_bool else [float(v) for v in row]
+        return [bool(v) for v in row] if self.kind_of(built.sop) == "boolean" else [float(v) for v in row]
 
 
 def read_input(text: str) -> list[Any]:
@@ -170,17 +183,56 @@ def is_name(text: str) -> bool:
     return bool(re.fullmatch(r"[A-Za-z_][A-Za-z_0-9]*", text or ""))
 
 
-def load_text(text: str, filename: str = "<string>") -> RaspFile:
-    """Parse and run RASP source text."""
+def load_text(text: str, filename: str = "<string>", symbols: bool = False,
+              inputs: Sequence[str] | None = None) -> RaspFile:
+    """Parse and run RASP source text.
+
+    By default the input and every sequence hold numbers (a string meeting a
+    sequence is an error). With ``symbols`` the input is read as symbols, as
+    the REPL's ``tokens_str``: the file is run once to collect every string it
+    uses, then again with the alphabet of them all, sorted (strings as codes,
+    :mod:`usim.rasp.syntax.symbols`). The input ranges over ``inputs`` (by
+    default the symbols of the file's examples, else every symbol it uses)."""
     module = parse(text, filename)
-    evaluator = Evaluator(loader=_loader)
+    alphabet = None
+    if symbols:
+        first = _run(module, Collecting(inputs or ()))
+        seen = set(first.evaluator.alphabet.seen) | string_literals(module)  # type: ignore[union-attr]
+        examples = {v for e in first.examples for v in e.values if isinstance(v, str)}
+        chosen = list(inputs) if inputs else (sorted(examples) or sorted(seen))
+        if not chosen:
+            raise UsimError(f"{filename}: no symbol to read the input as: give an alphabet "
+                            "(--alphabet abc) or an example of strings (set example \"abc\")")
+        alphabet = Alphabet.of(seen | examples, chosen)
+    return _run(module, alphabet)
+
+
+def string_literals(module: tree.Module) -> set[str]:
+    """Every string the file writes, and each of its characters (a function's
+    body runs only when it is called: its strings are found here)."""
+    found: set[str] = set()
+    stack: list[Any] = list(module.statements)
+    while stack:
+        node = stack.pop()
+        if isinstance(node, tree.String):
+            found.add(node.value)
+            found.update(node.value)
+        elif isinstance(node, (list, tuple)):
+            stack.extend(node)
+        elif isinstance(node, tree.Node):
+            stack.extend(getattr(node, f.name) for f in fields(node) if f.name != "span")
+    return found
+
+
+def _run(module: tree.Module, alphabet: Alphabet | None) -> RaspFile:
+    evaluator = Evaluator(loader=_loader, alphabet=alphabet)
     library = base_env(evaluator)
-    env = Env(library, name=filename)
+    env = Env(library, name=module.filename)
     evaluator.run_module(module, env)
-    return RaspFile(filename, text, module, env, evaluator)
+    return RaspFile(module.filename, module.source, module, env, evaluator)
 
 
-def load_file(path: str | Path) -> RaspFile:
+def load_file(path: str | Path, symbols: bool = False, inputs: Sequence[str] | None = None) -> RaspFile:
     path = Path(path)
     try:
         text = path.read_text(encoding="utf-8")
@@ -192,7 +244,7 @@ def load_file(path: str | Path) -> RaspFile:
         from usim.errors import InputError
 
         raise InputError(f"{path} is not UTF-8 text: {error}") from None
-    return load_text(text, str(path))
+    return load_text(text, str(path), symbols, inputs)
 
 
 def _loader(path: str, from_file: str) -> tree.Module:

@@ -21,7 +21,8 @@ from usim.errors import UsimError
 
 # usim.proofs.specs.TABLE, kept here so that --help loads no proof (a test checks they agree)
 SPEC_NAMES = ("transpose", "softmax", "matmul", "relu", "maxmin", "cofactor3", "det3", "inverse3", "match2",
-              "match2_distinct", "parity", "transpose_heads", "softmax_heads", "matmul_heads")
+              "match2_distinct", "parity", "reverse", "histogram", "sort", "most_frequent",
+              "transpose_heads", "softmax_heads", "matmul_heads")
 
 
 _LONG_NUMBER = re.compile(r"(?<![\d.])-?\d+(/\d+)?(?![\d.])")
@@ -36,7 +37,7 @@ def _abbreviate(text: str, limit: int = 24) -> str:
     return _LONG_NUMBER.sub(short, text)
 
 
-def _print_shape(s) -> None:
+def _print_shape(s, shown=lambda s: None) -> None:
     head = f"  shape {s.label}" + (f" [{s.mutant}]" if s.mutant else "")
     if s.error:
         print(f"{head}: ERROR: {s.error}")
@@ -45,7 +46,7 @@ def _print_shape(s) -> None:
     print(f"{head}: {s.status.value} ({engines})")
     if s.mutant:  # a broken variant: its verdict and its counterexample say enough
         if s.result.counterexample is not None:
-            print(f"      counterexample: {_abbreviate(s.result.counterexample.describe())}")
+            print(f"      counterexample: {_abbreviate(shown(s) or s.result.counterexample.describe())}")
         return
     if s.status.value != "PROVED":
         for r in s.result.results:
@@ -56,7 +57,7 @@ def _print_shape(s) -> None:
                 print(f"      {check.engine}: {check.status.value}: {check.detail}")
     counter = s.result.counterexample
     if counter is not None:
-        print(f"      counterexample: {_abbreviate(counter.describe())}")
+        print(f"      counterexample: {_abbreviate(shown(s) or counter.describe())}")
     if s.interpretations:
         print("      interpretations: " + "; ".join(f"{k} {v}" for k, v in s.interpretations.items()))
     for finding in s.findings:
@@ -84,6 +85,7 @@ def run(args: argparse.Namespace) -> int:
     from usim.encodings.layout import parse_dims
     from usim.engine.claim import Status
     from usim.engine.listing import ShapePlan, ShapeReport, check, listing_certificate
+    from usim.rasp.syntax.symbols import parse_alphabet
 
     started = time.perf_counter()
     spec = _spec(args)
@@ -106,15 +108,25 @@ def run(args: argparse.Namespace) -> int:
         for warning in plan.warnings:
             print(f"warning: {warning}")
 
+    alphabet = parse_alphabet(args.alphabet) if args.alphabet is not None else None
+    shown_by: dict = {}
+
     def progress(s: ShapeReport) -> None:
         if not printed["header"]:
             printed["header"] = True
             print("shapes:")
-        _print_shape(s)
+        _print_shape(s, lambda shape: shown_by["report"](shape) if "report" in shown_by else None)
+
+    def on_report(report) -> None:
+        shown_by["report"] = report.counterexample_text
+        if report.alphabet is not None:
+            print(f"symbols: the input ranges over {', '.join(map(repr, report.alphabet.inputs))}"
+                  + (f" (codes in the order of {', '.join(map(repr, report.alphabet.symbols))})"
+                     if report.alphabet.symbols != report.alphabet.inputs else ""))
 
     report = check(args.file, args.function, spec, shapes, args.max_n, engines, args.timeout,
                    args.seed, args.samples, progress=progress, on_plan=on_plan, padding=args.padding,
-                   mutants=args.mutants)
+                   mutants=args.mutants, alphabet=alphabet, on_report=on_report)
     uses = sorted(report.uses)
     if uses:
         print("reads/uses: " + ", ".join(uses)
@@ -195,6 +207,10 @@ def register(sub: argparse._SubParsersAction) -> None:
     parser.add_argument("--max-n", type=int, default=None,
                         help="check every shape the function is meant for: free dimensions up to N, "
                         "hard-coded ones at their value (default: the spec's N)")
+    parser.add_argument("--alphabet", metavar="SYMBOLS",
+                        help="specs of symbols (reverse, histogram, sort, most_frequent, or a spec file's): "
+                        "the symbols an input entry ranges over, e.g. abc or 'x,y,z' (default: the symbols "
+                        "of the file's examples)")
     parser.add_argument("--padding", choices=("zero", "any"), default="zero",
                         help="zero (default): positions past the result must hold 0, as the paper's "
                         "layouts say; any: they are not compared")

@@ -293,8 +293,11 @@ def run_listing(args: argparse.Namespace) -> int:
         raise InputError("--random applies to the blocks of the paper, not to a RASP file")
     if not args.function or args.input is None:
         raise InputError("running a RASP file needs --function F and --input \"[...]\"")
-    listing = load_file(args.block)
     tokens = read_input(args.input)
+    symbols = sorted({t for t in tokens if isinstance(t, str)})
+    if symbols and len(symbols) < len(set(map(repr, tokens))) and not all(isinstance(t, str) for t in tokens):
+        raise InputError("the input mixes strings and numbers (the REPL refuses a sequence of mixed types)")
+    listing = load_file(args.block, symbols=bool(symbols), inputs=symbols or None)
     if len(tokens) > MAX_LISTING_POSITIONS:
         raise InputError(f"the input has {len(tokens)} positions, above usim run's limit of "
                          f"{MAX_LISTING_POSITIONS}")
