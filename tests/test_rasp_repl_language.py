@@ -39,3 +39,25 @@ def test_an_unclosed_example_list_is_a_syntax_error_with_its_line():
     with pytest.raises(RaspSyntaxError) as caught:
         load_text("set example [1, 2,\nx = 3;\n", "e.rasp")
     assert "e.rasp:1:" in str(caught.value)
+
+
+def test_a_table_indexed_by_a_sequence_as_the_repls_golden_indexing_test():
+    """tests/in/indexing.txt of the REPL, with the outputs its tests/tgt records."""
+    f = load_text('set example "12345"\nd = {"1": 1, "2": 2, "3": 3, "4": 5, "5": 4};\n'
+                  'a = "qwertyuioplkjhgfdsazxcvbnm";\nb = [5, 8, 2, 9, 4, 7, 5];\n'
+                  "x = d[tokens];\ny = a[indices];\nz = a[indices * 3];\nw = b[indices];\n"
+                  "missing = d[indices];\n", "indexing.rasp", symbols=True)
+    word = list("12345")
+    assert f.run("x", word) == [1, 2, 3, 5, 4]
+    assert f.run("y", word) == list("qwert")
+    assert f.run("z", word) == list("qrupj")
+    assert f.run("w", word) == [5, 8, 2, 9, 4]
+    assert f.get("d")["4"] == 5 and f.get("a")[6] == "u" and f.get("b")[5] == 7
+    with pytest.raises(UsimError, match="undefined"):  # the REPL: index [ 0 ] not in dict
+        f.run("missing", word)
+    with pytest.raises(UsimError, match="a sequence is indexed by an integer"):
+        load_text("t = tokens[indices];")
+
+
+def test_lists_concatenate_as_in_python():
+    assert load_text("x = [1, 2] + [3];").get("x") == [1, 2, 3]

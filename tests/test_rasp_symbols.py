@@ -70,6 +70,7 @@ def test_a_symbol_is_never_equal_to_a_number_whatever_its_code():
     ("z = tokens if indices == 0 else 1;", "one branch gives symbols and the other numbers"),
     ("z = select(tokens, indices, <);", "cannot order symbols against numbers"),
     ("z = -tokens;", "cannot apply - to a sequence of symbols"),
+    ("z = round(tokens);", "cannot apply round to a sequence of symbols"),
     ("z = tokens_int + 1;", "tokens_int reads the input as numbers"),
 ])
 def test_what_the_repl_refuses_for_symbols_is_one_clear_error(text, message):

@@ -533,6 +533,8 @@ class Evaluator:
         value = self.eval(node.operand, env)
         op = node.op
         if isinstance(value, E.SOp) and self.kind(value) == SYMBOL:
+            if op == "not":  # as Python's: a string is false exactly when it is empty
+                return self.elementwise(node, "==", value, "")
             raise self.error(node, f"cannot apply {op} to a sequence of symbols")
         if op == "not":
             if isinstance(value, E.Selector):
@@ -618,6 +620,8 @@ class Evaluator:
                 raise self.error(node, f"cannot compare {describe(left)} and {describe(right)}") from None
         if isinstance(left, str) and isinstance(right, str) and op == "+":
             return left + right
+        if isinstance(left, list) and isinstance(right, list) and op == "+":
+            return left + right  # as Python (the REPL): the lists one after the other
         for side, value in ((node.left, left), (node.right, right)):
             if not (is_number(value) or isinstance(value, bool)):
                 raise self.error(side, f"cannot apply {op} to {describe(value)}")
@@ -668,6 +672,8 @@ class Evaluator:
             # one head: every query reads the key at position index (length+index if < 0)
             where = index if index >= 0 else E.length + index
             return self.aggregate_of(node, E.select(E.indices, where, E.Predicate.EQ), target, None)
+        if isinstance(index, E.SOp) and isinstance(target, (list, tuple, dict, str)):
+            return self.lookup(node, target, index)
         if isinstance(target, dict):
             if index not in target:
                 raise self.error(node.index, f"{describe(index)} is not a key of the dict")
@@ -679,6 +685,24 @@ class Evaluator:
                 raise self.error(node.index, f"index {index} is out of range for {describe(target)}")
             return target[index]
         raise self.error(node.target, f"cannot index {describe(target)}")
+
+    def lookup(self, node: T.Index, table: Any, index: E.SOp) -> E.SOp:
+        """A list, dict or string indexed by a sequence (the REPL's ``d[tokens]``):
+        at each position, the entry its index names, as a table of ``where``s;
+        undefined where it names no entry (the REPL fails there)."""
+        pairs = list(table.items()) if isinstance(table, dict) else list(enumerate(table))
+        values = [v for _, v in pairs]
+        kinds = {self.kind(v) for v in values}
+        if not pairs or not all(is_number(v) or isinstance(v, (bool, str)) for v in values) or len(kinds) > 1:
+            raise self.error(node, "a table indexed by a sequence must hold atoms of one kind (numbers, "
+                                   "booleans or strings)")
+        kind = kinds.pop()
+        nothing = E.select(E.indices, E.indices, E.Predicate.FALSE)
+        result: E.SOp = self.mark(E.aggregate(nothing, 0, default=None, single=kind != NUMBER), kind)
+        for key, value in reversed(pairs):
+            hit = self.elementwise(node, "==", index, key)
+            result = self.mark(E.where(hit, self._sequence(node, value), result), kind)
+        return result
 
     def _eval_Select(self, node: T.Select, env: Env) -> Any:
         keys = self._sequence(node.keys, self.eval(node.keys, env))
