@@ -840,6 +840,8 @@ def check(path: str, function: str, spec: Spec, shapes: Sequence[Shape] | None =
         start = time.perf_counter()
         try:
             ob = obligation_for(rasp, function, spec, shape, plan.parameters, padding)
+            # the statement itself may be refused here (a float in the target, ...)
+            result = check_obligation(ob, engines=engines, timeout=timeout, claim_engines=spec.engines)
         except (UsimError, ShapeError) as error:
             shape_report = ShapeReport(shape, None, {}, [], [], error=str(error),
                                        seconds=time.perf_counter() - start)
@@ -849,15 +851,6 @@ def check(path: str, function: str, spec: Spec, shapes: Sequence[Shape] | None =
             continue
         program = ob.construction.program
         n = ob.construction.input_layout.length
-        try:
-            result = check_obligation(ob, engines=engines, timeout=timeout, claim_engines=spec.engines)
-        except UsimError as error:  # the statement itself is refused (a float in the target, ...)
-            shape_report = ShapeReport(shape, None, {}, [], [], error=str(error),
-                                       seconds=time.perf_counter() - start)
-            report.shapes.append(shape_report)
-            if progress:
-                progress(shape_report)
-            continue
         findings = power_findings(program, spec, n)
         interp = interpretations(ob, seed)
         shape_report = ShapeReport(shape, result, interp, cost_text(program), findings,
