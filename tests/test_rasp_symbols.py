@@ -99,3 +99,15 @@ def test_averaging_booleans_is_an_error_as_in_the_repl():
     with pytest.raises(UsimError, match="averages numbers only"):
         f.run("m", [1, 2], exact=True)
     assert f.run("m", [1], exact=True) == [True]  # one key: moved, not averaged
+
+
+def test_a_certificate_over_symbols_records_its_alphabet_and_is_verified(tmp_path, capsys):
+    cert = tmp_path / "hist.json"
+    assert main(["check", str(LISTING), "-f", "histogram", "--spec", "histogram", "--alphabet", "ab",
+                 "--max-n", "2", "--json", str(cert)]) == 0
+    import json
+
+    assert json.loads(cert.read_text())["source"]["alphabet"] == ["a", "b"]
+    capsys.readouterr()
+    assert main(["verify", str(cert), "-q"]) == 0
+    assert "reproduced (2 obligation(s), status PROVED)" in capsys.readouterr().out
