@@ -90,7 +90,7 @@ def with_semantics(program: Program, semantics: Semantics, name: str | None = No
         changed = any(a is not b for a, b in zip(children, node.children()))
         new = clone_with(node, children) if changed else node
         if isinstance(node, Aggregate) and node.semantics is not semantics:
-            new = Aggregate(children[0], children[1], node.default, semantics)
+            new = Aggregate(children[0], children[1], node.default, semantics, node.single)
             if node.has_name:
                 new.named(node.name)
         rebuilt[node.id] = new

@@ -25,10 +25,13 @@ Corrected construction (:func:`match2_program`), 1 attention layer, 1 head:
    average-hard attention an empty row averages 1 over every position and
    gives 1. The width form does not depend on the empty-row rule.)
 
-The published construction (:func:`published_match2_program`), as ``paper.md``
-describes it: at query i select keys j with x_j mod p = p - (x_i mod p),
-aggregate (we assume: the tokens x_j; the description says only "aggregate"),
-and output 1 where the result is non-zero. Differences from the task:
+The published construction (:func:`published_match2_program`), rebuilt from
+the authors' listing (``match2.rasp``, function ``Match2(p)``, in their
+repository DDuttaGit/TMA): at query i select keys j with x_j mod p = p - (x_i
+mod p), aggregate the tokens x_j, and output 0 where the mean is 0, else 1.
+(usim's reader of the listing and this construction agree on all 57224 inputs
+tried: every x in {-p-1, .., p+1}^n for p <= 5 and n <= 4.) Differences from
+the task:
 
 * x_i mod p = 0 never fires: it asks for residue p, which no residue equals
   (x = (0, 0) with p = 2 has a match, the published output is (0, 0));

@@ -21,36 +21,67 @@ Corrected construction (:func:`maxmin_program`), 1 attention layer, 1 head:
    it is their min; the trailing element passes through. No comparison flag is
    turned into arithmetic, so nothing can overshoot.
 
-The published construction (:func:`published_maxmin_program`), reconstructed.
-``paper.md`` describes the listing only in words: heads that fetch the partner
-element, a flip flag that "for negative values at odd positions can reach 2", and
-an odd trailing element passed through unchanged. The listing itself is not in
-this repository, so we had to ASSUME the following, which is the simplest
-program with exactly those three features:
+The published construction (:func:`published_maxmin_program`), rebuilt from
+the authors' listing: ``MaxMin.rasp``, function ``MaxMinSort``, in their
+repository DDuttaGit/TMA (the same function is in ``U/Ulib.rasp`` with
+``tokens_float``). Its steps, one by one (usim's own code, the listing's
+meaning; the names are the listing's):
 
-* one head fetches the partner x_{p xor 1}, guarded at the trailing position as
-  above (this gives the pass-through of a trailing element);
-* the "flip" flag is meant to be 1 where position p must take its partner's
-  value (even p with x_p < partner, odd p with x_p > partner). The listing is
-  assumed to build it as a sum, ``flip = (d < 0) + odd`` with ``d = x_p - partner``,
-  i.e. the parity is added instead of being combined by exclusive or: at an
-  odd position with a negative difference d = x_{2t+1} - x_{2t} < 0 the flag is 2;
-* the output blends with the flag as a weight, ``x + flip * (partner - x)``, as an
-  MLP would; with flip = 2 it overshoots to 2*x_{2t} - x_{2t+1}.
+1. ``MaxSel``: every query selects its own position (an identity head);
+   ``MinSel``: a query q with q mod 2 = 0 selects the key q + 1, an odd query
+   selects nothing (default 0). ``MaxminusMin = x_p - (x_{p+1} if p is even and
+   p + 1 < n, else 0)``: at an odd p this is x_p itself, not a difference.
+2. ``reqFlip = 1 if MaxminusMin < 0 else 0``, then ``reqFlip = reqFlip +
+   reqFlip[p - 1]`` (a head selecting the key p - 1; 0 at p = 0). The flag is
+   meant to be 1 where the pair is out of order, at both of its positions.
+3. ``revby2`` is 1 at an even position and -1 at an odd one (two heads, each
+   averaging a constant over every key on the queries of one parity); the head
+   ``flip`` selects the key p + revby2 (the partner p xor 1; nothing past the end).
+4. ``sort = reqFlip * partner + (1 - reqFlip) * x_p`` (the identity head again
+   for x_p).
 
-So the published output is wrong exactly at odd positions whose (difference)
-value is negative, i.e. where the pair is already ordered with x_{2t+1} < x_{2t};
-the smallest counterexample is x = (0, -1): expected (0, -1), got (0, 1). Even
-positions and pairs with x_{2t+1} >= x_{2t} come out right, so tests on
-non-decreasing pairs (for example non-negative values at the odd position and a
-zero partner) do not show it.
+What goes wrong: at an odd p, ``MaxminusMin`` is x_p, so the flag of step 2 is
+(x_p < 0), and it is added both to position p and to position p + 1. Hence
+
+* an odd p with x_p < 0 gets flag (x_p < 0) + (x_{p-1} < x_p) in {1, 2}: it
+  takes its partner's value (flag 1, even where the pair was in order) or
+  overshoots to 2 x_{p-1} - x_p (flag 2);
+* an even p >= 2 after a negative odd element gets one more: its flag is
+  (x_p < x_{p+1}) + (x_{p-1} < 0), so it takes its partner (or overshoots) when
+  the pair was in order;
+* a trailing even element (odd n) compares with 0: a negative one is replaced by
+  its missing partner, 0.
+
+On non-negative inputs every such term is 0 and the listing is right (proved by
+``tests/test_maxmin.py`` under the precondition x >= 0). Smallest
+counterexamples: x = (-1) gives (0); x = (0, -1) gives (0, 0) instead of
+(0, -1); x = (-2, -1) gives (-1, -3) instead of (-1, -2); x = (1, -1, 5, 3)
+gives (1, 1, 3, 3) instead of (1, -1, 5, 3).
+
+(An earlier usim modelled this listing from a description, as a flag that adds
+the parity to the comparison; on the inputs in {-2, .., 2}^6 that model and
+the listing differ on 13385 of 15625, so the erratum now rests on the listing
+itself. This construction and the listing, run by usim's reader of the
+listing, agree on all 20030 inputs tried: every input in {-2, .., 2}^n for
+n <= 6 and 500 random rational ones.)
 """
 
 from __future__ import annotations
 
 from usim.constructions.base import Construction, gather
 from usim.constructions.relu import sequence_layouts
-from usim.rasp.expr import SOp, indices, length, maximum, minimum, tokens, where
+from usim.rasp.expr import (
+    Predicate,
+    SOp,
+    aggregate,
+    indices,
+    length,
+    maximum,
+    minimum,
+    select,
+    tokens,
+    where,
+)
 from usim.rasp.program import Program
 
 
@@ -84,19 +115,27 @@ def maxmin_program() -> Program:
 
 
 def published_maxmin_block(values: SOp) -> SOp:
-    """The published construction as reconstructed (see the module docstring): wrong."""
-    partner, has_partner = fetch_partner(values)
-    odd = (indices % 2).named("odd_flag")
-    diff = (values - partner).named("diff")
-    flip = ((diff < 0) + odd).named("flip")  # in {0, 1, 2}: 2 at odd p with x_p < partner
-    blended = (values + flip * (partner - values)).named("blend")
-    return where(has_partner, blended, values).named("maxmin")
+    """The authors' ``MaxMinSort`` (``MaxMin.rasp``), step by step (see the module
+    docstring): wrong on inputs with negative values."""
+    same = select(indices, indices, Predicate.EQ).named("MaxSel")
+    own = aggregate(same, values).named("own")
+    next_of_even = (select(indices, indices + 1, Predicate.EQ)
+                    & select(1, indices % 2 + 1, Predicate.EQ)).named("MinSel")
+    difference = (own - aggregate(next_of_even, values)).named("MaxminusMin")
+    flag = where(difference < 0, 1, 0).named("reqFlip0")
+    previous = aggregate(select(indices + 1, indices, Predicate.EQ), flag).named("reqFlip_previous")
+    flip_flag = (flag + previous).named("reqFlip")
+    step = (aggregate(select(0, indices % 2, Predicate.EQ), 1)
+            + aggregate(select(1, indices % 2, Predicate.EQ), -1)).named("revby2")
+    partner = aggregate(select(indices, indices + step, Predicate.EQ), values).named("partner")
+    return (flip_flag * partner + (1 - flip_flag) * own).named("maxmin")
 
 
 def published_maxmin_program() -> Program:
     return Program.of(
         "maxmin_published", {"maxmin": published_maxmin_block(tokens)},
-        "MaxMin as published (reconstructed): flip = (x < partner) + parity, output x + flip*(partner - x)",
+        "MaxMin as published (MaxMin.rasp, MaxMinSort): reqFlip * partner + (1 - reqFlip) * x, "
+        "reqFlip = (x_p - x_{p+1 if p even} < 0) plus the same at p - 1",
     )
 
 

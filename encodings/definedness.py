@@ -17,6 +17,9 @@ interpretation does (which replays a counterexample):
   selection itself (its keys and query: a row that compares an undefined value
   is undefined as a whole); an empty row is defined under RASP (the default)
   and, under AHAT, when every value is;
+* an aggregate that only moves a value (``single``: symbols or booleans) is
+  defined where at most one key is selected, one without a default where at
+  least one is;
 * a static value the exact pass found undefined is never defined.
 
 The conditions are computed on the operations as they are applied, before
@@ -161,7 +164,8 @@ def _aggregate_conditions(node: Aggregate, values, conds, rows, n: int) -> Condi
     row_conds = rows[node.selector.id]
     selection = values[node.selector.id]
     ahat = node.semantics is Semantics.AHAT
-    if value_conds is None and row_conds is None:
+    empty_undefined = node.default is None and not ahat
+    if value_conds is None and row_conds is None and not node.single and not empty_undefined:
         return None
     everything = _and(*value_conds) if value_conds is not None else TRUE
     out = []
@@ -170,16 +174,23 @@ def _aggregate_conditions(node: Aggregate, values, conds, rows, n: int) -> Condi
             keys = selection.keys_of(q)
             if keys.size:
                 own = _and(*(_at(value_conds, int(k)) for k in keys))
+                if node.single and keys.size > 1:  # a value of several keys is moved: undefined
+                    own = sympy.false
             else:
-                own = everything if ahat else TRUE
+                own = everything if ahat else (sympy.false if empty_undefined else TRUE)
         else:
             row = selection[q]
+            live = [s for s in row if s is not False and s is not sympy.false]
             own = _and(*(sympy.Implies(s, _at(value_conds, k)) if s is not True and s is not sympy.true
                          else _at(value_conds, k)
                          for k, s in enumerate(row) if s is not False and s is not sympy.false))
             if ahat:
                 nothing = sympy.Not(sympy.Or(*row)) if row else sympy.true
                 own = _and(own, sympy.Implies(nothing, everything))
+            if node.single:  # at most one key selected
+                own = _and(own, *(sympy.Not(sympy.And(a, b)) for i, a in enumerate(live) for b in live[i + 1:]))
+            if empty_undefined:  # at least one key selected
+                own = _and(own, sympy.Or(*live) if live else sympy.false)
         out.append(_and(_at(row_conds, q), own))
     return _compact(out)
 
@@ -247,5 +258,7 @@ def _may_be_undefined(plan) -> bool:
             if isinstance(static, list) and any(isinstance(v, Undefined) for v in static):
                 return True
         elif isinstance(node, Map) and node.op in PARTIAL:
+            return True
+        elif isinstance(node, Aggregate) and (node.single or node.default is None):
             return True
     return False

@@ -39,6 +39,7 @@ from usim.rasp.expr import (
     SelectorNot,
     SelectorOr,
     SelectorWidth,
+    Semantics,
     SOp,
     Tokens,
 )
@@ -194,11 +195,22 @@ def _meaning(node: Expr, interp: Interpretation, plan: Plan, env: dict, n: int) 
                 return values[0] & values[1] if op is Op.AND else values[0] | values[1]
             return interp.combine(op, [dynamic(p) for p in parts])
         if isinstance(node, Aggregate):
+            # the mean over the selected keys (the default, or AHAT's mean of all, on an
+            # empty row); an aggregate that only moves a value (single) is undefined
+            # where it selects several keys, one without a default where it selects none
             selection = value(node.selector)
             values = number(node.values)
+            default = 0 if node.default is None else node.default
+            empty = node.default is None and node.semantics is not Semantics.AHAT
             if isinstance(selection, StaticSelection):
-                return interp.aggregate_static(selection, values, node.default, node.semantics)
-            return interp.aggregate_dynamic(selection, values, node.default, node.semantics)
+                out = interp.aggregate_static(selection, values, default, node.semantics)
+                counts = [int(c) for c in selection.counts]
+            else:
+                out = interp.aggregate_dynamic(selection, values, default, node.semantics)
+                counts = interp.width(selection) if (node.single or empty) else None
+            if node.single or empty:
+                out = interp.undefined_where(out, counts, node.single, empty)
+            return out
         if isinstance(node, SelectorWidth):
             selection = value(node.selector)
             if isinstance(selection, StaticSelection):

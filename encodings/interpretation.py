@@ -76,6 +76,25 @@ class Interpretation(ABC):
     @abstractmethod
     def width(self, selection: DynamicSelection) -> Seq: ...
 
+    def undefined_where(self, values: Seq, counts: Any, several: bool, empty: bool) -> Seq:
+        """An aggregate's ``values`` where it has none: at a row selecting more
+        than one key when it only moves a value (``several``: an aggregate of
+        non-numbers), at a row selecting no key when it has no default
+        (``empty``). ``counts`` is the number of keys selected per row.
+
+        By default the values are kept: where an aggregate is undefined the
+        symbolic and smt values are never compared (the definedness check says
+        where that is); the exact and numeric interpretations mark them."""
+        return values
+
+
+UNDEFINED_AGGREGATE = {
+    "several": "an aggregate of non-numbers (symbols or booleans) selects more than one key: "
+               "the RASP REPL averages numbers only",
+    "empty": "an aggregate of symbols with no symbol as default selects no key: the RASP REPL "
+             "makes a sequence of mixed types there",
+}
+
 
 class ElementwiseInterpretation(Interpretation):
     """An interpretation whose sequences are Python lists of scalars.
@@ -255,6 +274,21 @@ class ElementwiseInterpretation(Interpretation):
         zero, one = self.constant(0), self.constant(1)
         return [self.total([self._decided(s, one, zero) for s in row]) for row in selection]
 
+    def undefined_where(self, values: Seq, counts: Any, several: bool, empty: bool) -> Seq:
+        out = []
+        for value, count in zip(values, counts):
+            reason = None
+            if several and self.truth(self.scalar(Op.GT, count, self.constant(1))) is True:
+                reason = UNDEFINED_AGGREGATE["several"]
+            elif empty and self.truth(self.scalar(Op.EQ, count, self.constant(0))) is True:
+                reason = UNDEFINED_AGGREGATE["empty"]
+            out.append(value if reason is None else self.undefined_value(value, reason))
+        return out
+
+    def undefined_value(self, value: Scalar, reason: str) -> Scalar:
+        """What an undefined position holds; by default its value is kept (never compared)."""
+        return value
+
 
 class PropagatesUndefined:
     """Mixin for an element-wise interpretation of concrete values: an operation
@@ -336,6 +370,21 @@ class PropagatesUndefined:
             undefined = _first_undefined(row)
             out.append(undefined if undefined is not None else super().width([row])[0])  # type: ignore[misc]
         return out
+
+    def undefined_where(self, values, counts, several, empty):
+        out = []
+        for value, count in zip(values, counts):
+            undefined = _first_undefined((count,))
+            if undefined is not None:
+                out.append(undefined)
+            else:
+                out.extend(super().undefined_where([value], [count], several, empty))  # type: ignore[misc]
+        return out
+
+    def undefined_value(self, value: Scalar, reason: str) -> Scalar:
+        from usim.encodings.domain import Undefined
+
+        return Undefined(reason)
 
 
 def _first_undefined(values) -> Any:

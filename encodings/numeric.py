@@ -385,3 +385,14 @@ class NumericInterpretation(Interpretation):
 
     def width(self, selection: np.ndarray) -> np.ndarray:
         return np.asarray(selection, dtype=bool).sum(axis=-1).astype(self.dtype)
+
+    def undefined_where(self, values: np.ndarray, counts: Any, several: bool, empty: bool) -> np.ndarray:
+        """NaN (undefined) where an aggregate of non-numbers selects several keys,
+        or one without a default selects none."""
+        counts = np.asarray(counts)
+        bad = np.zeros(np.broadcast_shapes(np.shape(values), counts.shape), dtype=bool)
+        if several:
+            bad |= counts > 1
+        if empty:
+            bad |= counts == 0
+        return np.where(bad, np.nan, values)

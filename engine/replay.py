@@ -202,12 +202,16 @@ def evaluate_at(ob: Obligation, point: Mapping[str, Any]) -> Evaluation | None:
 def _counterexample(ob: Obligation, evaluation: Evaluation, position: int, got: Any, expected: Any,
                     with_divergence: bool = True) -> Counterexample:
     out_names = entry_names(ob.construction.output_layout)
+    shown_expected, shown_got = _show(expected), _show(got)
+    if shown_expected == shown_got and not isinstance(got, Undefined) and not isinstance(expected, Undefined):
+        # they differ past 12 digits (e.g. base 2.718281828459045 against e): show all 50
+        shown_expected, shown_got = str(sympy.N(expected, DIGITS)), str(sympy.N(got, DIGITS))
     return Counterexample(
         inputs={k: [[_show(x) for x in row] for row in v] for k, v in evaluation.matrices.items()},
         position=position,
         entry=out_names[position],
-        expected=_show(expected),
-        got=_show(got),
+        expected=shown_expected,
+        got=shown_got,
         replay=evaluation.mode,
         divergence=divergence(ob, evaluation.tokens) if with_divergence else None,
     )

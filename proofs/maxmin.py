@@ -11,13 +11,13 @@ states both sides with If and proves them; the sympy engine's canonical forms
 cannot decide Max/Min in general, but the corrected construction produces the
 very same Max/Min terms, so its forms are identical.
 
-Claim ``maxmin_published`` (an erratum, expected REFUTED) states the paper's
-construction as reconstructed in :mod:`usim.constructions.maxmin` against the
-same statement: its flip flag reaches 2 at an odd position whose difference to
-its partner is negative, and it is REFUTED from n = 2 on, with a counterexample
-like x = (0, -1) -> (0, 1) instead of (0, -1). At n = 1 there is no pair, and
-the published program is right (its guard passes the element through); so its
-refutation is reported per shape, not assumed.
+Claim ``maxmin_published`` (an erratum, expected REFUTED) states the authors'
+listing (``MaxMin.rasp``, ``MaxMinSort``, rebuilt step by step in
+:mod:`usim.constructions.maxmin`) against the same statement. It is refuted at
+every n >= 1: its flag compares an odd position with 0 instead of with its
+partner and is carried to the next position, so a negative value misleads it
+(x = (-1) gives (0); x = (0, -1) gives (0, 0); x = (-2, -1) gives (-1, -3)). On
+non-negative inputs it is right.
 """
 
 from __future__ import annotations
@@ -78,18 +78,18 @@ PUBLISHED = erratum(
     CLAIM,
     "maxmin_published",
     paper="MaxMin as published (erratum)",
-    title="the published MaxMin: wrong where an odd position is below its partner",
+    title="the published MaxMin (MaxMin.rasp): wrong on inputs with negative values",
     statement=(
-        "The published MaxMin construction (reconstructed from its description: a flip flag "
-        "that adds the position's parity to the comparison) outputs max/min of each pair for "
-        "every real input. Expected REFUTED: its flag reaches 2 at an odd position below its "
-        "partner, e.g. x = (0, -1) gives (0, 1). Correct only at n = 1 (no pair)."
+        "The published MaxMin listing (MaxMin.rasp, MaxMinSort, rebuilt step by step) outputs "
+        "max/min of each pair for every real input. Expected REFUTED at every n: its flag compares "
+        "an odd element with 0 and carries it to the next position, e.g. x = (0, -1) gives (0, 0) "
+        "and x = (-2, -1) gives (-1, -3). Right on non-negative inputs."
     ),
     construction=lambda n: maxmin_construction(n, published=True),
     default_max_n=4,
     ci_max_n=3,
-    notes=("The published listing is not available; the reconstruction and what it assumes are "
-           "in usim.constructions.maxmin. The fix, proved, is the claim maxmin."),
+    notes=("Rebuilt from the authors' listing MaxMin.rasp (DDuttaGit/TMA); usim.constructions.maxmin "
+           "says how. The fix, proved, is the claim maxmin."),
 )
 
 CLAIMS = (CLAIM, PUBLISHED)

@@ -368,7 +368,15 @@ def _selector(value: object) -> Selector:
 
 
 class Aggregate(SOp):
-    """Mean of ``values`` over the selected keys; see :class:`Semantics` for empty rows."""
+    """Mean of ``values`` over the selected keys; see :class:`Semantics` for empty rows.
+
+    ``single=True``: the values are not numbers to average (symbols, booleans,
+    read as codes), and the aggregate only *moves* one: a row that selects more
+    than one key is undefined (as the RASP REPL refuses to average non-numbers).
+    ``default=None``: a row that selects no key is undefined (the REPL's
+    aggregate of symbols with a number as default makes a sequence of mixed
+    types, which it refuses).
+    """
 
     kind = "aggregate"
 
@@ -376,16 +384,18 @@ class Aggregate(SOp):
         self,
         selector: Selector,
         values: SOp | Number,
-        default: Number = 0,
+        default: Number | None = 0,
         semantics: Semantics = Semantics.RASP,
+        single: bool = False,
     ) -> None:
         super().__init__()
         self.selector = _selector(selector)
         self.values = _coerce(values)
-        self.default = Constant(default).value
+        self.default = None if default is None else Constant(default).value
         if isinstance(self.default, bool):
             raise TypeError("an aggregate's default must be a number")
         self.semantics = Semantics(semantics)
+        self.single = bool(single)
 
     def children(self) -> tuple[Expr, ...]:
         return (self.selector, self.values)
@@ -424,11 +434,14 @@ def select(keys: SOp | Number, queries: SOp | Number, predicate: Predicate) -> S
 def aggregate(
     selector: Selector,
     values: SOp | Number,
-    default: Number = 0,
+    default: Number | None = 0,
     semantics: Semantics = Semantics.RASP,
+    single: bool = False,
 ) -> SOp:
-    """Mean of the selected values at each query; ``default`` on an empty row (RASP)."""
-    return Aggregate(selector, values, default, semantics)
+    """Mean of the selected values at each query; ``default`` on an empty row (RASP).
+    ``single``: undefined where more than one key is selected; ``default=None``:
+    undefined where none is (see :class:`Aggregate`)."""
+    return Aggregate(selector, values, default, semantics, single)
 
 
 def selector_width(selector: Selector) -> SOp:

@@ -30,7 +30,8 @@ def _describe(node: Expr) -> str:
     if isinstance(node, Select):
         return f"select:{node.predicate.name}"
     if isinstance(node, Aggregate):
-        return f"aggregate:{Fraction(node.default)}:{node.semantics.value}"
+        default = "none" if node.default is None else Fraction(node.default)
+        return f"aggregate:{default}:{node.semantics.value}" + (":single" if node.single else "")
     return node.kind
 
 

@@ -75,8 +75,12 @@ def expression(node: Expr, top: bool = True) -> tuple[str, int]:
         extra = ""
         if node.semantics is Semantics.AHAT:
             extra = ", semantics=ahat"
+        elif node.default is None:
+            extra = ", default=undefined"
         elif node.default != 0:
             extra = f", default={node.default}"
+        if node.single:
+            extra += ", single=True"
         return f"aggregate({sel}, {vals}{extra})", 10
     if isinstance(node, SelectorWidth):
         return f"selector_width({expression(node.selector, False)[0]})", 10

@@ -36,7 +36,7 @@ def clone_with(node: Expr, children: tuple[Expr, ...]) -> Expr:
     elif isinstance(node, SelectorNot):
         new = SelectorNot(*children)
     elif isinstance(node, Aggregate):
-        new = Aggregate(children[0], children[1], node.default, node.semantics)
+        new = Aggregate(children[0], children[1], node.default, node.semantics, node.single)
     elif isinstance(node, SelectorWidth):
         new = SelectorWidth(children[0])
     else:

@@ -100,11 +100,11 @@ def test_shapes_follow_parameters_and_hard_coded_dimensions(tmp_path):
     transpose = spec("transpose")
     listing = load_file(EXAMPLES / "transpose.rasp")
     fixed = plan_shapes(listing, "transpose", transpose, None, 3)
-    assert fixed.shapes == ((3, 1), (3, 2), (3, 3)) and fixed.fixed["r"] == ("r", 3)
+    assert fixed.shapes == ((3, 1), (3, 2), (3, 3)) and fixed.fixed["r"] == ("as r", 3)
     free = plan_shapes(listing, "transpose_rows", transpose, None, 2)
     assert free.shapes == ((1, 1), (1, 2), (2, 1), (2, 2)) and free.parameters == {"r": "r"}
     warned = plan_shapes(listing, "transpose", transpose, [(2, 2)], None)
-    assert warned.shapes == ((2, 2),) and "hard-codes r = 3" in warned.warnings[0]
+    assert warned.shapes == ((2, 2),) and "the listing fixes r = 3" in warned.warnings[0]
     odd = tmp_path / "odd.rasp"
     odd.write_text("def t(width) { return tokens; }\n")
     with pytest.raises(UsimError, match="parameter 'width'"):

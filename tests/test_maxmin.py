@@ -33,13 +33,40 @@ def test_corrected_maxmin_on_every_small_input_and_random_rationals():
         assert run_exact(maxmin_program(), x)["maxmin"] == group_sort_2(x)
 
 
-def test_published_maxmin_overshoots_at_a_negative_odd_position():
-    # at position 1 the difference -1 - 0 is negative and the position odd: flip = 2,
-    # and the blend x + 2 * (partner - x) gives 2 * 0 - (-1) = 1
-    assert run_exact(published_maxmin_program(), [0, -1])["maxmin"] == [0, 1]
-    assert group_sort_2([0, -1]) == [0, -1]
-    # right when the odd element is not below its partner, and on a trailing element
-    assert run_exact(published_maxmin_program(), [-3, 5, -7])["maxmin"] == [5, -3, -7]
+def test_published_maxmin_follows_the_listing_on_hand_computed_inputs():
+    """MaxMin.rasp's MaxMinSort by hand: the flag at p is (x_p - x_{p+1} < 0) at
+    an even p, (x_p < 0) at an odd p (its MinSel selects nothing there), plus
+    the flag of p - 1; the output is flag * partner + (1 - flag) * x_p."""
+    published = published_maxmin_program()
+    # a single negative element: flag 1, its missing partner is 0
+    assert run_exact(published, [-1])["maxmin"] == [0]
+    # (0, -1): the odd -1 < 0 takes its partner though the pair is in order
+    assert run_exact(published, [0, -1])["maxmin"] == [0, 0]
+    # (-2, -1): flag 2 at the odd position overshoots to 2 * (-2) - (-1)
+    assert run_exact(published, [-2, -1])["maxmin"] == [-1, -3]
+    # the flag of a negative odd element spills into the next pair
+    assert run_exact(published, [1, -1, 5, 3])["maxmin"] == [1, 1, 3, 3]
+    # the authors' own example, non-negative: right
+    example = [14, 18, 3, 12, 6, 20, 7, 17, 13, 9]
+    assert run_exact(published, example)["maxmin"] == group_sort_2(example)
+
+
+def test_published_maxmin_is_right_on_every_small_non_negative_input():
+    published = published_maxmin_program()
+    for n in range(1, 6):
+        for x in itertools.product((0, 1, 2), repeat=n):
+            assert run_exact(published, list(x))["maxmin"] == group_sort_2(x)
+
+
+def test_z3_proves_the_published_maxmin_for_non_negative_inputs():
+    import dataclasses
+
+    import sympy
+
+    for n in (1, 2, 3, 4, 5):
+        ob = dataclasses.replace(get("maxmin_published").obligation((n,)),
+                                 preconditions=lambda m: [sympy.Ge(v, 0) for v in m["x"]])
+        assert check_obligation(ob, ("z3",), timeout=60).status is Status.PROVED
 
 
 def test_maxmin_costs_one_head():
@@ -54,20 +81,15 @@ def test_both_engines_prove_the_corrected_maxmin_odd_lengths_included(n):
     assert any(r.engine == "z3" and r.status is Status.PROVED for r in result.results)
 
 
-@pytest.mark.parametrize("n", [2, 3])
-def test_z3_refutes_the_published_maxmin_at_an_odd_position(n):
+@pytest.mark.parametrize("n", [1, 2, 3, 4])
+def test_z3_refutes_the_published_maxmin_at_every_length(n):
     result = check_obligation(get("maxmin_published").obligation((n,)), ("z3",), timeout=60)
     assert result.status is Status.REFUTED
     cx = result.counterexample
-    assert cx.position % 2 == 1 and cx.replay == "exact"
+    assert cx.replay == "exact"
     x = [Fraction(v) for v in cx.inputs["x"][0]]
-    # the defect: the odd element is below its partner (its difference is negative)
-    assert x[cx.position] < x[cx.position - 1]
-
-
-def test_the_published_maxmin_is_right_without_a_pair():
-    result = check_obligation(get("maxmin_published").obligation((1,)), ("z3",), timeout=60)
-    assert result.status is Status.PROVED
+    assert min(x) < 0  # only a negative value can mislead it
+    assert run_exact(published_maxmin_program(), x)["maxmin"] != group_sort_2(x)
 
 
 @pytest.mark.parametrize("mutant, n", [

@@ -12,9 +12,11 @@ Syntax errors are :class:`RaspSyntaxError` and meaning errors
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+import re
+from dataclasses import dataclass, field, fields
 from pathlib import Path
-from typing import Any, Mapping
+from fractions import Fraction
+from typing import Any, Mapping, Sequence
 
 from usim.errors import UsimError
 from usim.rasp import expr as E
@@ -23,11 +25,14 @@ from usim.rasp.syntax import tree
 from usim.rasp.syntax.errors import RaspEvaluationError, RaspFileError, RaspSyntaxError
 from usim.rasp.syntax.evaluator import Env, Evaluator, Example, RaspFunction, describe
 from usim.rasp.syntax.library import base_env
-from usim.rasp.syntax.parser import parse
+from usim.rasp.syntax.parser import parse, parse_expression
+from usim.rasp.syntax.symbols import Alphabet, Collecting
+
+EXPRESSION_FILE = "<expression>"
 
 __all__ = [
     "Built", "Example", "RaspEvaluationError", "RaspFile", "RaspFileError", "RaspFunction",
-    "RaspSyntaxError", "load_file", "load_text", "parse",
+    "RaspSyntaxError", "is_name", "load_file", "load_text", "parse", "parse_expression", "read_input",
 ]
 
 
@@ -55,6 +60,15 @@ class RaspFile:
         return list(self.evaluator.examples)
 
     @property
+    def alphabet(self) -> Alphabet | None:
+        """The symbols (codes in sorted order) when the input is read as symbols."""
+        return self.evaluator.alphabet
+
+    def kind_of(self, sop: E.SOp) -> str:
+        """number, boolean or symbol (:mod:`usim.rasp.syntax.symbols`)."""
+        return self.evaluator.kind(sop)
+
+    @property
     def uses(self) -> set[str]:
         """Token kinds read (tokens_int, ...) and usim additions used (exp, Map, ...)."""
         return set(self.evaluator.uses)
@@ -63,6 +77,10 @@ class RaspFile:
         return sorted(n for n in self.env.vars if n != "out")
 
     def get(self, name: str) -> Any:
+        """The value of a name the file defines; for an expression such as
+        ``Det(Cofactor())``, the expression's syntax (it is checked to parse)."""
+        if not is_name(name):
+            return parse_expression(name, EXPRESSION_FILE)
         if name not in self.env.vars:
             defined = ", ".join(self.names()) or "nothing"
             raise UsimError(f"{self.filename} defines no {name!r} (it defines: {defined})")
@@ -72,17 +90,29 @@ class RaspFile:
         value = self.get(name)
         return value.params if isinstance(value, RaspFunction) else ()
 
+    def function_of(self, name: str) -> RaspFunction | None:
+        """The function of the file that ``name`` is, or that an expression such
+        as ``Det(Cofactor())`` calls at its top; None for anything else."""
+        value = self.get(name)
+        if isinstance(value, tree.Call) and isinstance(value.func, tree.Name):
+            found, value = self.env.lookup(value.func.id)
+        return value if isinstance(value, RaspFunction) else None
+
     def build(self, name: str, args: Mapping[str, Any] | None = None) -> Built:
-        """The sequence ``name`` is (a function is called with ``args`` by parameter name)."""
+        """The sequence ``name`` is (a function is called with ``args`` by parameter
+        name); ``name`` may also be an expression, e.g. ``Det(Cofactor())``."""
         args = dict(args or {})
         value = self.get(name)
         scope: Mapping[str, Any] = {}
-        if isinstance(value, RaspFunction):
+        if isinstance(value, tree.Node):  # an expression
+            value, scope = self.evaluator.evaluate_outside(value, Env(self.env), EXPRESSION_FILE, name)
+        elif isinstance(value, RaspFunction):
             missing = [p for p in value.params if p not in args]
             if missing:
                 raise RaspEvaluationError(
                     self.filename, value.span.line, value.span.column,
-                    f"cannot call {name}: no value for its parameter(s) {', '.join(missing)}",
+                    f"cannot call {name}: no value for its parameter(s) {', '.join(missing)} "
+                    f"(write the call itself, e.g. {name}({', '.join('...' for _ in value.params)}))",
                     f"def {name}({', '.join(value.params)})")
             result, env = self.evaluator.invoke(value, [args[p] for p in value.params])
             value, scope = result, dict(env.vars)
@@ -95,18 +125,114 @@ class RaspFile:
         built = self.build(name, args)
         return Program.of(name, {name: built.sop}, f"{name} from {self.filename}")
 
+    def evaluate(self, text: str, bindings: Mapping[str, Any] | None = None) -> Any:
+        """The value of a RASP expression in the file's scope, with ``bindings``
+        (names to values) visible over it."""
+        scope = Env(self.env)
+        for key, value in (bindings or {}).items():
+            scope.set(key, value)
+        return self.evaluator.evaluate_outside(parse_expression(text, EXPRESSION_FILE), scope,
+                                               EXPRESSION_FILE, text)[0]
 
-def load_text(text: str, filename: str = "<string>") -> RaspFile:
-    """Parse and run RASP source text."""
+
+    def run(self, name: str, tokens: Sequence[Any], exact: bool = False) -> list[Any]:
+        """The sequence ``name`` (a function of no parameters, or an expression
+        such as ``f(3)``) on one input: numeric (float64, checked: an overflow or
+        an undefined value is an error, never a wrong number; long double when
+        float64's range is not enough), or exact (rationals) with ``exact``.
+        Boolean sequences come back as booleans."""
+        import numpy as np
+
+        from usim.encodings.runners import run_exact, run_numeric_in_range
+        from usim.errors import InputError
+
+        if not tokens:
+            raise InputError("the input is empty")
+        built = self.build(name)
+        if self.alphabet is not None:  # symbols: exact, on their codes
+            return self.evaluator.run(built.sop, list(tokens), exact_only=True,
+                                      label=name if is_name(name) else "the expression")
+        label = name if is_name(name) else "the expression"
+        program = Program.of(label, {label: built.sop})
+        if exact:
+            values = run_exact(program, list(tokens))[label]
+            return [bool(v) if self.kind_of(built.sop) == "boolean" else v for v in values]
+        numbers = []
+        for p, t in enumerate(tokens):
+            if not (isinstance(t, (int, Fraction)) or isinstance(t, bool)):
+                raise InputError(f"position {p} holds {describe(t)}: usim runs numbers")
+            numbers.append(float(t))
+        outputs, _ = run_numeric_in_range(program, np.asarray(numbers, dtype=np.float64))
+        row = outputs[label][0]
+        return [bool(v) for v in row] if self.kind_of(built.sop) == "boolean" else [float(v) for v in row]
+
+
+def read_input(text: str) -> list[Any]:
+    """An input as a RASP file writes one: a list such as ``[1, 2.5, -3]`` (or a
+    string, its characters), read exactly."""
+    value = load_text("", "<input>").evaluate(text)
+    if isinstance(value, str):
+        return list(value)
+    if not isinstance(value, (list, tuple)):
+        raise UsimError(f"the input {text!r} is {describe(value)}: write a list such as [1, 2, 3]")
+    return list(value)
+
+
+def is_name(text: str) -> bool:
+    """A plain name (a function or sequence of the file), not an expression."""
+    return bool(re.fullmatch(r"[A-Za-z_][A-Za-z_0-9]*", text or ""))
+
+
+def load_text(text: str, filename: str = "<string>", symbols: bool = False,
+              inputs: Sequence[str] | None = None) -> RaspFile:
+    """Parse and run RASP source text.
+
+    By default the input and every sequence hold numbers (a string meeting a
+    sequence is an error). With ``symbols`` the input is read as symbols, as
+    the REPL's ``tokens_str``: the file is run once to collect every string it
+    uses, then again with the alphabet of them all, sorted (strings as codes,
+    :mod:`usim.rasp.syntax.symbols`). The input ranges over ``inputs`` (by
+    default the symbols of the file's examples, else every symbol it uses)."""
     module = parse(text, filename)
-    evaluator = Evaluator(loader=_loader)
+    alphabet = None
+    if symbols:
+        first = _run(module, Collecting(inputs or ()))
+        seen = set(first.evaluator.alphabet.seen) | string_literals(module)  # type: ignore[union-attr]
+        examples = {v for e in first.examples for v in e.values if isinstance(v, str)}
+        chosen = list(inputs) if inputs else (sorted(examples) or sorted(seen))
+        if not chosen:
+            raise UsimError(f"{filename}: no symbol to read the input as: give an alphabet "
+                            "(--alphabet abc) or an example of strings (set example \"abc\")")
+        alphabet = Alphabet.of(seen | examples, chosen)
+    return _run(module, alphabet)
+
+
+def string_literals(module: tree.Module) -> set[str]:
+    """Every string the file writes, and each of its characters (a function's
+    body runs only when it is called: its strings are found here)."""
+    found: set[str] = set()
+    stack: list[Any] = list(module.statements)
+    while stack:
+        node = stack.pop()
+        if isinstance(node, tree.String):
+            found.add(node.value)
+            found.update(node.value)
+        elif isinstance(node, (list, tuple)):
+            stack.extend(node)
+        elif isinstance(node, tree.Node):
+            stack.extend(getattr(node, f.name) for f in fields(node) if f.name != "span")
+    return found
+
+
+def _run(module: tree.Module, alphabet: Alphabet | None) -> RaspFile:
+    evaluator = Evaluator(loader=_loader, alphabet=alphabet)
     library = base_env(evaluator)
-    env = Env(library, name=filename)
+    env = Env(library, name=module.filename)
     evaluator.run_module(module, env)
-    return RaspFile(filename, text, module, env, evaluator)
+    return RaspFile(module.filename, module.source, module, env, evaluator)
 
 
-def load_file(path: str | Path) -> RaspFile:
+def load_file(path: str | Path, symbols: bool = False, inputs: Sequence[str] | None = None) -> RaspFile:
     path = Path(path)
     try:
         text = path.read_text(encoding="utf-8")
@@ -118,7 +244,7 @@ def load_file(path: str | Path) -> RaspFile:
         from usim.errors import InputError
 
         raise InputError(f"{path} is not UTF-8 text: {error}") from None
-    return load_text(text, str(path))
+    return load_text(text, str(path), symbols, inputs)
 
 
 def _loader(path: str, from_file: str) -> tree.Module:

@@ -19,7 +19,8 @@ Operations, with the REPL's meaning
         atom ``c``: only the chosen branch is evaluated.
     ``select(keys, queries, op)``  keys first; ``op`` relates key to query:
         ``select(k, q, <)`` selects, at query q, the keys k with k < q.
-    ``aggregate(s, v[, default])``  the mean of v over the selected keys; default 0.
+    ``aggregate(s, v[, default])``  the mean of v over the selected keys; default 0
+        (booleans and symbols: the one selected value, undefined over several keys).
     ``s[i]``        for a sequence s and an integer i: one head gathering position i
         (i < 0 counts from the end: position length + i), broadcast everywhere.
     ``round(x)``, ``indicator(x)``  element-wise: round half to even (as Python's
@@ -27,11 +28,16 @@ Operations, with the REPL's meaning
     ``f(args)``     a function call; ``sop(input)`` runs a sequence on an input
         list (recorded as one of the file's examples).
 
-Names: ``tokens``, ``tokens_int``, ``tokens_float``, ``tokens_str`` and
-``tokens_asis`` are all usim's numeric input (usim's inputs are numbers: the REPL's
-``int`` conversion of ``tokens_int`` is not applied, and a string compared with a
-token is an error); ``tokens_bool`` is ``tokens != 0``; ``indices``, ``length``,
-``True``, ``False``; the REPL library (see :mod:`.library`).
+Names: by default ``tokens``, ``tokens_int``, ``tokens_float``, ``tokens_str``
+and ``tokens_asis`` are all usim's numeric input (the REPL's ``int`` conversion of
+``tokens_int`` is not applied, and a string meeting a sequence is an error);
+``tokens_bool`` is ``tokens != 0``. A file read with symbols (``load_text(...,
+symbols=True)``) reads ``tokens``, ``tokens_str`` and ``tokens_asis`` as symbols, the
+REPL's strings, held as codes; every sequence then has a kind (number, boolean,
+symbol) and the REPL's rules for mixing them are applied here
+(:mod:`.symbols`): aggregates of booleans and symbols move one value and never
+average. ``indices``, ``length``, ``True``, ``False``; the REPL library (see
+:mod:`.library`).
 
 usim additions (not in the REPL; a checked file that uses them says so):
 ``exp(x)``, ``sqrt(x)``, ``abs(x)``; ``numerical(x)`` and ``categorical(x)``
@@ -45,6 +51,7 @@ round, indicator, exp, sqrt, abs, the library's max/min). Anything else in a lam
 
 from __future__ import annotations
 
+import contextlib
 import operator
 import os
 from dataclasses import dataclass, field
@@ -55,6 +62,7 @@ from usim.errors import NotExactError, UsimError
 from usim.rasp import expr as E
 from usim.rasp.syntax import tree as T
 from usim.rasp.syntax.errors import RaspEvaluationError
+from usim.rasp.syntax.symbols import BOOLEAN, NUMBER, SYMBOL, Alphabet
 
 Atom = int | Fraction | bool | str
 
@@ -71,6 +79,7 @@ _COMPARISON = {"==": operator.eq, "!=": operator.ne, "<": operator.lt, "<=": ope
 PREDICATES = {"==": E.Predicate.EQ, "!=": E.Predicate.NE, "<": E.Predicate.LT,
               "<=": E.Predicate.LE, ">": E.Predicate.GT, ">=": E.Predicate.GE}
 _PRIMITIVES = (E.Tokens, E.Indices, E.Length)
+MAX_CALL_DEPTH = 100  # nested calls of RASP functions (the REPL has no recursion either)
 
 
 def normal(x: Any) -> Any:
@@ -186,6 +195,10 @@ class Example:
     def numeric(self) -> bool:
         return all(is_number(v) or isinstance(v, bool) for v in self.values) and bool(self.values)
 
+    @property
+    def symbols(self) -> bool:
+        return all(isinstance(v, str) for v in self.values) and bool(self.values)
+
 
 class _Exit(Exception):
     """`exit` / `quit`: stop running the file."""
@@ -208,11 +221,34 @@ class Evaluator:
     frames: list[_Frame] = field(default_factory=list)
     _loading: set[str] = field(default_factory=set)
     _lambda_depth: int = 0
+    _guarded: bool = False
+    alphabet: Alphabet | None = None  # None: usim's numbers only; else strings are symbols (codes)
+    kinds: dict[int, str] = field(default_factory=dict)  # sequence id -> number / boolean / symbol
+
+    def __post_init__(self) -> None:
+        if self.alphabet is not None:
+            self.kinds[E.tokens.id] = SYMBOL
+
+    # -- kinds ----------------------------------------------------------------------
+    def kind(self, value: Any) -> str:
+        """What a value holds: a number, a boolean or a symbol (a string)."""
+        if isinstance(value, E.SOp):
+            return self.kinds.get(value.id, BOOLEAN if value.is_bool else NUMBER)
+        if isinstance(value, bool):
+            return BOOLEAN
+        if isinstance(value, str):
+            return SYMBOL
+        return NUMBER
+
+    def mark(self, sop: E.SOp, kind: str) -> E.SOp:
+        if kind == SYMBOL or (kind == BOOLEAN and not sop.is_bool):
+            self.kinds[sop.id] = kind
+        return sop
 
     # -- errors ------------------------------------------------------------------
     def error(self, node: T.Node, message: str) -> RaspEvaluationError:
         frame = self.frames[-1]
-        calls = [f.call for f in reversed(self.frames) if f.call]
+        calls = list(dict.fromkeys(f.call for f in reversed(self.frames) if f.call))
         if calls:
             message += " (" + "; ".join(calls[:3]) + ")"
         return RaspEvaluationError(frame.filename, node.span.line, node.span.column, message,
@@ -227,9 +263,44 @@ class Evaluator:
         self.frames.append(_Frame(module.filename, module.source))
         try:
             for statement in module.statements:
-                self.execute(statement, env)
+                with self._depth_guard(statement):
+                    self.execute(statement, env)
         except _Exit:
             pass
+        finally:
+            self.frames.pop()
+
+    @contextlib.contextmanager
+    def _depth_guard(self, node: T.Node):
+        """Python's own recursion limit, met by a recursive RASP function before
+        :data:`MAX_CALL_DEPTH` or by a very deeply nested expression, as one error."""
+        outermost = not self._guarded
+        self._guarded = True
+        try:
+            yield
+        except RecursionError:
+            if not outermost:
+                raise
+            raise self.error(node, "calls or expressions nested too deeply (a recursive function? "
+                                   "RASP functions cannot call themselves)") from None
+        finally:
+            if outermost:
+                self._guarded = False
+
+    def evaluate_outside(self, node: T.Node, env: Env, filename: str, source: str) -> tuple[Any, dict]:
+        """An expression given from outside any file (``usim check --function
+        'Det(Cofactor())'``): its value, and, when it calls a RASP function, the
+        local variables of that call."""
+        self.frames.append(_Frame(filename, source))
+        try:
+            with self._depth_guard(node):
+                if isinstance(node, T.Call) and isinstance(node.func, T.Name):
+                    found, function = env.lookup(node.func.id)
+                    if found and isinstance(function, RaspFunction):
+                        args = [self.eval(a, env) for a in node.args]
+                        result, scope = self.call_function(node, function, args)
+                        return result, dict(scope.vars)
+                return self.eval(node, env), {}
         finally:
             self.frames.pop()
 
@@ -353,6 +424,9 @@ class Evaluator:
             raise self.error(node, f"unknown name {node.id}{hint}")
         if node.id.startswith("tokens"):
             self.uses.add(node.id)
+            if self.alphabet is not None and node.id in ("tokens_int", "tokens_float", "tokens_bool"):
+                raise self.error(node, f"{node.id} reads the input as numbers, but it is read as symbols "
+                                       "here (a spec of symbols, --alphabet, or an input of strings)")
         if isinstance(value, BuiltinFunction) and value.addition:
             self.uses.add(f"usim addition {value.name}")
         return value
@@ -423,10 +497,10 @@ class Evaluator:
         container = self.eval(node.container, env)
         if isinstance(item, E.SOp):
             if not isinstance(container, (list, tuple)):
-                raise self.error(node, f"`sequence in X` needs a list of numbers, got {describe(container)}")
+                raise self.error(node, f"`sequence in X` needs a list of atoms, got {describe(container)}")
             result: E.SOp = E.Constant(False)
             for v in container:
-                result = result | (item == self.atom_for_sequence(node.container, v))
+                result = result | self.elementwise(node, "==", item, v)
             return result
         if isinstance(item, (E.Selector, RaspFunction, BuiltinFunction, LambdaValue)):
             raise self.error(node, f"cannot look for {describe(item)} in a container")
@@ -434,26 +508,34 @@ class Evaluator:
             return item in container
         if isinstance(container, E.SOp):
             # as the REPL: some position holds the atom (one head over every position)
-            found = E.where(container == self.atom_for_sequence(node.item, item), 1, 0)
+            found = E.where(self.elementwise(node, "==", container, item), 1, 0)
             return E.aggregate(E.select(1, 1, E.Predicate.EQ), found) > 0
         raise self.error(node, f"cannot look inside {describe(container)}")
 
     # -- operators -------------------------------------------------------------------
     def atom_for_sequence(self, node: T.Node, value: Any) -> Any:
-        """``value`` as an operand next to a sequence: a sequence or a number."""
+        """``value`` as an operand next to a sequence: a sequence, a number, or a
+        symbol's code (a constant sequence of kind symbol)."""
         if isinstance(value, E.SOp) or is_number(value) or isinstance(value, bool):
             return value
         if isinstance(value, str):
-            raise self.error(
-                node,
-                f'the string "{value}" cannot meet a sequence: usim\'s sequences hold numbers '
-                "(tokens_str is read as the numeric input)",
-            )
+            if self.alphabet is None:
+                raise self.error(
+                    node,
+                    f'the string "{value}" cannot meet a sequence: usim reads the input as numbers '
+                    "here (check with a spec of symbols or --alphabet, or run with an input of strings, "
+                    "to read it as symbols)",
+                )
+            return self.mark(E.Constant(self.alphabet.code(value)), SYMBOL)
         raise self.error(node, f"{describe(value)} cannot be used as a sequence")
 
     def _eval_Unary(self, node: T.Unary, env: Env) -> Any:
         value = self.eval(node.operand, env)
         op = node.op
+        if isinstance(value, E.SOp) and self.kind(value) == SYMBOL:
+            if op == "not":  # as Python's: a string is false exactly when it is empty
+                return self.elementwise(node, "==", value, "")
+            raise self.error(node, f"cannot apply {op} to a sequence of symbols")
         if op == "not":
             if isinstance(value, E.Selector):
                 return ~value
@@ -493,6 +575,8 @@ class Evaluator:
             if isinstance(left, E.SOp) or isinstance(right, E.SOp):
                 a = self._sequence(node.left, left)
                 b = self._sequence(node.right, right)
+                if SYMBOL in (self.kind(a), self.kind(b)):
+                    raise self.error(node, f"cannot apply {op} to a sequence of symbols")
                 return a & b if op == "and" else a | b
             return (left and right) if op == "and" else (left or right)
         for side, value in ((node.left, left), (node.right, right)):
@@ -500,11 +584,29 @@ class Evaluator:
                 raise self.error(side, f"cannot apply {op} to a selector")
         function = _ARITHMETIC.get(op) or _COMPARISON[op]
         if isinstance(left, E.SOp) or isinstance(right, E.SOp):
-            # with an atom on the left, Python falls back to the sequence's reflected
-            # operator (3 - x is x.__rsub__(3), 0 + x is x itself)
-            return function(self.atom_for_sequence(node.left, left),
-                            self.atom_for_sequence(node.right, right))
+            return self.elementwise(node, op, left, right)
         return self._atoms(node, op, function, left, right)
+
+    def elementwise(self, node: T.Node, op: str, left: Any, right: Any) -> E.SOp:
+        """``left op right`` with a sequence on a side, by the kinds' rules:
+        symbols are compared with symbols only (never equal to a number, and
+        not ordered against one), and take no arithmetic."""
+        a = self.atom_for_sequence(getattr(node, "left", node), left)
+        b = self.atom_for_sequence(getattr(node, "right", node), right)
+        kinds = {self.kind(a), self.kind(b)}
+        if SYMBOL in kinds:
+            if op in _ARITHMETIC:
+                raise self.error(node, f"cannot apply {op} to symbols (usim compares symbols; the REPL "
+                                       "would compute new strings, which have no code)")
+            if kinds != {SYMBOL}:
+                if op in ("==", "!="):  # a string is never equal to a number (the REPL: False)
+                    return self.mark(E.Constant(op == "!="), BOOLEAN)
+                raise self.error(node, f"cannot order a symbol and a number with {op} (the REPL "
+                                       "raises a type error)")
+        function = _ARITHMETIC.get(op) or _COMPARISON[op]
+        # with an atom on the left, Python falls back to the sequence's reflected
+        # operator (3 - x is x.__rsub__(3), 0 + x is x itself)
+        return function(a, b)
 
     def _sequence(self, node: T.Node, value: Any) -> E.SOp:
         value = self.atom_for_sequence(node, value)
@@ -518,6 +620,8 @@ class Evaluator:
                 raise self.error(node, f"cannot compare {describe(left)} and {describe(right)}") from None
         if isinstance(left, str) and isinstance(right, str) and op == "+":
             return left + right
+        if isinstance(left, list) and isinstance(right, list) and op == "+":
+            return left + right  # as Python (the REPL): the lists one after the other
         for side, value in ((node.left, left), (node.right, right)):
             if not (is_number(value) or isinstance(value, bool)):
                 raise self.error(side, f"cannot apply {op} to {describe(value)}")
@@ -529,6 +633,8 @@ class Evaluator:
             return normal(function(Fraction(left), Fraction(right)) if op == "%" else function(left, right))
         except ZeroDivisionError:
             raise self.error(node, f"division by zero in {describe(left)} {op} {describe(right)}") from None
+        except UsimError as error:  # a power outside its domain: (-8) ^ 0.5
+            raise self.error(node, str(error)) from None
 
     @staticmethod
     def _power(base: Any, exponent: Any) -> Any:
@@ -545,9 +651,16 @@ class Evaluator:
         if isinstance(cond, E.Selector):
             raise self.error(node.cond, "a selector cannot be a condition")
         if isinstance(cond, E.SOp):
+            if self.kind(cond) == SYMBOL:
+                raise self.error(node.cond, "a sequence of symbols cannot be a condition")
             then = self._sequence(node.then, self.eval(node.then, env))
             otherwise = self._sequence(node.otherwise, self.eval(node.otherwise, env))
-            return E.where(cond, then, otherwise)
+            kinds = {self.kind(then), self.kind(otherwise)}
+            if SYMBOL in kinds and kinds != {SYMBOL}:
+                raise self.error(node, "one branch gives symbols and the other numbers (the REPL "
+                                       "refuses a sequence of mixed types)")
+            kind = SYMBOL if kinds == {SYMBOL} else BOOLEAN if kinds == {BOOLEAN} else NUMBER
+            return self.mark(E.where(cond, then, otherwise), kind)
         return self.eval(node.then if cond else node.otherwise, env)
 
     def _eval_Index(self, node: T.Index, env: Env) -> Any:
@@ -558,7 +671,9 @@ class Evaluator:
                 raise self.error(node.index, f"a sequence is indexed by an integer, got {describe(index)}")
             # one head: every query reads the key at position index (length+index if < 0)
             where = index if index >= 0 else E.length + index
-            return E.aggregate(E.select(E.indices, where, E.Predicate.EQ), target)
+            return self.aggregate_of(node, E.select(E.indices, where, E.Predicate.EQ), target, None)
+        if isinstance(index, E.SOp) and isinstance(target, (list, tuple, dict, str)):
+            return self.lookup(node, target, index)
         if isinstance(target, dict):
             if index not in target:
                 raise self.error(node.index, f"{describe(index)} is not a key of the dict")
@@ -571,9 +686,33 @@ class Evaluator:
             return target[index]
         raise self.error(node.target, f"cannot index {describe(target)}")
 
+    def lookup(self, node: T.Index, table: Any, index: E.SOp) -> E.SOp:
+        """A list, dict or string indexed by a sequence (the REPL's ``d[tokens]``):
+        at each position, the entry its index names, as a table of ``where``s;
+        undefined where it names no entry (the REPL fails there)."""
+        pairs = list(table.items()) if isinstance(table, dict) else list(enumerate(table))
+        values = [v for _, v in pairs]
+        kinds = {self.kind(v) for v in values}
+        if not pairs or not all(is_number(v) or isinstance(v, (bool, str)) for v in values) or len(kinds) > 1:
+            raise self.error(node, "a table indexed by a sequence must hold atoms of one kind (numbers, "
+                                   "booleans or strings)")
+        kind = kinds.pop()
+        nothing = E.select(E.indices, E.indices, E.Predicate.FALSE)
+        result: E.SOp = self.mark(E.aggregate(nothing, 0, default=None, single=kind != NUMBER), kind)
+        for key, value in reversed(pairs):
+            hit = self.elementwise(node, "==", index, key)
+            result = self.mark(E.where(hit, self._sequence(node, value), result), kind)
+        return result
+
     def _eval_Select(self, node: T.Select, env: Env) -> Any:
         keys = self._sequence(node.keys, self.eval(node.keys, env))
         queries = self._sequence(node.queries, self.eval(node.queries, env))
+        kinds = {self.kind(keys), self.kind(queries)}
+        if SYMBOL in kinds and kinds != {SYMBOL}:
+            if node.predicate in ("==", "!="):  # a symbol never equals a number
+                return E.select(keys, queries, E.Predicate.TRUE if node.predicate == "!=" else E.Predicate.FALSE)
+            raise self.error(node, f"cannot order symbols against numbers with {node.predicate} (the REPL "
+                                   "raises a type error)")
         return E.select(keys, queries, PREDICATES[node.predicate])
 
     def _eval_Aggregate(self, node: T.Aggregate, env: Env) -> Any:
@@ -581,12 +720,39 @@ class Evaluator:
         if not isinstance(selector, E.Selector):
             raise self.error(node.selector, f"aggregate needs a selector, got {describe(selector)}")
         values = self._sequence(node.values, self.eval(node.values, env))
-        default: Any = 0
-        if node.default is not None:
-            default = self.eval(node.default, env)
+        default = self.eval(node.default, env) if node.default is not None else None
+        return self.aggregate_of(node, selector, values, default, node.default)
+
+    def aggregate_of(self, node: T.Node, selector: E.Selector, values: E.SOp, default: Any,
+                     default_node: T.Node | None = None) -> E.SOp:
+        """An aggregate with the REPL's rules for what it may hold: numbers are
+        averaged; booleans and symbols are only moved (a row selecting several
+        keys is undefined); symbols need a symbol as default (a row selecting no
+        key is undefined otherwise)."""
+        where = default_node or node
+        kind = self.kind(values)
+        if kind == NUMBER:
+            if default is None:
+                default = 0
+            if isinstance(default, bool):
+                default = int(default)
             if not is_number(default):
-                raise self.error(node.default, f"an aggregate's default must be a number, got {describe(default)}")
-        return E.aggregate(selector, values, default)
+                raise self.error(where, f"an aggregate's default must be a number here, got {describe(default)}")
+            return E.aggregate(selector, values, default)
+        if kind == BOOLEAN:
+            if default is None:
+                default = 0
+            if not (is_number(default) or isinstance(default, bool)):
+                raise self.error(where, f"an aggregate of booleans takes a boolean default, got {describe(default)}")
+            return self.mark(E.aggregate(selector, values, int(default) if isinstance(default, bool) else default,
+                                         single=True), BOOLEAN if default in (0, 1) else NUMBER)
+        if isinstance(default, str):
+            code: int | None = self.alphabet.code(default)  # type: ignore[union-attr]
+        elif default is None or is_number(default) or isinstance(default, bool):
+            code = None  # the REPL's mixed sequence: undefined where no key is selected
+        else:
+            raise self.error(where, f"an aggregate of symbols takes a symbol as default, got {describe(default)}")
+        return self.mark(E.aggregate(selector, values, code, single=True), SYMBOL)
 
     def _eval_Lambda(self, node: T.Lambda, env: Env) -> Any:
         frame = self.frames[-1]
@@ -623,8 +789,9 @@ class Evaluator:
         call = f"in a call of {function.name} at {self._where(node)}" if self.frames else ""
         self.frames.append(_Frame(function.filename, function.source, call))
         try:
-            if len(self.frames) > 200:
-                raise self.error(node, f"calls nested too deeply (recursion in {function.name}?)")
+            if len(self.frames) > MAX_CALL_DEPTH:
+                raise self.error(node, f"calls nested more than {MAX_CALL_DEPTH} deep (recursion in "
+                                       f"{function.name}? RASP functions cannot call themselves)")
             for statement in function.body:
                 self.execute(statement, scope)
             results = [self.eval(r, scope) for r in function.returns]
@@ -637,7 +804,8 @@ class Evaluator:
         self.frames.append(_Frame(function.filename, function.source))
         try:
             node = T.Call(function.span, T.Name(function.span, function.name), ())
-            return self.call_function(node, function, args)
+            with self._depth_guard(node):
+                return self.call_function(node, function, args)
         finally:
             self.frames.pop()
 
@@ -661,19 +829,46 @@ class Evaluator:
         if len(args) != 1:
             raise self.error(node, f"a sequence is applied to one input, got {len(args)}")
         self.record_example(node.args[0], args[0], "application")
-        values = list(args[0]) if not isinstance(args[0], str) else list(args[0])
-        if not values or not all(is_number(v) or isinstance(v, bool) for v in values):
-            raise self.error(node.args[0], "usim runs sequences on non-empty lists of numbers")
-        from usim.encodings.runners import run_exact, run_numeric
-        from usim.rasp.program import Program
-
-        program = Program.of("applied", {"out": sop})
+        values = list(args[0])
         try:
-            return [normal(v) for v in run_exact(program, values)["out"]]
-        except NotExactError:
-            return [float(v) for v in run_numeric(program, [float(v) for v in values])["out"][0]]
+            return self.run(sop, values)
         except UsimError as error:
             raise self.error(node, str(error)) from None
+
+    def run(self, sop: E.SOp, values: list[Any], exact_only: bool = False, label: str | None = None) -> list[Any]:
+        """The sequence on one input, as the REPL shows it: numbers exactly where
+        they can be (else floats), booleans as booleans, symbols as strings."""
+        from usim.encodings.runners import run_exact, run_numeric
+        from usim.errors import InputError
+        from usim.rasp.program import Program
+
+        if not values:
+            raise InputError("the input is empty")
+        if self.alphabet is not None:
+            tokens = self.alphabet.encode(values)
+        elif all(is_number(v) or isinstance(v, bool) for v in values):
+            tokens = values
+        else:
+            raise InputError("usim reads this input as numbers; an input of strings needs symbols "
+                             "(run it with strings as its input, or check it with --alphabet)")
+        name = label or (sop.name if sop.has_name else "the sequence")
+        program = Program.of(name, {name: sop})
+        try:
+            out = [normal(v) for v in run_exact(program, tokens)[name]]
+        except NotExactError:
+            if exact_only:
+                raise
+            out = [float(v) for v in run_numeric(program, [float(v) for v in tokens])[name][0]]
+        return self.shown(sop, out)
+
+    def shown(self, sop: E.SOp, values: list[Any]) -> list[Any]:
+        """Values of ``sop`` as its kind: symbols back from their codes, booleans as booleans."""
+        kind = self.kind(sop)
+        if kind == SYMBOL:
+            return [self.alphabet.symbol(v) for v in values]  # type: ignore[union-attr]
+        if kind == BOOLEAN:
+            return [bool(v) for v in values]
+        return values
 
 
 def round_half_even(x: E.SOp) -> E.SOp:

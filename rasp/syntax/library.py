@@ -13,11 +13,14 @@ meaning, and is run by the same evaluator as a user's file:
     average(seq)                  the mean over all positions (the REPL's own names an
                                   undefined variable and fails when called; this is
                                   its evident meaning)
+    (and in the REPL's library, ``tokens = tokens_str``: usim's ``tokens`` are the
+    input as numbers, or as symbols when a file is read with symbols)
     load_from_location(seq, i)    the value at position i[q] for every query q
     shift(seq, n, filler)         the value n positions back, filler before the start
     mark_last_instance(seq, v)    seq == v and no later position holds v
-    mark_first_instance(seq, v)   as in the REPL, the same as mark_last_instance (its
-                                  "earlier" selector also selects later keys)
+    mark_first_instance(seq, v)   seq == v and no earlier position holds v (the REPL's
+                                  library before its 2022 fix selected later keys here
+                                  too, making it mark_last_instance; usim follows the fix)
     select_from_last/first(seq, v)  the selector onto that marked position
     sort(seq, key)                seq sorted by key (ties by position)
     select_next_identical(seq)    each position selects the next one with its value
@@ -92,9 +95,8 @@ def mark_last_instance(seq, val) {
 }
 
 def mark_first_instance(seq, val) {
-    # the REPL's version selects later keys too, so it equals mark_last_instance
-    later_holding_val = select(seq, val, ==) and select(indices, indices, >);
-    return (seq == val) and not has_focus(later_holding_val);
+    earlier_holding_val = select(seq, val, ==) and select(indices, indices, <);
+    return (seq == val) and not has_focus(earlier_holding_val);
 }
 
 def select_from_last(seq, val) {

@@ -103,10 +103,12 @@ class _ToTree(Transformer):
         return T.DictComp(_span(meta), children[0], children[1], children[2], children[3])
 
     def select(self, meta, children):
-        return T.Select(_span(meta), children[0], children[1], str(children[2]))
+        _, keys, queries, predicate = children
+        return T.Select(_span(meta), keys, queries, str(predicate))
 
     def aggregate(self, meta, children):
-        return T.Aggregate(_span(meta), children[0], children[1], children[2])
+        _, selector, values, default = children
+        return T.Aggregate(_span(meta), selector, values, default)
 
     def round_(self, meta, children):
         return T.Unary(_span(meta), "round", children[0])
@@ -115,13 +117,13 @@ class _ToTree(Transformer):
         return T.Unary(_span(meta), "indicator", children[0])
 
     def range_(self, meta, children):
-        return T.Builtin(_span(meta), "range", children[0])
+        return T.Builtin(_span(meta), "range", children[1])
 
     def zip_(self, meta, children):
-        return T.Builtin(_span(meta), "zip", children[0])
+        return T.Builtin(_span(meta), "zip", children[1])
 
     def len_(self, meta, children):
-        return T.Builtin(_span(meta), "len", (children[0],))
+        return T.Builtin(_span(meta), "len", (children[1],))
 
     # -- operators -------------------------------------------------------------
     def _binary(op):  # noqa: N805 - a factory used in the class body
@@ -289,13 +291,43 @@ def _syntax_error(error: lark.exceptions.LarkError, source: str, filename: str) 
     return RaspSyntaxError(filename, 1, 1, str(error).splitlines()[0])
 
 
+def strip_comments(text: str) -> str:
+    """``text`` without its comments: from a ``#`` outside a string to the end of its line."""
+    lines = []
+    for line in text.split("\n"):
+        inside = False
+        for i, char in enumerate(line):
+            if char == '"':
+                inside = not inside
+            elif char == "#" and not inside:
+                line = line[:i]
+                break
+        lines.append(line)
+    return "\n".join(lines)
+
+
+def parse_expression(text: str, filename: str = "<expression>") -> T.Node:
+    """One RASP expression (a trailing ``;`` allowed), e.g. ``Det(Cofactor())``."""
+    try:
+        tree = _lark().parse(text, start="example")
+        return _ToTree(None).transform(tree)
+    except lark.exceptions.VisitError as error:
+        inner = error.orig_exc
+        if isinstance(inner, _Located):
+            raise RaspSyntaxError(filename, inner.span.line, inner.span.column, inner.message,
+                                  inner.span.text(text)) from None
+        raise
+    except lark.exceptions.LarkError as error:
+        raise _syntax_error(error, text, filename) from None
+
+
 def parse(source: str, filename: str = "<string>") -> T.Module:
     """The syntax tree of a whole file; a :class:`RaspSyntaxError` if it is not RASP."""
     parser = _lark()
 
     def parse_example(start: int, token: Token) -> T.Node:
         end = token.end_pos
-        rest = source[start:end].split("#")[0]
+        rest = strip_comments(source[start:end])
         if not rest.strip():
             raise _Located(_span(token), "`set example` needs a value, e.g. set example [1, 2, 3]")
         # keep absolute positions: blank out everything before the example's text

@@ -49,8 +49,8 @@ HUGE_INTEGER = "7" * (MAX_DIGITS + 1)
     (["transpose", "--shape", "99999999999999999999x1"], r"above usim run's limit"),
     (["transpose", "--shape=-2x2"], r"cannot read the shape"),
     (["transpose", "--shape", "2x2", "--seed", "abc"], r"argument --seed: invalid int value: 'abc'"),
-    (["transpose"], r"the following arguments are required: --shape"),
-    (["rotate", "--shape", "2x2"], r"invalid choice: 'rotate'"),
+    (["transpose"], r"usim run transpose needs --shape"),
+    (["rotate", "--shape", "2x2"], r"no block 'rotate': give one of det3, inverse3, matmul, softmax, transpose, or a .rasp file"),
     (["transpose", "--shape", "2x2", "--random", "--values", "1,2,3,4"], r"not allowed with argument --random"),
     # bases: the base stands for e
     (["softmax", "--shape", "1x2", "--base", "1"], r"base must be above 1, got 1: .*1/C"),

@@ -1,4 +1,5 @@
-"""``usim run transpose|softmax|matmul|det3|inverse3 --shape S [--values V | --random --seed N]``.
+"""``usim run transpose|softmax|matmul|det3|inverse3 --shape S [--values V | --random --seed N]``,
+or ``usim run FILE.rasp --function F --input "[1, 2, 3]" [--exact]``.
 
 Runs one of the paper's three blocks on one input and shows the input matrices,
 the cost (attention layers and heads per layer, without and with the layer that
@@ -76,10 +77,14 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "in float64; always with --base), 1 when it does not, 2 for a mistake in the command. "
         + __doc__.split("\n\n")[-1].strip(),
     )
-    parser.add_argument("block", choices=BLOCK_NAMES, help="which block of the paper")
-    parser.add_argument("--shape", required=True,
+    parser.add_argument("block", metavar="BLOCK|FILE.rasp",
+                        help=f"which block of the paper ({', '.join(BLOCK_NAMES)}), or a RASP file")
+    parser.add_argument("--shape",
                         help="RxC for transpose and softmax, RxKxC for matmul (e.g. 2x3x4), "
                         "3x3 for det3 and inverse3")
+    parser.add_argument("--function", "-f", help="FILE.rasp: the function (of no parameters) or "
+                        "expression such as 'transpose_rows(3)' to run")
+    parser.add_argument("--input", help='FILE.rasp: the input as the REPL writes it, e.g. "[1, 2, 3]"')
     source = parser.add_mutually_exclusive_group()
     source.add_argument("--values", help="every entry, row-major, A before B (e.g. --values=1,2,3,4 or "
                         "--values='1/3 0.5 -2'; write --values=... when the first entry is negative)")
@@ -88,7 +93,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--base", help="softmax only: use BASE ** S instead of exp(S), e.g. the paper's 2.718 "
                         f"(above 1, at most {MAX_BASE})")
     parser.add_argument("--exact", action="store_true",
-                        help="use the exact interpretation (softmax: only with --base and integer entries)")
+                        help="use the exact interpretation (softmax: only with --base and integer entries; "
+                        "FILE.rasp: rationals instead of checked float64)")
     parser.set_defaults(func=run)
 
 
@@ -268,12 +274,64 @@ def format_matrix(m: np.ndarray, indent: str = "  ") -> str:
 # --- running ---------------------------------------------------------------------------------
 
 
+MAX_LISTING_POSITIONS = 4096  # the input of usim run FILE.rasp
+
+
+def is_listing(block: str) -> bool:
+    return block.endswith(".rasp") or (block not in BLOCK_NAMES and "/" in block)
+
+
+def run_listing(args: argparse.Namespace) -> int:
+    """``usim run FILE.rasp --function F --input "[...]"``: the output, as the REPL prints it."""
+    from usim.rasp.syntax import load_file, read_input
+
+    for option in ("shape", "values", "base", "seed"):
+        if getattr(args, option) is not None:
+            raise InputError(f"--{option} applies to the blocks of the paper, not to a RASP file "
+                             "(give --function and --input)")
+    if args.random:
+        raise InputError("--random applies to the blocks of the paper, not to a RASP file")
+    if not args.function or args.input is None:
+        raise InputError("running a RASP file needs --function F and --input \"[...]\"")
+    tokens = read_input(args.input)
+    symbols = sorted({t for t in tokens if isinstance(t, str)})
+    if symbols and len(symbols) < len(set(map(repr, tokens))) and not all(isinstance(t, str) for t in tokens):
+        raise InputError("the input mixes strings and numbers (the REPL refuses a sequence of mixed types)")
+    listing = load_file(args.block, symbols=bool(symbols), inputs=symbols or None)
+    if len(tokens) > MAX_LISTING_POSITIONS:
+        raise InputError(f"the input has {len(tokens)} positions, above usim run's limit of "
+                         f"{MAX_LISTING_POSITIONS}")
+    print(show_sequence(listing.run(args.function, tokens, exact=args.exact)))
+    return 0
+
+
+def show_sequence(values: Sequence[Any]) -> str:
+    """A sequence as the REPL shows one: [1, 2.5, True, 1/3]."""
+    def one(v: Any) -> str:
+        if isinstance(v, bool):
+            return str(v)
+        if isinstance(v, float):
+            return str(int(v)) if v.is_integer() and abs(v) < 2**53 else f"{v:.10g}"
+        if isinstance(v, Fraction):
+            return _fraction_text(v)
+        return str(v)
+    return "[" + ", ".join(one(v) for v in values) + "]"
+
+
 def run(args: argparse.Namespace) -> int:
     from usim.constructions.blocks import BLOCKS
     from usim.encodings.layout import parse_dims
     from usim.encodings.numeric import type_name
     from usim.encodings.runners import run_exact, run_numeric_in_range
 
+    if is_listing(args.block):
+        return run_listing(args)
+    if args.block not in BLOCK_NAMES:
+        raise InputError(f"no block {args.block!r}: give one of {', '.join(BLOCK_NAMES)}, or a .rasp file")
+    if args.shape is None:
+        raise InputError(f"usim run {args.block} needs --shape")
+    if args.function is not None or args.input is not None:
+        raise InputError("--function and --input apply to a RASP file, not to a block of the paper")
     block = BLOCKS[args.block]
     dims = parse_dims(args.shape, len(block.dims.split("x")))
     check_positions(args.block, dims, args.shape)

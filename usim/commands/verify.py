@@ -27,10 +27,13 @@ def register(sub: argparse._SubParsersAction) -> None:
         description=__doc__.split("\n\n")[1] if __doc__ else None)
     parser.add_argument("certificate", help="a JSON certificate from usim prove --json or usim check --json")
     parser.add_argument("--quiet", "-q", action="store_true", help="no progress lines")
+    parser.add_argument("--run-spec-code", action="store_true",
+                        help="a certificate of usim check --spec-file embeds the spec file (Python): "
+                        "run it to build the obligations again (only for a certificate you trust)")
     parser.set_defaults(func=run)
 
 
-def _source(cert: Certificate):
+def _source(cert: Certificate, run_spec_code: bool = False):
     from usim.proofs import get
     from usim.engine.verify import obligations_of_claim
 
@@ -40,9 +43,9 @@ def _source(cert: Certificate):
         return obligations_of_claim(claim), claim.engines
     if source.get("kind") == "listing":
         from usim.engine.listing import listing_source
-        from usim.proofs.specs import specs
+        from usim.proofs.specs import spec_from_source
 
-        return listing_source(source, specs())
+        return listing_source(source, lambda spec_source: spec_from_source(spec_source, run_spec_code))
     raise UsimError(f"the certificate of {cert.claim_id} does not say where its construction came from")
 
 
@@ -55,7 +58,7 @@ def run(args: argparse.Namespace) -> int:
     show = None if args.quiet else (lambda line: print(line, file=sys.stderr, flush=True))
     ok = True
     for cert in certs:
-        source, engines = _source(cert)
+        source, engines = _source(cert, args.run_spec_code)
         result = verify(cert, source, tuple(engines), progress=show)
         if result.reproduced:
             print(f"{cert.claim_id}: reproduced ({result.checked} obligation(s), status {cert.status.value})")

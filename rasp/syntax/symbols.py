@@ -1,0 +1,112 @@
+"""Symbols (the RASP REPL's strings) as integer codes, and the kinds of values.
+
+The REPL's sequences hold numbers, booleans or strings. usim's language holds
+numbers; a file read with an alphabet (``load_text(..., alphabet=...)``) holds
+strings as *codes*: the alphabet is every symbol the file and its check use,
+sorted, and a symbol's code is its place in that order. So equality and order
+between symbols are equality and order between codes (Python compares strings
+in the same order), and a proof over the codes 0 .. m-1 is a proof over the
+symbols. What the codes must never do is meet a number: the reader knows the
+*kind* of every sequence it builds (number, boolean or symbol) and applies the
+REPL's rules itself (:mod:`usim.rasp.syntax.evaluator`):
+
+* a symbol compared with a number is never equal (``==`` is False, ``!=`` True
+  everywhere) and cannot be ordered (an error, as Python's TypeError in the REPL);
+* no arithmetic on symbols (the REPL would concatenate strings: a string
+  outside the alphabet, which usim does not model);
+* an aggregate of symbols or booleans only moves a value: undefined where it
+  selects more than one key (the REPL refuses to average non-numbers); an
+  aggregate of symbols whose default is not a symbol is undefined where it
+  selects none (the REPL refuses the mixed sequence);
+* a check's spec says whether it reads symbols and writes symbols; a listing
+  whose output kind differs is refused before anything is proved.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Iterable, Sequence
+
+from usim.errors import InputError
+
+NUMBER = "number"
+BOOLEAN = "boolean"
+SYMBOL = "symbol"
+
+
+@dataclass(frozen=True)
+class Alphabet:
+    """The symbols a file uses, sorted: a symbol's code is its index.
+
+    ``inputs`` are the symbols an input position ranges over (a subset).
+    """
+
+    symbols: tuple[str, ...]
+    inputs: tuple[str, ...]
+
+    @classmethod
+    def of(cls, symbols: Iterable[str], inputs: Iterable[str] | None = None) -> "Alphabet":
+        every = tuple(sorted(set(symbols) | set(inputs or ())))
+        chosen = tuple(sorted(set(inputs))) if inputs is not None else every
+        return cls(every, chosen)
+
+    def code(self, symbol: str) -> int:
+        try:
+            return self.symbols.index(symbol)
+        except ValueError:
+            raise InputError(f"the symbol {symbol!r} is not in the alphabet "
+                             f"({', '.join(map(repr, self.symbols))})") from None
+
+    def symbol(self, code: object) -> str:
+        try:
+            index = int(code)  # type: ignore[arg-type]
+        except (TypeError, ValueError):
+            raise InputError(f"{code!r} is not the code of a symbol") from None
+        if index != code or not 0 <= index < len(self.symbols):
+            raise InputError(f"{code!r} is not the code of a symbol of {self.symbols}")
+        return self.symbols[index]
+
+    @property
+    def input_codes(self) -> tuple[int, ...]:
+        return tuple(self.code(s) for s in self.inputs)
+
+    def encode(self, values: Sequence[object]) -> list[object]:
+        """An input: symbols as their codes (numbers and booleans are refused)."""
+        out = []
+        for p, v in enumerate(values):
+            if not isinstance(v, str):
+                raise InputError(f"position {p} holds {v!r}: the input is read as symbols here")
+            out.append(self.code(v))
+        return out
+
+
+class Collecting(Alphabet):
+    """The first reading of a file: every symbol met gets the next code."""
+
+    def __init__(self, inputs: Iterable[str] = ()) -> None:
+        object.__setattr__(self, "symbols", ())
+        object.__setattr__(self, "inputs", tuple(inputs))
+        object.__setattr__(self, "_seen", list(inputs))
+
+    def code(self, symbol: str) -> int:
+        if symbol not in self._seen:
+            self._seen.append(symbol)
+        return self._seen.index(symbol)
+
+    def symbol(self, code: object) -> str:
+        return self._seen[int(code)]  # type: ignore[arg-type]
+
+    @property
+    def seen(self) -> tuple[str, ...]:
+        return tuple(self._seen)
+
+
+def parse_alphabet(text: str) -> tuple[str, ...]:
+    """``abc`` (one symbol per character) or ``a,b,c`` / ``(),{}`` (comma-separated)."""
+    if not text:
+        raise InputError("--alphabet is empty: give symbols, e.g. --alphabet abc or --alphabet 'x,y,z'")
+    symbols = [s.strip() for s in text.split(",")] if "," in text else list(text)
+    symbols = [s for s in symbols if s]
+    if len(set(symbols)) != len(symbols):
+        raise InputError(f"--alphabet {text!r} repeats a symbol")
+    return tuple(symbols)
