@@ -51,7 +51,7 @@ def pair(i: int, j: int, rows: int, cols: int) -> str:
     """The suffix naming head (i, j): "01" while indices are single digits, "0_11" after.
     With symbolic sizes, a placeholder filled in at instantiation (usim.rasp.family)."""
     if is_symbolic(i, j, rows, cols):
-        return symbolic_text(pair, i, j, rows, cols)
+        return symbolic_text(pair, i, j, rows, cols, shown="{" + str(i) + "}{" + str(j) + "}")
     return f"{i}{j}" if max(rows, cols) <= 10 else f"{i}_{j}"
 
 

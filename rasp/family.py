@@ -214,7 +214,8 @@ def dimension(name: str) -> SymbolicInt:
 _index_counter = itertools.count()
 
 
-def _index(name: str) -> SymbolicInt:
+def index_symbol(name: str) -> SymbolicInt:
+    """A fresh symbolic head index (or any bound index) shown as ``name``."""
     return SymbolicInt("sym", f"{name}#{next(_index_counter)}", INDEX)
 
 
@@ -265,33 +266,33 @@ class Condition:
 
 # -- names with placeholders --------------------------------------------------------
 
-_TEMPLATES: dict[int, tuple[Callable[..., str], tuple]] = {}
+_TEMPLATES: dict[int, tuple[Callable[..., str], tuple, str]] = {}
 _template_counter = itertools.count()
 _PLACEHOLDER = re.compile(r"⟨(\d+)⟩")
 
 
-def symbolic_text(render_: Callable[..., str], *args: object) -> str:
+def symbolic_text(render_: Callable[..., str], *args: object, shown: str | None = None) -> str:
     """A placeholder standing for ``render_(*values)``, the values of ``args``
-    (symbolic integers or plain values) once the symbols have values."""
+    (symbolic integers or plain values) once the symbols have values; ``shown``
+    is how :func:`readable` writes it (default: the arguments in braces)."""
     key = next(_template_counter)
-    _TEMPLATES[key] = (render_, args)
+    _TEMPLATES[key] = (render_, args, shown if shown is not None else
+                       "{" + ",".join(str(a) for a in args) + "}")
     return f"⟨{key}⟩"
 
 
 def render(text: str, env: Mapping[str, int]) -> str:
     """``text`` with every placeholder filled in for the values in ``env``."""
     def fill(match: re.Match) -> str:
-        function, args = _TEMPLATES[int(match.group(1))]
+        function, args, _ = _TEMPLATES[int(match.group(1))]
         return str(function(*[a.value(env) if isinstance(a, SymbolicInt) else a for a in args]))
     return _PLACEHOLDER.sub(fill, text)
 
 
 def readable(text: str) -> str:
-    """``text`` with each placeholder shown as its symbolic arguments (for reports)."""
-    def show(match: re.Match) -> str:
-        _, args = _TEMPLATES[int(match.group(1))]
-        return "{" + ",".join(str(a) for a in args) + "}"
-    return _PLACEHOLDER.sub(show, text)
+    """``text`` with each placeholder written symbolically (``row_mean{b}``,
+    ``prod{i}{j}``): how reports and broken variants name a head's nodes."""
+    return _PLACEHOLDER.sub(lambda match: _TEMPLATES[int(match.group(1))][2], text)
 
 
 # -- family nodes ---------------------------------------------------------------------
@@ -386,7 +387,7 @@ def head_sum(extents: SymbolicInt | int | Sequence[SymbolicInt | int], make: Cal
     extents = tuple(extents) if isinstance(extents, (tuple, list)) else (extents,)
     if not is_symbolic(*extents):
         return fold([make(*idx) for idx in _box(extents)])
-    indices = [_index(n) for n in (names or ["i", "j", "h", "g"][: len(extents)])]
+    indices = [index_symbol(n) for n in (names or ["i", "j", "h", "g"][: len(extents)])]
     start = _mark()
     body = make(*indices)
     return HeadSum(indices, extents, body, range(start, _mark()))
@@ -396,7 +397,7 @@ def head_family(extent: SymbolicInt | int, make: Callable[[Any], SOp], name: str
     """[make(0), ..., make(extent - 1)], or a :class:`HeadFamily` for a symbolic extent."""
     if not is_symbolic(extent):
         return [make(i) for i in range(extent)]
-    index = _index(name)
+    index = index_symbol(name)
     start = _mark()
     body = make(index)
     return HeadFamily(index, extent, body, range(start, _mark()))

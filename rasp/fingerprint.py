@@ -34,10 +34,13 @@ def _describe(node: Expr) -> str:
     return node.kind
 
 
-def canonical_text(program: Program) -> str:
+def canonical_text(program: Program, names: bool = False) -> str:
+    """The graph as text (see the module docstring); with ``names``, each named
+    node's name too (two programs that mutants can tell apart by name differ)."""
     order = topological_order(sop for _, sop in program.outputs)
     position = {node.id: i for i, node in enumerate(order)}
     lines = [f"{i} {_describe(node)} " + ",".join(str(position[c.id]) for c in node.children())
+             + (f" {node.name!r}" if names and node.has_name else "")
              for i, node in enumerate(order)]
     lines += [f"output {name} {position[sop.id]}" for name, sop in program.outputs]
     return "\n".join(lines)

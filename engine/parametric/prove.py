@@ -1,0 +1,264 @@
+"""The parametric proof of one family: every step, and the verdict it supports.
+
+:func:`prove_family` proves, for every value of the dimensions meeting the
+side conditions, every output position and every real input, that the
+family's output equals the target (see :mod:`usim.engine.parametric` for why
+the steps compose). Its verdict is the engine's alone: PROVED, VACUOUS (no
+sizes meet the side conditions), or not proved, with the sizes (z3 models)
+where a step failed; turning those into a replayed counterexample is the
+caller's (:mod:`usim.engine.parametric.allsizes`).
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from typing import Any, Mapping, Sequence
+
+import sympy
+import z3
+
+from usim.engine.claim import Status
+from usim.engine.parametric.compare import ALGEBRA, Comparison
+from usim.engine.parametric.evaluate import (
+    SIGNS,
+    Context,
+    Evaluator,
+    InputBlock,
+    StepFailed,
+    Unsupported,
+)
+from usim.engine.parametric.integers import Deadline, Ledger, Outcome, Prover, Term, translate
+from usim.engine.parametric.statement import FamilyClaim
+from usim.engine.parametric.target import SymbolicMatrix, TargetContext, active
+from usim.engine.parametric.terms import Atoms
+from usim.engine.signs import Sign, SignAnalysis
+from usim.engine.canonical import Verdict
+from usim.rasp.family import Condition, index_symbol
+from usim.rasp.program import Program
+
+DEFINED = "every // and % has a non-zero divisor where it is evaluated"
+READS = "the target reads inside its inputs"
+LAYOUT = "the output blocks fit the sequence and have the target's shapes"
+WITNESS = "the side conditions have a witness"
+HINTS = 6
+"""How many failed steps are turned into the smallest sizes where they fail."""
+
+
+@dataclass(frozen=True)
+class StepReport:
+    """One kind of step: which solver, how many of its queries held, how long."""
+
+    step: str
+    solver: str
+    proved: int
+    failed: int
+    unknown: int
+    seconds: float
+
+    def as_dict(self) -> dict:
+        return {"step": self.step, "solver": self.solver, "proved": self.proved, "failed": self.failed,
+                "unknown": self.unknown, "seconds": round(self.seconds, 4)}
+
+
+@dataclass(frozen=True)
+class ParametricVerdict:
+    """What the parametric engine found for one family."""
+
+    status: Status  # PROVED, VACUOUS or UNKNOWN (not proved: see reason and hints)
+    reason: str
+    steps: tuple[StepReport, ...]
+    hints: tuple[Mapping[str, int], ...] = ()
+    witness: Mapping[str, int] | None = None
+    cases: int = 0
+    seconds: float = 0.0
+
+
+@dataclass
+class _Run:
+    fc: FamilyClaim
+    program: Program
+    prover: Prover
+    atoms: Atoms = field(default_factory=Atoms)
+    hints: list[Outcome] = field(default_factory=list)
+
+
+def _z3_condition(condition: Condition, dims: Mapping[str, Term], positive) -> tuple[z3.BoolRef, list]:
+    defined: list = []
+
+    def walk(c: Condition) -> z3.BoolRef:
+        if c.op == "and":
+            return z3.And(*[walk(a) for a in c.args])
+        if c.op == "or":
+            return z3.Or(*[walk(a) for a in c.args])
+        if c.op == "not":
+            return z3.Not(walk(c.args[0]))
+        left, right = (translate(a, {}, dims, positive) for a in c.args)
+        defined.extend(left.defined + right.defined)
+        a, b = left.term, right.term
+        return {"<": a < b, "<=": a <= b, "==": a == b, "!=": a != b, ">": a > b, ">=": a >= b}[c.op]
+
+    return walk(condition), defined
+
+
+def _blocks(layout: Sequence[tuple[str, tuple[Any, Any]]], dims, positive) -> list[InputBlock]:
+    out, offset = [], z3.IntVal(0)
+    for name, (rows, cols) in layout:
+        r = translate(rows, {}, dims, positive).term
+        c = translate(cols, {}, dims, positive).term
+        out.append(InputBlock(name, r, c, offset))
+        offset = offset + r * c
+    return out
+
+
+def prove_family(fc: FamilyClaim, mutant: str | None = None, timeout: float = 60.0) -> ParametricVerdict:
+    """Prove ``fc``'s family (or a broken variant of it) for every size."""
+    start = time.perf_counter()
+    ledger = Ledger()
+    prover = Prover(fc.dims, timeout, ledger)
+    run = _Run(fc, fc.family(mutant), prover)
+    try:
+        status, reason, witness, cases = _prove(run)
+    except Deadline:
+        status, reason, witness, cases = Status.UNKNOWN, f"timeout after {timeout:g} s", None, 0
+    sizes = []
+    if status is not Status.PROVED:
+        for outcome in run.hints[:HINTS]:  # the smallest sizes where each failed step fails
+            found = prover.sizes(outcome)
+            if found and found not in sizes:
+                sizes.append(found)
+    steps = tuple(StepReport(step, solver, t.proved, t.failed, t.unknown, t.seconds)
+                  for (step, solver), t in ledger.entries.items())
+    return ParametricVerdict(status, reason, steps, tuple(sizes), witness, cases,
+                             time.perf_counter() - start)
+
+
+def _prove(run: _Run) -> tuple[Status, str, Mapping[str, int] | None, int]:
+    fc, prover = run.fc, run.prover
+    dims = prover.dims
+    symbols = fc.symbols()
+
+    def positive(term: Term) -> bool:
+        return prover.proves(base, term > 0, SIGNS).holds is True
+
+    base: list = [d >= 1 for d in dims.values()]
+    definedness: list = []
+    for condition in fc.conditions():
+        formula, defined = _z3_condition(condition, dims, positive)
+        base.append(formula)
+        definedness.extend(defined)
+    witness = prover.smallest(base, WITNESS)
+    if witness is None:
+        found = prover.satisfiable(base, WITNESS)
+        if found.holds is False:
+            return Status.VACUOUS, f"no sizes meet the side conditions ({fc.describe_conditions()})", None, 0
+        if found.holds is None:
+            return Status.UNKNOWN, "z3 could not decide whether the side conditions can be met", None, 0
+        witness = found.model
+    witness = {d: witness[d] for d in fc.dims}
+    for condition in definedness:
+        outcome = prover.proves(base, condition, DEFINED)
+        if outcome.holds is not True:
+            return _not_proved(run, outcome, "a side condition divides by zero")
+
+    inputs = _blocks(fc.inputs(*symbols), dims, positive)
+    outputs = _blocks(fc.outputs(*symbols), dims, positive)
+    n = inputs[-1].end
+    atoms = run.atoms
+    evaluator = Evaluator(inputs, n, prover, atoms, base, dims)
+    comparison = Comparison(atoms, prover, dims)
+    matrices = {b.name: SymbolicMatrix.input(b.name, sym_rows, sym_cols)
+                for b, (_, (sym_rows, sym_cols)) in zip(inputs, fc.inputs(*symbols))}
+    target_context = TargetContext(atoms, dict(dims), prover.fresh, positive)
+    with active(target_context):
+        blocks = fc.target(matrices)
+    declared = dict(fc.outputs(*symbols))
+    if set(blocks) != set(declared):
+        return Status.UNKNOWN, f"the target gives the blocks {sorted(blocks)}, the output layout has " \
+                               f"{sorted(declared)}", witness, 0
+    end = outputs[-1].end
+    fits = prover.proves(base, end <= n, LAYOUT)
+    if fits.holds is not True:
+        return _not_proved(run, fits, f"the output ({end} positions) does not fit the sequence ({n})")
+    for block, (name, (rows, cols)) in zip(outputs, fc.outputs(*symbols)):
+        matrix = blocks[name]
+        shape_rows = translate(matrix.rows, {}, dims, positive).term
+        shape_cols = translate(matrix.cols, {}, dims, positive).term
+        same = prover.proves(base, z3.And(shape_rows == block.rows, shape_cols == block.cols), LAYOUT)
+        if same.holds is not True:
+            return _not_proved(run, same, f"the target's {name} is not {rows} x {cols}")
+
+    output = run.program.outputs[0][1]
+    cases = 0
+    try:
+        for block, (name, _) in zip(outputs, fc.outputs(*symbols)):
+            a, b = index_symbol("a"), index_symbol("b")
+            za = evaluator.variable("a", z3.IntVal(0), block.rows)
+            zb = evaluator.variable("b", z3.IntVal(0), block.cols)
+            position = block.offset + za * block.cols + zb
+            facts = tuple(base) + (za >= 0, za < block.rows, zb >= 0, zb < block.cols)
+            target_context.env = {a.args[0]: za, b.args[0]: zb}
+            target_context.facts = list(facts)
+            with active(target_context):
+                expected = sympy.sympify(blocks[name][a, b])
+            evaluator.candidates = [za, zb]
+            cases += _case(run, evaluator, comparison, output, position, Context(facts), expected,
+                           f"{name}[a, b]")
+        if prover.satisfiable(tuple(base) + (end < n,), LAYOUT).holds is not False:
+            p = evaluator.variable("p", end, n)
+            evaluator.candidates = []
+            cases += _case(run, evaluator, comparison, output, p, Context(tuple(base) + (p >= end, p < n)),
+                           sympy.Integer(0), "the padding")
+        _definedness(run, evaluator, target_context)
+    except StepFailed as failure:
+        return _not_proved(run, failure.outcome, str(failure))
+    except Unsupported as gap:
+        return Status.UNKNOWN, f"outside the engine's fragment: {gap}", witness, cases
+    if run.hints:
+        return Status.UNKNOWN, "not every step was proved", witness, cases
+    return Status.PROVED, "every step proved", witness, cases
+
+
+def _case(run: _Run, evaluator: Evaluator, comparison: Comparison, output, position: Term, ctx: Context,
+          expected: sympy.Expr, label: str) -> int:
+    values = evaluator.value(output, position, {}, ctx)
+    for here, got in values:
+        decision = comparison.equal(got, expected, here.facts)
+        if decision.verdict is Verdict.EQUAL:
+            continue
+        run.hints.extend(decision.hints)
+        model = run.prover.satisfiable(here.facts, ALGEBRA)
+        if model.holds:
+            run.hints.append(model)
+        shown = ", ".join(f"{s} = {run.atoms.info[s].describe()}" for s in run.atoms.atoms_of(got))
+        raise StepFailed(ALGEBRA, f"at {label} the program gives {got} ({shown}), the target "
+                         f"{expected} ({decision.verdict.value})", decision.hints[0] if decision.hints else
+                         (model if model.holds else None))
+    return len(values)
+
+
+def _definedness(run: _Run, evaluator: Evaluator, target_context: TargetContext) -> None:
+    prover = run.prover
+    for facts, condition, what in evaluator.obligations.static:
+        outcome = prover.proves(facts, condition, DEFINED)
+        if outcome.holds is not True:
+            raise StepFailed(DEFINED, f"{what}: a divisor can be 0", outcome)
+    for facts, condition, what in target_context.obligations:
+        outcome = prover.proves(facts, condition, READS)
+        if outcome.holds is not True:
+            raise StepFailed(READS, what, outcome)
+    for facts, divisor, what in evaluator.obligations.real:
+        start = time.perf_counter()
+        sign = SignAnalysis().sign(divisor)
+        ok = sign in (Sign.POSITIVE, Sign.NEGATIVE)
+        prover.ledger.add(SIGNS, "sign analysis", ok, time.perf_counter() - start)
+        if not ok:
+            model = prover.satisfiable(facts, SIGNS)
+            raise StepFailed(SIGNS, f"{what} ({divisor}) is not evidently non-zero",
+                             model if model.holds else None)
+
+
+def _not_proved(run: _Run, outcome: Outcome | None, reason: str):
+    if outcome is not None and outcome.holds is not None:
+        run.hints.insert(0, outcome)
+    return Status.UNKNOWN, reason, None, 0
