@@ -258,10 +258,10 @@ class Condition:
 
     def __str__(self) -> str:
         if self.op == "not":
-            return f"not ({self.args[0]})"
+            return "not (" + str(self.args[0]) + ")"
         if self.op in ("and", "or"):
-            return f" {self.op} ".join(f"({a})" for a in self.args)
-        return f"{self.args[0]} {self.op} {self.args[1]}"
+            return f" {self.op} ".join("(" + str(a) + ")" for a in self.args)
+        return f"{str(self.args[0])} {self.op} {str(self.args[1])}"
 
 
 # -- names with placeholders --------------------------------------------------------

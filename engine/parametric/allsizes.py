@@ -32,6 +32,7 @@ from typing import Callable, Sequence
 
 from usim.constructions.base import Construction
 from usim.engine.claim import EngineResult, Obligation, ObligationResult, Status
+from usim.engine.parametric.evaluate import DECISIONS
 from usim.engine.parametric.prove import ParametricVerdict, prove_family
 from usim.engine.parametric.statement import FamilyClaim
 from usim.engine.replay import replay_undefined, search_witness
@@ -39,7 +40,7 @@ from usim.engine.runner import ClaimReport, check_obligation, prove_claim
 from usim.engine.witness import find_witness
 from usim.errors import ShapeError, UsimError
 from usim.rasp.family import FamilyError, instantiate
-from usim.rasp.fingerprint import canonical_text
+from usim.rasp.fingerprint import canonical_text, fingerprint
 
 SEARCH_SECONDS = 30.0
 """How long the search over small sizes may take when no failed step named sizes."""
@@ -195,7 +196,13 @@ def _refute(fc: FamilyClaim, mutant: str | None, shape: tuple[int, ...], engines
 def prove_all_sizes(fc: FamilyClaim, mutant: str | None = None, timeout: float = 60.0,
                     tie_bound: int | None = None, engines: Sequence[str] | None = None,
                     search_seconds: float = SEARCH_SECONDS) -> AllSizesResult:
-    """The verdict for every size (see the module docstring)."""
+    """The verdict for every size (see the module docstring). The tie is checked
+    up to ``tie_bound`` (default: the claim's CI bound); a broken variant is
+    not a builder, and has no tie."""
+    if tie_bound is None:
+        tie_bound = fc.claim.ci_max_n
+    if tie_bound < 1:
+        raise UsimError(f"the tie bound must be at least 1, not {tie_bound}")
     start = time.perf_counter()
     verdict = prove_family(fc, mutant, timeout)
     made = lambda **kw: AllSizesResult(fc.id, mutant, verdict=verdict,  # noqa: E731
@@ -209,7 +216,7 @@ def prove_all_sizes(fc: FamilyClaim, mutant: str | None = None, timeout: float =
             witness = find_witness(instance_obligation(fc, shape, mutant), timeout)
         except (UsimError, ArithmeticError) as error:
             return made(status=Status.ERROR, note=f"the witness sizes {shape} cannot be instantiated: {error}")
-        ties = tie(fc, tie_bound) if tie_bound and mutant is None else None
+        ties = tie(fc, tie_bound) if mutant is None else None
         if ties is not None and not ties.ok:
             return made(status=Status.ERROR, tie=ties, witness=witness,
                         note="the family is not the builder's program: " + "; ".join(ties.problems[:3]))
@@ -259,6 +266,43 @@ class AllSizesReport:
     def mutants_refuted(self) -> bool:
         return all(m.status is Status.REFUTED for m in self.mutants)
 
+    def as_dict(self) -> dict:
+        """The certificate's record of the verdict for every size and what it rests on."""
+        result = self.result
+        return {
+            "scope": "all sizes",
+            "status": self.status.value,
+            "conditions": result.conditions,
+            "family": fingerprint(self.family.family()),
+            "rests_on": rests_on(self),
+            "result": result.as_dict(),
+            "mutants": [m.as_dict() for m in self.mutants],
+        }
+
+
+def rests_on(report: AllSizesReport) -> list[str]:
+    """What the verdict for every size rests on, step by step, with the solver of each."""
+    result = report.result
+    lines = []
+    for s in result.verdict.steps:
+        counts = [f"{s.proved} proved"]
+        if s.failed:
+            counts.append(f"{s.failed} answered no (the cases split there)" if s.step in DECISIONS
+                          else f"{s.failed} refuted")
+        if s.unknown:
+            counts.append(f"{s.unknown} unknown")
+        lines.append(f"{s.step}: {s.solver}, {', '.join(counts)} ({s.seconds:.3f} s)")
+    if result.tie is not None:
+        lines.append(f"the family instantiated is the claim's program, node for node with names, and its "
+                     f"layouts, side conditions and target are the claim's, at every shape up to "
+                     f"N={result.tie.bound} ({result.tie.shapes} shapes): structural comparison")
+    if result.witness is not None:
+        lines.append(f"an input at the witness sizes {dict(result.verdict.witness or {})}: "
+                     f"{result.witness.status.value} ({result.witness.engine})")
+    lines.append(f"bounded cross-check up to N={report.bounded.max_n}: {report.bounded.status.value} "
+                 f"({'+'.join(report.bounded.engines)})")
+    return lines
+
 
 def prove_claim_all_sizes(fc: FamilyClaim, max_n: int, engines: Sequence[str] | None = None,
                           timeout: float = 60.0, jobs: int = 1, mutants: bool = False,
@@ -273,7 +317,7 @@ def prove_claim_all_sizes(fc: FamilyClaim, max_n: int, engines: Sequence[str] | 
         progress(f"{fc.id}: all sizes {result.status.value} ({result.seconds:.2f} s)")
     broken = []
     for name in (fc.mutants if mutants else {}):
-        found = prove_all_sizes(fc, name, timeout, None, engines)
+        found = prove_all_sizes(fc, name, timeout, max_n, engines)
         if progress:
             where = f" at {found.label}" if found.shape else ""
             progress(f"{fc.id} [{name}]: all sizes {found.status.value}{where} ({found.seconds:.2f} s)")

@@ -114,7 +114,9 @@ SELECTION = "selections are index intervals"
 COLLAPSE = "heads other than the position's own select nothing"
 BLOCKS = "positions read from the right input block"
 CASES = "case splits decided"
-SIGNS = "divisors have a non-zero sign"
+SIGNS = "divisors of // and % have a known sign"
+DECISIONS = (CASES, BLOCKS, COLLAPSE, SIGNS)
+"""Steps whose queries ask which case holds: a "no" there splits the context, it refutes nothing."""
 
 
 @dataclass
@@ -388,7 +390,7 @@ class Evaluator:
             self.record_static(here, [count != 0], f"the mean of {node.name}")
             terms = body[0][1]
             positive = SignAnalysis().sign(terms) is Sign.POSITIVE
-            total = self.atoms.total(l, count, terms, positive=positive)
+            total = self.atoms.total(l, count, terms, positive=positive, nonnegative=True)
             out.append((here, total / self.atoms.whole(count, positive=True)))
         return out
 

@@ -31,13 +31,14 @@ from usim.engine.parametric.evaluate import (
 from usim.engine.parametric.integers import Deadline, Ledger, Outcome, Prover, Term, translate
 from usim.engine.parametric.statement import FamilyClaim
 from usim.engine.parametric.target import SymbolicMatrix, TargetContext, active
-from usim.engine.parametric.terms import Atoms
+from usim.engine.parametric.terms import Atoms, Total, Whole
 from usim.engine.signs import Sign, SignAnalysis
 from usim.engine.canonical import Verdict
 from usim.rasp.family import Condition, index_symbol
 from usim.rasp.program import Program
 
 DEFINED = "every // and % has a non-zero divisor where it is evaluated"
+NONZERO = "every real divisor is non-zero"
 READS = "the target reads inside its inputs"
 LAYOUT = "the output blocks fit the sequence and have the target's shapes"
 WITNESS = "the side conditions have a witness"
@@ -121,6 +122,10 @@ def prove_family(fc: FamilyClaim, mutant: str | None = None, timeout: float = 60
         status, reason, witness, cases = _prove(run)
     except Deadline:
         status, reason, witness, cases = Status.UNKNOWN, f"timeout after {timeout:g} s", None, 0
+    except z3.Z3Exception as error:
+        status, reason, witness, cases = Status.UNKNOWN, f"z3 failed: {error}", None, 0
+    except RecursionError:
+        status, reason, witness, cases = Status.UNKNOWN, "expression too deep for the engine", None, 0
     sizes = []
     if status is not Status.PROVED:
         for outcome in run.hints[:HINTS]:  # the smallest sizes where each failed step fails
@@ -169,7 +174,8 @@ def _prove(run: _Run) -> tuple[Status, str, Mapping[str, int] | None, int]:
     comparison = Comparison(atoms, prover, dims)
     matrices = {b.name: SymbolicMatrix.input(b.name, sym_rows, sym_cols)
                 for b, (_, (sym_rows, sym_cols)) in zip(inputs, fc.inputs(*symbols))}
-    target_context = TargetContext(atoms, dict(dims), prover.fresh, positive)
+    target_context = TargetContext(atoms, dict(dims), prover.fresh, positive,
+                                   lambda facts, goal: prover.proves(facts, goal, READS).holds is True)
     with active(target_context):
         blocks = fc.target(matrices)
     declared = dict(fc.outputs(*symbols))
@@ -201,6 +207,7 @@ def _prove(run: _Run) -> tuple[Status, str, Mapping[str, int] | None, int]:
             target_context.facts = list(facts)
             with active(target_context):
                 expected = sympy.sympify(blocks[name][a, b])
+            _target_divisors(run, evaluator, expected, facts, f"the target's {name}[a, b]")
             evaluator.candidates = [za, zb]
             cases += _case(run, evaluator, comparison, output, position, Context(facts), expected,
                            f"{name}[a, b]")
@@ -230,11 +237,22 @@ def _case(run: _Run, evaluator: Evaluator, comparison: Comparison, output, posit
         model = run.prover.satisfiable(here.facts, ALGEBRA)
         if model.holds:
             run.hints.append(model)
-        shown = ", ".join(f"{s} = {run.atoms.info[s].describe()}" for s in run.atoms.atoms_of(got))
-        raise StepFailed(ALGEBRA, f"at {label} the program gives {got} ({shown}), the target "
-                         f"{expected} ({decision.verdict.value})", decision.hints[0] if decision.hints else
+        raise StepFailed(ALGEBRA, f"at {label} the program gives {run.atoms.text(got)}, the target "
+                         f"{run.atoms.text(expected)}: not shown equal", decision.hints[0] if decision.hints else
                          (model if model.holds else None))
     return len(values)
+
+
+def _target_divisors(run: _Run, evaluator: Evaluator, expr: sympy.Expr, facts: tuple, what: str) -> None:
+    """Every denominator of the target (inside its sums too) must be non-zero:
+    recorded, like the program's divisors, for the sign check."""
+    for power in sympy.preorder_traversal(expr):
+        if isinstance(power, sympy.Pow) and power.exp.is_negative:
+            evaluator.obligations.real.append((facts, power.base, f"a denominator of {what}"))
+    for symbol in run.atoms.atoms_of(expr):
+        atom = run.atoms.info[symbol]
+        if isinstance(atom, Total):
+            _target_divisors(run, evaluator, atom.body, facts + (atom.var >= 0, atom.var < atom.extent), what)
 
 
 def _definedness(run: _Run, evaluator: Evaluator, target_context: TargetContext) -> None:
@@ -251,11 +269,43 @@ def _definedness(run: _Run, evaluator: Evaluator, target_context: TargetContext)
         start = time.perf_counter()
         sign = SignAnalysis().sign(divisor)
         ok = sign in (Sign.POSITIVE, Sign.NEGATIVE)
-        prover.ledger.add(SIGNS, "sign analysis", ok, time.perf_counter() - start)
+        prover.ledger.add(NONZERO, "sign analysis", ok, time.perf_counter() - start)
         if not ok:
-            model = prover.satisfiable(facts, SIGNS)
-            raise StepFailed(SIGNS, f"{what} ({divisor}) is not evidently non-zero",
-                             model if model.holds else None)
+            _integer_divisor(run, facts, divisor, what)
+
+
+def _as_real(expr: sympy.Expr, atoms: Atoms) -> z3.ArithRef | None:
+    """A sympy expression over integer atoms (+, *, integer powers, rationals) in z3, else None."""
+    if expr.is_Rational:
+        return z3.RealVal(str(expr))
+    if expr.is_Symbol:
+        atom = atoms.info.get(expr)
+        return z3.ToReal(atom.term) if isinstance(atom, Whole) else None
+    parts = [_as_real(a, atoms) for a in expr.args]
+    if any(p is None for p in parts):
+        return None
+    if expr.is_Add:
+        return z3.Sum(*parts)
+    if expr.is_Mul:
+        return z3.Product(*parts)
+    if expr.is_Pow and expr.exp.is_Integer and expr.exp > 0:
+        return z3.Product(*([parts[0]] * int(expr.exp)))
+    return None
+
+
+def _integer_divisor(run: _Run, facts: tuple, divisor: sympy.Expr, what: str) -> None:
+    """A divisor the signs do not show non-zero: if it is built from integer
+    terms, z3 decides it (and names sizes where it is 0); otherwise it fails."""
+    numerator, _ = sympy.fraction(sympy.together(divisor))  # the denominator's own conditions are recorded
+    term = _as_real(numerator, run.atoms)
+    if term is not None:
+        outcome = run.prover.proves(facts, term != 0, NONZERO)
+        if outcome.holds:
+            return
+        raise StepFailed(NONZERO, f"{what} ({run.atoms.text(divisor)}) can be 0", outcome)
+    model = run.prover.satisfiable(facts, NONZERO)
+    raise StepFailed(NONZERO, f"{what} ({run.atoms.text(divisor)}) is not evidently non-zero",
+                     model if model.holds else None)
 
 
 def _not_proved(run: _Run, outcome: Outcome | None, reason: str):

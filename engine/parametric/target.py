@@ -32,6 +32,7 @@ import sympy
 
 from usim.engine.parametric.integers import Formula, Term, translate
 from usim.engine.parametric.terms import Atoms
+from usim.engine.signs import Sign, SignAnalysis
 from usim.rasp.family import INDEX, SymbolicInt, is_symbolic
 
 Index = SymbolicInt | int
@@ -47,6 +48,7 @@ class TargetContext:
     dims: dict[str, Term]
     fresh: Callable[[str], Term]
     positive: Callable[[Term], bool]
+    proves: Callable[[list[Formula], Formula], bool]
     env: dict[str, Term] = field(default_factory=dict)
     facts: list[Formula] = field(default_factory=list)
     obligations: list[tuple[list[Formula], Formula, str]] = field(default_factory=list)
@@ -71,10 +73,13 @@ class TargetContext:
         self.facts.extend([var >= 0, var < size])
         try:
             body = sympy.sympify(term(index))
+            positive = SignAnalysis().sign(body) is Sign.POSITIVE
         finally:
             del self.facts[-2:]
             del self.env[var.decl().name()]
-        return self.atoms.total(var, size, body)
+        at_least_one = self.proves(list(self.facts), size >= 1)
+        return self.atoms.total(var, size, body, positive=positive and at_least_one,
+                                nonnegative=at_least_one or self.proves(list(self.facts), size >= 0))
 
 
 _ACTIVE: contextvars.ContextVar[TargetContext | None] = contextvars.ContextVar("usim_target", default=None)

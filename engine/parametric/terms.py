@@ -21,13 +21,19 @@ only lose identities (say "not decided"), never gain one.
 from __future__ import annotations
 
 import itertools
+import re
 from dataclasses import dataclass
-from typing import Iterable, Sequence
+from typing import Sequence
 
 import sympy
 import z3
 
 from usim.engine.parametric.integers import Term, free_constants, numeral
+
+
+def shown(term: z3.ExprRef) -> str:
+    """A z3 term as people read it: fresh variables under their plain names."""
+    return re.sub(r"!\d+", "", " ".join(str(term).split()))
 
 
 @dataclass(frozen=True, eq=False)
@@ -37,7 +43,7 @@ class Entry:
     col: Term
 
     def describe(self) -> str:
-        return f"{self.block}[{self.row}, {self.col}]"
+        return f"{self.block}[{shown(self.row)}, {shown(self.col)}]"
 
 
 @dataclass(frozen=True, eq=False)
@@ -47,7 +53,7 @@ class Total:
     body: sympy.Expr
 
     def describe(self) -> str:
-        return f"sum({self.var} < {self.extent}) {self.body}"
+        return f"sum over {shown(self.var)} < {shown(self.extent)} of ..."
 
 
 @dataclass(frozen=True, eq=False)
@@ -55,7 +61,7 @@ class Whole:
     term: Term
 
     def describe(self) -> str:
-        return str(self.term)
+        return shown(self.term)
 
 
 Atom = Entry | Total | Whole
@@ -90,15 +96,18 @@ class Atoms:
         return self._symbol(("whole", term.get_id(), positive), Whole(term), f"int({term})",
                             integer=True, **assumptions)
 
-    def total(self, var: Term, extent: Term, body: sympy.Expr, positive: bool = False) -> sympy.Expr:
+    def total(self, var: Term, extent: Term, body: sympy.Expr, positive: bool = False,
+              nonnegative: bool = False) -> sympy.Expr:
+        """sum_{var < extent} body. ``positive``: proved that extent >= 1 and body > 0
+        (the sum is then assumed positive); ``nonnegative``: proved extent >= 0."""
         extent = z3.simplify(extent)
-        if not self.mentions(body, var):
-            return self.whole(extent) * body  # sum of a constant: extent times it
         size = numeral(extent)
         if size is not None and size <= 0:
             return sympy.Integer(0)
         if size == 1:
             return self.substitute(body, [(var, z3.IntVal(0))])
+        if nonnegative and not self.mentions(body, var):
+            return self.whole(extent) * body  # extent >= 0 equal terms: extent times the term
         assumptions = {"positive": True} if positive else {"real": True}
         return self._symbol(("total", var.get_id(), extent.get_id(), sympy.srepr(body)),
                             Total(var, extent, body), f"sum_{var}", **assumptions)
@@ -138,5 +147,15 @@ class Atoms:
                                         self.substitute(atom.body, pairs), bool(s.is_positive))
         return sympy.sympify(expr).xreplace(replace) if replace else expr
 
-    def describe(self, symbols: Iterable[sympy.Symbol]) -> str:
-        return "; ".join(f"{s} = {self.info[s].describe()}" for s in symbols)
+    def text(self, expr: sympy.Expr) -> str:
+        """``expr`` written with each atom as what it stands for (a sum's body
+        after it, in braces)."""
+        expr = sympy.sympify(expr)
+        names = {}
+        for s in self.atoms_of(expr):
+            atom = self.info[s]
+            if isinstance(atom, Total):
+                names[s] = sympy.Symbol(f"sum({shown(atom.var)} < {shown(atom.extent)}){{{self.text(atom.body)}}}")
+            else:
+                names[s] = sympy.Symbol(atom.describe())
+        return str(expr.xreplace(names))
