@@ -318,6 +318,10 @@ class Evaluator:
         return self._values[key]
 
     def _value(self, node: SOp, pos: Term, env: Mapping[str, Term], ctx: Context) -> Value:
+        if isinstance(node, Constant) and isinstance(node.value, Fraction) and node.value.denominator != 1:
+            return [(ctx, sympy.Rational(node.value.numerator, node.value.denominator))]
+        if isinstance(node, Map) and node.op in (Op.TRUEDIV, Op.EXP, Op.POW):
+            return self._map(node, pos, env, ctx)  # a real value, even of static arguments
         if not self.dynamic(node):
             term = self.static(node, pos, env, ctx)
             if z3.is_bool(term):

@@ -208,6 +208,7 @@ def _prove(run: _Run) -> tuple[Status, str, Mapping[str, int] | None, int]:
             with active(target_context):
                 expected = sympy.sympify(blocks[name][a, b])
             _target_divisors(run, evaluator, expected, facts, f"the target's {name}[a, b]")
+            _target_reads(run, target_context)
             evaluator.candidates = [za, zb]
             cases += _case(run, evaluator, comparison, output, position, Context(facts), expected,
                            f"{name}[a, b]")
@@ -255,16 +256,22 @@ def _target_divisors(run: _Run, evaluator: Evaluator, expr: sympy.Expr, facts: t
             _target_divisors(run, evaluator, atom.body, facts + (atom.var >= 0, atom.var < atom.extent), what)
 
 
+def _target_reads(run: _Run, target_context: TargetContext) -> None:
+    """The entries the target has read so far lie inside their matrices."""
+    for facts, condition, what in target_context.obligations:
+        outcome = run.prover.proves(facts, condition, READS)
+        if outcome.holds is not True:
+            raise StepFailed(READS, what, outcome)
+    target_context.obligations.clear()
+
+
 def _definedness(run: _Run, evaluator: Evaluator, target_context: TargetContext) -> None:
     prover = run.prover
     for facts, condition, what in evaluator.obligations.static:
         outcome = prover.proves(facts, condition, DEFINED)
         if outcome.holds is not True:
             raise StepFailed(DEFINED, f"{what}: a divisor can be 0", outcome)
-    for facts, condition, what in target_context.obligations:
-        outcome = prover.proves(facts, condition, READS)
-        if outcome.holds is not True:
-            raise StepFailed(READS, what, outcome)
+    _target_reads(run, target_context)
     for facts, divisor, what in evaluator.obligations.real:
         start = time.perf_counter()
         sign = SignAnalysis().sign(divisor)
