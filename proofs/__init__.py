@@ -26,6 +26,7 @@ MODULES: tuple[str, ...] = (
     "lemma4_softmax",
     "lemma5_matmul",
     "theorem6_attention",
+    "routing_heads",
     "corollary6_1_encoder",
     "theorem9_multihead",
     "corollary9_1_multihead_encoder",

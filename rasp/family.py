@@ -117,6 +117,13 @@ class SymbolicInt:
         left, right = (SymbolicInt.of(other), self) if reflected else (self, SymbolicInt.of(other))
         if left.op == "num" and right.op == "num":
             return SymbolicInt("num", _BINARY[op](left.args[0], right.args[0]))
+        # x + 0, 0 + x, x - 0, x * 1, 1 * x are x: the same value, a shorter expression
+        if (op in ("+", "-") and right.op == "num" and right.args[0] == 0) or \
+                (op == "*" and right.op == "num" and right.args[0] == 1):
+            return left
+        if (op == "+" and left.op == "num" and left.args[0] == 0) or \
+                (op == "*" and left.op == "num" and left.args[0] == 1):
+            return right
         return SymbolicInt(op, left, right)
 
     def __add__(self, other): return self._binary("+", other)
@@ -221,6 +228,17 @@ def index_symbol(name: str) -> SymbolicInt:
 
 def is_symbolic(*values: object) -> bool:
     return any(isinstance(v, SymbolicInt) for v in values)
+
+
+def same_size(a: SymbolicInt | int, b: SymbolicInt | int) -> bool:
+    """a == b for integers; for symbolic sizes, whether they are the same
+    expression. A builder that takes a shortcut when two sizes are equal takes
+    it in a family only where they are equal as expressions: at sizes where
+    different expressions coincide the family's instance may differ from the
+    builder's program, which the tie to the bounded claim would show."""
+    if not is_symbolic(a, b):
+        return a == b
+    return str(a) == str(b)
 
 
 @dataclass(frozen=True, eq=False)

@@ -18,7 +18,7 @@ from usim.proofs import families
 FAMILIES = families()
 
 
-@pytest.mark.parametrize("claim_id", ["lemma3", "lemma4", "lemma5"])
+@pytest.mark.parametrize("claim_id", ["lemma3", "lemma4", "lemma5", "routing"])
 def test_the_lemma_is_proved_for_every_size(claim_id):
     fc = FAMILIES[claim_id]
     result = prove_all_sizes(fc)
@@ -47,6 +47,18 @@ LARGE = [
     ("lemma4", "row-selection-mod-9", "r", 9),
     ("lemma5", "inner-sum-capped-at-12", "k", 12),
 ]
+
+
+def test_us_routing_head_wrong_only_on_long_sequences_is_refuted_on_one():
+    """Source positions mod 128: right on every sequence of at most 128
+    positions (every shape up to N = 4 and more), refuted on one of 129."""
+    fc = FAMILIES["routing"]
+    result = prove_all_sizes(fc, "source-mod-128")
+    assert result.status is Status.REFUTED
+    r, c, w, g = result.shape
+    assert g + r * c + w > 128
+    for shape in fc.claim.shapes(2):
+        assert check_obligation(instance_obligation(fc, shape, "source-mod-128")).status is Status.PROVED
 
 
 @pytest.mark.parametrize("claim_id, mutant, dim, past", LARGE)

@@ -173,16 +173,17 @@ class Evaluator:
         return self.prover.proves(self.facts_for(term), term > 0, SIGNS).holds is True
 
     def larger(self, a: Term, b: Term) -> Term:
-        if self.prover.proves(self.facts_for(a - b), a >= b, SELECTION).holds:
+        """max(a, b), simplified where z3 decides the order (a decision, not a proof obligation)."""
+        if self.prover.proves(self.facts_for(a - b), a >= b, CASES).holds:
             return a
-        if self.prover.proves(self.facts_for(a - b), b >= a, SELECTION).holds:
+        if self.prover.proves(self.facts_for(a - b), b >= a, CASES).holds:
             return b
         return z3.If(a >= b, a, b)
 
     def smaller(self, a: Term, b: Term) -> Term:
-        if self.prover.proves(self.facts_for(a - b), a <= b, SELECTION).holds:
+        if self.prover.proves(self.facts_for(a - b), a <= b, CASES).holds:
             return a
-        if self.prover.proves(self.facts_for(a - b), b <= a, SELECTION).holds:
+        if self.prover.proves(self.facts_for(a - b), b <= a, CASES).holds:
             return b
         return z3.If(a <= b, a, b)
 

@@ -27,6 +27,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping, Sequence
 
 from usim.engine.claim import Claim
+from usim.errors import UsimError
 from usim.rasp.expr import Expr
 from usim.rasp.family import Condition, SymbolicInt, dimension, readable
 from usim.rasp.program import Program
@@ -62,12 +63,12 @@ class FamilyClaim:
         if mutant is None:
             return program
         if mutant not in self.mutants:
-            raise KeyError(f"claim {self.id} has no all-sizes variant {mutant!r}")
+            raise UsimError(f"claim {self.id} has no all-sizes variant {mutant!r}")
         by_readable = {readable(node.name): node.name for node in program.nodes() if node.has_name}
         wanted = self.mutants[mutant](*symbols)
         missing = [name for name in wanted if name not in by_readable]
         if missing:
-            raise KeyError(f"the family of {self.id} has no node named {missing[0]!r}")
+            raise UsimError(f"the family of {self.id} has no node named {missing[0]!r}")
         return substitute(program, {by_readable[name]: replace for name, replace in wanted.items()},
                           name=f"{program.name}_{mutant}")
 

@@ -63,7 +63,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     parser.add_argument("--list", action="store_true", help="list every claim and exit")
     add_prove_options(parser)
     parser.add_argument("--all-sizes", action="store_true",
-                        help="prove the claim for every size (lemma3, lemma4, lemma5): the parametric "
+                        help="prove the claim for every size (lemma3, lemma4, lemma5, routing): the parametric "
                         "engine, with the bounded proof up to --max-n (default: the claim's CI bound) as "
                         "its cross-check and the bound of the family-equals-builder check")
     parser.set_defaults(func=run)

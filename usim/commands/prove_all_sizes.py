@@ -1,7 +1,7 @@
 """``usim prove CLAIM... --all-sizes``: the verdict for every size, and what it rests on.
 
-For each claim with a statement for every size (see ``usim prove --list``:
-lemma3, lemma4, lemma5) this runs the bounded proof up to ``--max-n``
+For each claim with a statement for every size (lemma3, lemma4, lemma5 and
+routing, U's routing head) this runs the bounded proof up to ``--max-n``
 (default: the claim's CI bound; the cross-check, and the bound up to which the
 family is checked to be the builder's program), then the parametric proof
 (:mod:`usim.engine.parametric`), and with ``--mutants`` each broken variant for
