@@ -10,7 +10,8 @@ verdict for every size:
   the bounded claim (:func:`tie`): at every shape up to the tie bound, the
   family instantiated is the claim's own program node for node (names
   included), its layouts are the claim's, its side conditions select exactly
-  the claim's shapes, and its target is the claim's own function;
+  the claim's shapes, and its target is the claim's own function and, over
+  symbolic matrices of those sizes, means the claim's target entry by entry;
 * REFUTED only with a concrete size and input: the sizes come from z3's model
   of a step that failed (or, failing that, from a search over small sizes), the
   family is instantiated there and the bounded engines
@@ -30,12 +31,18 @@ import time
 from dataclasses import dataclass
 from typing import Callable, Sequence
 
+import sympy
+import z3
+
 from usim.constructions.base import Construction
 from usim.engine.claim import EngineResult, Obligation, ObligationResult, Status
 from usim.engine.parametric.evaluate import DECISIONS
 from usim.engine.parametric.prove import ParametricVerdict, prove_family
+from usim.engine.canonical import Verdict, compare
 from usim.engine.parametric.statement import FamilyClaim
-from usim.engine.replay import replay_undefined, search_witness
+from usim.engine.parametric.target import SymbolicMatrix, TargetContext, active
+from usim.engine.parametric.terms import Atoms, Entry
+from usim.engine.replay import expected_sequence, replay_undefined, search_witness, symbol_matrices
 from usim.engine.runner import ClaimReport, check_obligation, prove_claim
 from usim.engine.witness import find_witness
 from usim.errors import ShapeError, UsimError
@@ -99,9 +106,37 @@ def tie(fc: FamilyClaim, bound: int) -> Tie:
             problems.append(f"{label}: the family's output layout is not the claim's")
         if ob.target is not fc.target:
             problems.append(f"{label}: the family's target is not the claim's own target function")
+        elif not _same_target(fc, shape, ob):
+            problems.append(f"{label}: the target written for every size is not the claim's target here")
+        if ob.output_name != family.outputs[0][0]:
+            problems.append(f"{label}: the claim is about the output {ob.output_name}, the family's is "
+                            f"{family.outputs[0][0]}")
         if ob.preconditions is not None or ob.padding != 0:
             problems.append(f"{label}: the claim has preconditions or padding the family does not state")
     return Tie(bound, count, tuple(problems))
+
+
+def _same_target(fc: FamilyClaim, shape: tuple[int, ...], ob: Obligation) -> bool:
+    """The target over symbolic matrices (:class:`SymbolicMatrix`, with the
+    sizes given) means, entry by entry, what the claim's target means over
+    sympy matrices: the helpers of :mod:`usim.engine.parametric.target`
+    (``.T``, ``*``, :func:`matrix_of`, :func:`total`) are checked here."""
+    atoms = Atoms()
+    context = TargetContext(atoms, {}, lambda name: z3.Int(name), lambda term: False, lambda facts, goal: False)
+    matrices = {name: SymbolicMatrix.input(name, rows, cols) for name, (rows, cols) in fc.inputs(*shape)}
+    with active(context):
+        blocks = fc.target(matrices)
+        written = {name: [[sympy.sympify(blocks[name][i, j]) for j in range(cols)] for i in range(rows)]
+                   for name, (rows, cols) in fc.outputs(*shape)}
+    names = {}
+    for symbol, atom in atoms.info.items():
+        if not isinstance(atom, Entry):
+            return False  # at fixed sizes every sum is expanded: no atom but entries
+        names[symbol] = sympy.Symbol(f"{atom.block}[{z3.simplify(atom.row)},{z3.simplify(atom.col)}]", real=True)
+    expected = expected_sequence(ob, symbol_matrices(ob.construction.input_layout, ob.domain))
+    mine = ob.construction.output_layout.encode({k: sympy.Matrix(v).xreplace(names) for k, v in written.items()},
+                                                fill=sympy.Integer(0))
+    return all(compare(a, b) is Verdict.EQUAL for a, b in zip(mine, expected))
 
 
 def instance_obligation(fc: FamilyClaim, shape: Sequence[int], mutant: str | None = None) -> Obligation:
@@ -294,8 +329,9 @@ def rests_on(report: AllSizesReport) -> list[str]:
         lines.append(f"{s.step}: {s.solver}, {', '.join(counts)} ({s.seconds:.3f} s)")
     if result.tie is not None:
         lines.append(f"the family instantiated is the claim's program, node for node with names, and its "
-                     f"layouts, side conditions and target are the claim's, at every shape up to "
-                     f"N={result.tie.bound} ({result.tie.shapes} shapes): structural comparison")
+                     f"layouts, side conditions and target (entry by entry) are the claim's, at every shape "
+                     f"up to N={result.tie.bound} ({result.tie.shapes} shapes): structural comparison, "
+                     f"canonical forms")
     if result.witness is not None:
         lines.append(f"an input at the witness sizes {dict(result.verdict.witness or {})}: "
                      f"{result.witness.status.value} ({result.witness.engine})")

@@ -67,7 +67,7 @@ from usim.rasp.expr import (
     SOp,
     Tokens,
 )
-from usim.rasp.family import HeadAt, HeadSum, Parameter, SymbolicInt
+from usim.rasp.family import HeadAt, HeadSum, Parameter, SymbolicInt, readable
 
 
 class Unsupported(Exception):
@@ -451,7 +451,7 @@ class Evaluator:
             term = t.term if t is not None else z3.IntVal(e)
             if t is not None:
                 self.record_static(ctx, t.defined, f"the extent of {node.name}")
-            self.require(ctx, term >= 1, COLLAPSE, f"the head sum {node.name} has at least one head ({e})")
+            self.require(ctx, term >= 1, COLLAPSE, f"the heads {readable(node.body.name)} are at least one ({e})")
             extents.append(term)
         names = [i.args[0] for i in node.indices]
         heads = [self.variable(n.split("#")[0], z3.IntVal(0), e) for n, e in zip(names, extents)]
@@ -476,8 +476,8 @@ class Evaluator:
             free.facts + tuple(z3.And(t >= 0, t < e) for t, e in zip(twin, extents))
             + (support, twin_support, z3.Or(*[h != t for h, t in zip(heads, twin)])), COLLAPSE)
         if clash.holds:
-            raise StepFailed(COLLAPSE, f"two heads of {node.name} select at one position", clash)
-        raise Unsupported(f"no single head of {node.name} found for the position")
+            raise StepFailed(COLLAPSE, f"two of the heads {readable(node.body.name)} select at one position", clash)
+        raise Unsupported(f"no single one of the heads {readable(node.body.name)} found for the position")
 
     def _candidates(self, heads: Sequence[Term], forks: Value, free: Context, pos: Term,
                     ctx: Context) -> list[tuple[Term, ...]]:

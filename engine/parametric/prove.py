@@ -246,10 +246,17 @@ def _case(run: _Run, evaluator: Evaluator, comparison: Comparison, output, posit
 
 def _target_divisors(run: _Run, evaluator: Evaluator, expr: sympy.Expr, facts: tuple, what: str) -> None:
     """Every denominator of the target (inside its sums too) must be non-zero:
-    recorded, like the program's divisors, for the sign check."""
-    for power in sympy.preorder_traversal(expr):
-        if isinstance(power, sympy.Pow) and power.exp.is_negative:
-            evaluator.obligations.real.append((facts, power.base, f"a denominator of {what}"))
+    recorded, like the program's divisors, for the sign check. The target may
+    use +, *, integer powers and exp only (every other function or power has
+    a domain this engine does not check): anything else is outside the fragment."""
+    for part in sympy.preorder_traversal(expr):
+        if isinstance(part, sympy.Pow):
+            if not part.exp.is_Integer:
+                raise Unsupported(f"{what} has the power {part} (only integer powers are checked)")
+            if part.exp.is_negative:
+                evaluator.obligations.real.append((facts, part.base, f"a denominator of {what}"))
+        elif not (part.is_Add or part.is_Mul or part.is_Symbol or part.is_Rational or isinstance(part, sympy.exp)):
+            raise Unsupported(f"{what} uses {type(part).__name__} (the target may use +, *, integer powers, exp)")
     for symbol in run.atoms.atoms_of(expr):
         atom = run.atoms.info[symbol]
         if isinstance(atom, Total):

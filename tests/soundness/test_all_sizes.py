@@ -191,3 +191,19 @@ def test_a_proof_for_every_size_beside_a_bounded_refutation_is_an_error(tmp_path
     assert all_sizes_status(data["all_sizes"], Status.PROVED, "lemma3", "") is Status.PROVED
     data["all_sizes"]["status"] = "ERROR"
     assert all_sizes_status(data["all_sizes"], Status.REFUTED, "lemma3", "") is Status.ERROR
+
+
+def test_a_target_helper_that_means_something_else_for_all_sizes_breaks_the_tie(monkeypatch):
+    """The target is one function for both: over symbolic matrices its .T must
+    mean sympy's transpose. A .T that does not transpose is caught at the
+    first non-square shape, before anything is called proved."""
+    from usim.engine.parametric import target as target_module
+    from usim.engine.parametric.allsizes import tie
+
+    monkeypatch.setattr(target_module.SymbolicMatrix, "T",
+                        property(lambda self: target_module.SymbolicMatrix(self.cols, self.rows,
+                                                                          lambda i, j: self[i, j])))
+    found = tie(LEMMA3, 2)
+    assert not found.ok
+    assert any("not the claim's target" in p for p in found.problems)
+    assert prove_all_sizes(LEMMA3, tie_bound=2).status is not Status.PROVED
