@@ -11,21 +11,11 @@ from dataclasses import dataclass
 from usim.encodings.layout import SequenceLayout
 from usim.errors import ShapeError
 from usim.rasp.cost import Cost, cost
-from usim.rasp.expr import (
-    Constant,
-    Indices,
-    Length,
-    Map,
-    Op,
-    Predicate,
-    SOp,
-    Tokens,
-    aggregate,
-    indices,
-    select,
-    where,
-)
+from usim.rasp.expr import Predicate, SOp, aggregate, indices, select, where
+from usim.rasp.family import fresh, is_symbolic, symbolic_text
 from usim.rasp.program import Program
+
+__all__ = ["Construction", "fresh", "gather", "guarded", "inside", "pair"]
 
 
 @dataclass(frozen=True, eq=False)
@@ -58,16 +48,11 @@ class Construction:
 
 
 def pair(i: int, j: int, rows: int, cols: int) -> str:
-    """The suffix naming head (i, j): "01" while indices are single digits, "0_11" after."""
+    """The suffix naming head (i, j): "01" while indices are single digits, "0_11" after.
+    With symbolic sizes, a placeholder filled in at instantiation (usim.rasp.family)."""
+    if is_symbolic(i, j, rows, cols):
+        return symbolic_text(pair, i, j, rows, cols, shown="{" + str(i) + "}{" + str(j) + "}")
     return f"{i}{j}" if max(rows, cols) <= 10 else f"{i}_{j}"
-
-
-def fresh(sop: SOp, name: str) -> SOp:
-    """``sop`` under the name ``name``, never renaming a node that already has a
-    name or a primitive (it may be shared): such a node is copied as sop + 0."""
-    if sop.has_name or isinstance(sop, (Tokens, Indices, Length, Constant)):
-        sop = Map(Op.ADD, sop, 0)
-    return sop.named(name)
 
 
 def gather(values: SOp, source: SOp | int) -> SOp:

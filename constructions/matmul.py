@@ -25,6 +25,7 @@ from __future__ import annotations
 from usim.constructions.base import Construction, fresh, gather, pair
 from usim.encodings.layout import SequenceLayout
 from usim.errors import ShapeError
+from usim.rasp.family import head_family, head_sum
 from usim.rasp.expr import Predicate, SOp, aggregate, indices, length, select, tokens
 from usim.rasp.program import Program
 
@@ -35,16 +36,18 @@ def matmul_block(values: SOp, rows: int, inner: int | SOp, cols: int,
     if b_offset is None:
         b_offset = a_offset + rows * inner
     m = (indices % inner).named("m")
-    a = [gather(values, fresh(m + i * inner + a_offset, f"a_src{i}")).named(f"a{i}") for i in range(rows)]
-    b = [gather(values, fresh(m * cols + (b_offset + j), f"b_src{j}")).named(f"b{j}") for j in range(cols)]
-    total = None
-    for i in range(rows):
-        for j in range(cols):
-            product = (a[i] * b[j]).named(f"prod{pair(i, j, rows, cols)}")
-            selector = (select(indices, inner, Predicate.LT)
-                        & select(i * cols + j, indices, Predicate.EQ)).named(f"dot{pair(i, j, rows, cols)}")
-            head = aggregate(selector, product).named(f"mean{pair(i, j, rows, cols)}")
-            total = head if total is None else total + head
+    a = head_family(rows, lambda i: gather(values, fresh(m + i * inner + a_offset, f"a_src{i}")).named(f"a{i}"),
+                    name="i")
+    b = head_family(cols, lambda j: gather(values, fresh(m * cols + (b_offset + j), f"b_src{j}")).named(f"b{j}"),
+                    name="j")
+
+    def head(i, j):
+        product = (a[i] * b[j]).named(f"prod{pair(i, j, rows, cols)}")
+        selector = (select(indices, inner, Predicate.LT)
+                    & select(i * cols + j, indices, Predicate.EQ)).named(f"dot{pair(i, j, rows, cols)}")
+        return aggregate(selector, product).named(f"mean{pair(i, j, rows, cols)}")
+
+    total = head_sum((rows, cols), head, names=("i", "j"))  # mean00 + mean01 + ..., row-major
     return fresh(inner * total, "product")
 
 

@@ -29,10 +29,12 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Mapping, Sequence
 
-from usim.constructions.base import gather, inside
+from usim.constructions.base import Construction, gather, inside
 from usim.encodings.layout import Block, SequenceLayout
 from usim.errors import ShapeError
-from usim.rasp.expr import SOp, indices, where
+from usim.rasp.expr import SOp, indices, tokens, where
+from usim.rasp.family import is_symbolic, same_size
+from usim.rasp.program import Program
 
 
 @dataclass(frozen=True)
@@ -80,9 +82,11 @@ class Move:
 
     @property
     def whole(self) -> bool:
-        """The whole source block to the whole destination block, same shape."""
-        return (self.dest.shape == self.source.shape and self.rows == self.dest.shape.rows
-                and self.cols == self.dest.shape.cols and not (self.row or self.col))
+        """The whole source block to the whole destination block, same shape
+        (symbolic sizes: the same expressions, :func:`same_size`)."""
+        d, s = self.dest.shape, self.source.shape
+        return (same_size(d.rows, s.rows) and same_size(d.cols, s.cols) and same_size(self.rows, d.rows)
+                and same_size(self.cols, d.cols) and same_size(self.row, 0) and same_size(self.col, 0))
 
     def source_of(self, p: int) -> int | None:
         """The source position of destination position p, or None (exact, for checks)."""
@@ -123,7 +127,9 @@ def plan_moves(parts: Sequence[Part], target: SequenceLayout,
             k, source = found[0]
             rows = source.shape.rows - piece.src_row if piece.rows is None else piece.rows
             cols = source.shape.cols - piece.src_col if piece.cols is None else piece.cols
-            if (piece.row + rows > dest.shape.rows or piece.col + cols > dest.shape.cols
+            sizes = (rows, cols, dest.shape.rows, dest.shape.cols, source.shape.rows, source.shape.cols)
+            if not is_symbolic(*sizes) and (
+                    piece.row + rows > dest.shape.rows or piece.col + cols > dest.shape.cols
                     or piece.src_row + rows > source.shape.rows
                     or piece.src_col + cols > source.shape.cols or rows < 1 or cols < 1):
                 raise ShapeError(
@@ -143,7 +149,7 @@ def route(parts: Sequence[Part], target: SequenceLayout,
     whose only move keeps a whole block in place is added without a head.
     """
     for part in parts:
-        if part.layout.length != target.length:
+        if not same_size(part.layout.length, target.length):
             raise ShapeError(f"cannot route a sequence of length {part.layout.length} into one of "
                              f"length {target.length}")
     moves = plan_moves(parts, target, pieces)
@@ -153,7 +159,7 @@ def route(parts: Sequence[Part], target: SequenceLayout,
         if not mine:
             continue
         if (part.clean and len(mine) == len(part.layout.blocks) and all(
-                m.whole and m.dest.offset == m.source.offset for m in mine)):
+                m.whole and same_size(m.dest.offset, m.source.offset) for m in mine)):
             term = part.sop
         else:
             src: SOp | int = -1
@@ -189,3 +195,24 @@ def fix(values: SOp, constants: Mapping[int, int | Fraction]) -> SOp:
     for position, value in sorted(constants.items()):
         out = where(indices == position, value, out)
     return out.named("fixed") if constants else out
+
+
+def move_blocks_program(rows: int, cols: int, width: int, gap: int) -> Program:
+    """One routing head as U's stages use it (Theorem 6's routes move whole
+    blocks only): the sequence <G (1 x gap), X (rows x cols), Y (1 x width)>
+    is routed into <Y, X> from position 0, G dropped, zeros after. Both moves
+    are one head: src(p) = p + gap + rows*cols on Y's new place, p + gap - width
+    on X's, -1 elsewhere; the new places overlap the old ones."""
+    source = SequenceLayout.of(("G", (1, gap)), ("X", (rows, cols)), ("Y", (1, width)))
+    target = SequenceLayout.of(("Y", (1, width)), ("X", (rows, cols)), length=source.length)
+    return Program.of("move_blocks", {"W": route([Part(tokens, source)], target, name="move")},
+                      "one routing head: two whole blocks to new places, the rest dropped")
+
+
+def move_blocks_construction(rows: int, cols: int, width: int, gap: int) -> Construction:
+    return Construction(
+        name=f"move blocks {rows}x{cols}, width {width}, gap {gap}",
+        program=move_blocks_program(rows, cols, width, gap),
+        input_layout=SequenceLayout.of(("G", (1, gap)), ("X", (rows, cols)), ("Y", (1, width))),
+        output_layout=SequenceLayout.of(("Y", (1, width)), ("X", (rows, cols)), ("Z", (1, gap))),
+    )

@@ -25,6 +25,7 @@ from __future__ import annotations
 from fractions import Fraction
 
 from usim.constructions.base import Construction, fresh
+from usim.rasp.family import head_sum
 from usim.encodings.layout import SequenceLayout
 from usim.rasp.expr import (
     Predicate,
@@ -58,13 +59,12 @@ def softmax_block(values: SOp, rows: int, cols: int | SOp, offset: int = 0,
     if mask is not None:
         e = where(mask, e, 0).named("e_masked")
     row = ((indices - offset) // cols).named("row")
-    heads = []
-    for b in range(rows):
+
+    def head(b):
         selector = (select(row, b, Predicate.EQ) & select(b, row, Predicate.EQ)).named(f"row{b}")
-        heads.append(aggregate(selector, e).named(f"row_mean{b}"))
-    mean = heads[0]
-    for h in heads[1:]:
-        mean = mean + h
+        return aggregate(selector, e).named(f"row_mean{b}")
+
+    mean = head_sum(rows, head, names=("b",))  # row_mean0 + row_mean1 + ... + row_mean{r-1}
     denominator = fresh(cols * mean, "row_sum")
     if guard:
         in_block = ((indices >= offset) & (indices < offset + rows * cols)).named("in_block")

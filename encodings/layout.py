@@ -20,6 +20,7 @@ from typing import Any, Callable, Mapping, Sequence
 import numpy as np
 
 from usim.errors import InputError, ShapeError
+from usim.rasp.family import SymbolicInt, is_symbolic
 
 
 @dataclass(frozen=True)
@@ -29,6 +30,8 @@ class MatrixShape:
 
     def __post_init__(self) -> None:
         for what, v in (("rows", self.rows), ("cols", self.cols)):
+            if isinstance(v, SymbolicInt):
+                continue  # a symbolic size (a family, usim.rasp.family): it has no value to check yet
             if not isinstance(v, (int, np.integer)) or isinstance(v, bool) or v < 1:
                 raise ShapeError(f"a matrix needs a positive whole number of {what}, got {v!r}")
 
@@ -106,7 +109,7 @@ class SequenceLayout:
             offset += shape.size
         if length is None:
             length = offset
-        if length < offset:
+        if not is_symbolic(length, offset) and length < offset:
             raise ShapeError(
                 f"the blocks {', '.join(f'{b.name} ({b.shape})' for b in blocks)} need "
                 f"{offset} positions, but the sequence has only {length}"

@@ -92,11 +92,15 @@ def _row(result: ObligationResult, extra: Mapping[str, Any] | None = None) -> di
     return row
 
 
-def certificate(report: Any, timeout: float, source: Mapping[str, Any] | None = None) -> dict[str, Any]:
+def certificate(report: Any, timeout: float, source: Mapping[str, Any] | None = None,
+                all_sizes: Mapping[str, Any] | None = None) -> dict[str, Any]:
     """The certificate of a :class:`usim.engine.runner.ClaimReport`.
 
     ``source`` says where the construction came from: by default the registered
     claim; for a checked listing, ``{"kind": "listing", ...}`` with its text.
+    ``all_sizes``: the verdict for every size and what it rests on
+    (:meth:`usim.engine.parametric.allsizes.AllSizesReport.as_dict`), recorded
+    beside the bounded rows (which are then its cross-check).
     """
     claim: Claim = report.claim
     obligations = [_row(r, {"cost": report.costs.get(r.label),
@@ -121,6 +125,8 @@ def certificate(report: Any, timeout: float, source: Mapping[str, Any] | None = 
         "commit": _git_commit(),
         "created": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
     }
+    if all_sizes is not None:
+        cert["all_sizes"] = dict(all_sizes)
     cert["digest"] = digest(cert)
     return cert
 
@@ -183,6 +189,64 @@ class Certificate:
     def status(self) -> Status:
         return claim_status(r.status for r in self.obligations)
 
+    @property
+    def all_sizes_status(self) -> Status | None:
+        """The verdict for every size, derived from its record (None: bounded only)."""
+        section = self.data.get("all_sizes")
+        return None if section is None else all_sizes_status(section, self.status, self.claim_id, "")
+
+
+def _all_sizes_result(result: Any, claim_id: str, at: str) -> Status:
+    """One all-sizes verdict derived from its parts (never taken as written):
+    REFUTED only with a bounded counterexample row that is REFUTED at the
+    recorded shape; PROVED only with the engine's PROVED, a tie without
+    problems and a proved witness."""
+    if not isinstance(result, dict) or not isinstance(result.get("engine"), dict):
+        raise CertificateError(f"{at}: an all-sizes verdict is malformed")
+    row = result.get("counterexample")
+    if row is not None:
+        found = obligation_result(row, claim_id, f"{at} (counterexample)")
+        if found.status is not Status.REFUTED or list(found.shape) != result.get("shape"):
+            raise CertificateError(f"{at}: the recorded counterexample is not a refutation at {result.get('shape')}")
+        return Status.REFUTED
+    engine = result["engine"].get("status")
+    if engine == Status.VACUOUS.value:
+        return Status.VACUOUS
+    if engine != Status.PROVED.value:
+        return Status.UNKNOWN
+    tie = result.get("tie")
+    if tie is not None and (tie.get("problems") or not tie.get("shapes")):
+        return Status.ERROR
+    if result.get("mutant") is None and tie is None:
+        return Status.UNKNOWN
+    witness = result.get("witness")
+    if not isinstance(witness, dict):
+        return Status.UNKNOWN
+    return Status.PROVED if witness.get("status") == Status.PROVED.value else Status(witness.get("status"))
+
+
+def all_sizes_status(section: Any, bounded: Status, claim_id: str, where: str) -> Status:
+    """The all-sizes verdict of a certificate's section, checked: every
+    recorded status must be the derived one; a bounded refutation of what is
+    proved for every size is an ERROR."""
+    at = f"{where} all sizes".strip()
+    if not isinstance(section, dict) or section.get("scope") != "all sizes":
+        raise CertificateError(f"{at}: the all-sizes section is malformed")
+    main = _all_sizes_result(section.get("result"), claim_id, at)
+    if main.value != section["result"].get("status"):
+        raise CertificateError(f"{at}: the recorded verdict {section['result'].get('status')} is not what its "
+                               f"parts say ({main.value})")
+    for m in section.get("mutants") or []:
+        derived = _all_sizes_result(m, claim_id, f"{at} [{m.get('mutant') if isinstance(m, dict) else '?'}]")
+        if derived.value != m.get("status"):
+            raise CertificateError(f"{at} [{m.get('mutant')}]: the recorded verdict {m.get('status')} is not what "
+                                   f"its parts say ({derived.value})")
+    status = Status.ERROR if main is Status.PROVED and bounded is Status.REFUTED else main
+    if status.value != section.get("status"):
+        raise CertificateError(f"{at}: the recorded status {section.get('status')} is not what its verdicts say "
+                               f"({status.value})")
+    return status
+
 
 def check(data: Any, where: str, claims: Mapping[str, Claim] | None = None) -> Certificate:
     """``data`` as a checked Certificate, or CertificateError saying what is wrong."""
@@ -215,6 +279,8 @@ def check(data: Any, where: str, claims: Mapping[str, Claim] | None = None) -> C
     bound = data.get("bound")
     if not isinstance(bound, int) or isinstance(bound, bool) or bound < 1:
         raise CertificateError(f"{at}: the bound {bound!r} is not a positive integer")
+    if "all_sizes" in data:
+        all_sizes_status(data["all_sizes"], cert.status, claim_id, at)
     source = data.get("source") or {}
     registered = (claims or {}).get(claim_id)
     if source.get("kind") == "claim":

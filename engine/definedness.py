@@ -41,6 +41,7 @@ from usim.engine.replay import (
 )
 from usim.engine.signs import known_signs
 from usim.engine.translate import TranslationError, model_point, to_z3
+from usim.errors import UndefinedError
 
 ENGINE = "definedness"
 
@@ -78,7 +79,13 @@ def _preconditions(ob: Obligation) -> list[Any]:
 def check_definedness(ob: Obligation, timeout: float) -> EngineResult:
     start = time.perf_counter()
     elapsed = lambda: time.perf_counter() - start  # noqa: E731
-    pending = conditions(ob)
+    try:
+        pending = conditions(ob)
+    except UndefinedError as error:  # a selector over an undefined index: undefined at every input
+        witness = search_witness(ob, tries=5, confirm=replay_undefined)
+        if witness is not None:
+            return EngineResult(ENGINE, Status.REFUTED, elapsed(), f"undefined at every input: {error}", witness)
+        return EngineResult(ENGINE, Status.UNKNOWN, elapsed(), f"undefined ({error}), but not replayed")
     if not pending:
         return EngineResult(ENGINE, Status.PROVED, elapsed(),
                             "no division, root or power that could be undefined (none on input-dependent "

@@ -36,7 +36,7 @@ from usim.engine.options import DEFAULT_TIMEOUT
 from usim.engine.statement import fingerprint
 from usim.engine.witness import ENGINE as WITNESS
 from usim.engine.witness import find_witness
-from usim.errors import UsimError
+from usim.errors import UndefinedError, UsimError
 
 
 
@@ -58,6 +58,9 @@ def _run_engine(name: str, ob: Obligation, timeout: float) -> EngineResult:
     start = time.perf_counter()
     try:
         return (ENGINES.get(name) or CHECKS[name])(ob, timeout)
+    except UndefinedError as error:  # undefined at every input (an index divides by 0): definedness refutes it
+        return EngineResult(name, Status.UNKNOWN, time.perf_counter() - start,
+                            f"the program cannot be compared where it is undefined: {error}")
     except UsimError as error:
         return EngineResult(name, Status.ERROR, time.perf_counter() - start, f"{type(error).__name__}: {error}")
     except RecursionError:

@@ -19,9 +19,12 @@ from typing import Callable, Mapping
 
 from usim.engine.certificate import Certificate
 from usim.engine.claim import Claim, Obligation, ObligationResult, Shape
+from usim.engine.parametric.allsizes import prove_all_sizes
+from usim.engine.parametric.statement import FamilyClaim
 from usim.engine.runner import check_obligation
 from usim.engine.statement import fingerprint
 from usim.errors import UsimError
+from usim.rasp.fingerprint import fingerprint as fingerprint_of_program
 
 
 @dataclass
@@ -84,3 +87,34 @@ def _compare(where: str, recorded: ObligationResult, again: ObligationResult, ou
     for r in again.results:
         if r.engine in before and before[r.engine] != r.status.value:
             out.notes.append(f"{where}: {r.engine} was {before[r.engine]}, now {r.status.value}")
+
+
+def verify_all_sizes(cert: Certificate, family: FamilyClaim,
+                     progress: Callable[[str], None] | None = None) -> Verification:
+    """Re-run a certificate's verdicts for every size: the family must still be
+    the one certified (its fingerprint), and the claim's verdict and each broken
+    variant's must come out the same (the sizes of a refutation may differ: z3's
+    models are not unique; that is a note)."""
+    section = cert.data["all_sizes"]
+    out = Verification(cert.claim_id)
+    if fingerprint_of_program(family.family()) != section.get("family"):
+        out.differences.append("all sizes: the family is no longer the one certified (its fingerprint differs)")
+        return out
+    timeout = float(cert.data.get("timeout_seconds") or 60.0)
+    bound = int(cert.data.get("bound") or 1)
+    recorded = [(None, section["result"])] + [(m.get("mutant"), m) for m in section.get("mutants") or []]
+    for name, row in recorded:
+        where = "all sizes" + (f" [{name}]" if name else "")
+        if name is not None and name not in family.mutants:
+            out.differences.append(f"{where}: claim {family.id} has no such broken variant any more")
+            continue
+        again = prove_all_sizes(family, name, timeout, bound)
+        out.checked += 1
+        if again.status.value != row.get("status"):
+            out.differences.append(f"{where}: recorded {row.get('status')}, now {again.status.value}")
+        elif again.shape is not None and list(again.shape) != row.get("shape"):
+            out.notes.append(f"{where}: refuted at {again.label} now, at "
+                             f"{'x'.join(map(str, row.get('shape') or []))} when certified")
+        if progress:
+            progress(f"{cert.claim_id} {where}: recorded {row.get('status')}, now {again.status.value}")
+    return out

@@ -3,7 +3,9 @@
 Each module states its claims with :func:`usim.engine.declare.claim` (or, for
 U, :func:`usim.proofs._universal.make_claim`) and lists them in ``CLAIMS``.
 :data:`MODULES` is the explicit list of those modules, in the order of the
-paper: a new proof script is added here, once. Each is also runnable on its
+paper: a new proof script is added here, once. A module that also states a
+claim for every size (:class:`usim.engine.parametric.statement.FamilyClaim`)
+lists it in ``FAMILIES``. Each is also runnable on its
 own: ``python -P -m usim.proofs.lemma3_transpose --max-n 8`` is
 ``usim prove lemma3 --max-n 8``.
 """
@@ -17,12 +19,14 @@ from usim.errors import UsimError
 
 if TYPE_CHECKING:  # pragma: no cover
     from usim.engine.claim import Claim
+    from usim.engine.parametric.statement import FamilyClaim
 
 MODULES: tuple[str, ...] = (
     "lemma3_transpose",
     "lemma4_softmax",
     "lemma5_matmul",
     "theorem6_attention",
+    "routing_heads",
     "corollary6_1_encoder",
     "theorem9_multihead",
     "corollary9_1_multihead_encoder",
@@ -42,6 +46,7 @@ MODULES: tuple[str, ...] = (
 )
 
 _CLAIMS: dict[str, "Claim"] = {}
+_FAMILIES: dict[str, "FamilyClaim"] = {}
 
 
 def _load() -> dict[str, "Claim"]:
@@ -65,3 +70,22 @@ def get(claim_id: str) -> "Claim":
         return claims[claim_id]
     except KeyError:
         raise UsimError(f"no claim {claim_id!r}; known claims: {', '.join(sorted(claims))}") from None
+
+
+def families() -> dict[str, "FamilyClaim"]:
+    """The claims stated for every size (a module's ``FAMILIES``), by claim id."""
+    if not _FAMILIES:
+        for name in MODULES:
+            for family in getattr(import_module(f"{__name__}.{name}"), "FAMILIES", ()):
+                _FAMILIES[family.id] = family
+    return _FAMILIES
+
+
+def family(claim_id: str) -> "FamilyClaim":
+    """The all-sizes statement of a claim (``usim prove CLAIM --all-sizes``)."""
+    get(claim_id)
+    found = families()
+    if claim_id not in found:
+        raise UsimError(f"claim {claim_id!r} has no statement for every size; --all-sizes proves "
+                        f"{', '.join(found)}")
+    return found[claim_id]

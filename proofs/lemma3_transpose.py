@@ -13,9 +13,16 @@ from __future__ import annotations
 
 import sys
 
-from usim.constructions.transpose import transpose_construction
+from usim.constructions.transpose import transpose_construction, transpose_program
 from usim.engine.declare import claim, every_shape
+from usim.engine.parametric.statement import FamilyClaim
 from usim.rasp.expr import indices
+
+
+def transpose_target(m):
+    """M^T: sympy's own transpose, or entry (a, b) = M[b, a] for all sizes."""
+    return {"MT": m["M"].T}
+
 
 CLAIM = claim(
     "lemma3",
@@ -28,7 +35,7 @@ CLAIM = claim(
         "(2 layers counting the layer that computes length)."
     ),
     construction=transpose_construction,
-    target=lambda m: {"MT": m["M"].T},
+    target=transpose_target,
     shapes=every_shape(2),
     mutants={
         # row and column swapped in the source position: (p // r) * c + p mod r
@@ -41,6 +48,24 @@ CLAIM = claim(
 )
 
 CLAIMS = (CLAIM,)
+
+ALL_SIZES = FamilyClaim(
+    CLAIM,
+    dims=("r", "c"),
+    program=lambda r, c: transpose_program(r),
+    inputs=lambda r, c: [("M", (r, c))],
+    outputs=lambda r, c: [("MT", (c, r))],
+    target=transpose_target,
+    mutants={
+        # the column index p // r taken mod 16: right for every c <= 16, wrong past it
+        "column-index-mod-16": lambda r, c: {"transpose_src": lambda node: node.args[0] + node.args[1] % 16},
+        "swapped-index": lambda r, c: {"transpose_src": lambda node: (indices // r) * c + indices % r},
+        "off-by-one": lambda r, c: {"transpose_src": lambda node: node + 1},
+    },
+)
+"""Lemma 3 for every r, c >= 1 (usim prove lemma3 --all-sizes)."""
+
+FAMILIES = (ALL_SIZES,)
 
 if __name__ == "__main__":
     from usim.commands.prove import prove_main

@@ -22,25 +22,26 @@ from fractions import Fraction
 
 import sympy
 
-from usim.constructions.softmax import PAPER_BASE, softmax_construction
+from usim.constructions.softmax import PAPER_BASE, softmax_construction, softmax_program
 from usim.engine.claim import Claim
 from usim.engine.declare import claim, every_shape
-from usim.rasp.expr import Aggregate, Constant
+from usim.engine.parametric.statement import FamilyClaim
+from usim.engine.parametric.target import matrix_of, total
+from usim.rasp.expr import Aggregate, Constant, Predicate, select
 
 
 def softmax_target(base: Fraction | None):
-    """Row softmax b**S[i][j] / sum_l b**S[i][l], with b = e when ``base`` is None."""
+    """Row softmax b**S[i][j] / sum_l b**S[i][l], with b = e when ``base`` is None.
+
+    Written entry by entry (:func:`matrix_of`, :func:`total`), so that it means
+    the same for a sympy matrix at a fixed size and for all sizes."""
     def power(x):
         return sympy.exp(x) if base is None else sympy.Rational(base.numerator, base.denominator) ** x
 
     def target(m):
         s = m["S"]
-        rows = []
-        for i in range(s.rows):
-            e = [power(s[i, j]) for j in range(s.cols)]
-            total = sympy.Add(*e)
-            rows.append([x / total for x in e])
-        return {"softmax(S)": sympy.Matrix(rows)}
+        return {"softmax(S)": matrix_of(s.rows, s.cols,
+                                        lambda i, j: power(s[i, j]) / total(s.cols, lambda l: power(s[i, l])))}
     return target
 
 
@@ -73,6 +74,8 @@ def measure_paper_base(max_n: int, samples: int = 2000, seed: int = 0) -> list[s
             f"{bound}x{bound}): an approximation, not an identity"]
 
 
+SOFTMAX = softmax_target(None)
+
 CLAIM: Claim = claim(
     "lemma4",
     paper="Lemma 4",
@@ -84,7 +87,7 @@ CLAIM: Claim = claim(
         "counting the layer that computes length). Relies on RASP's empty-row default 0."
     ),
     construction=softmax_construction,
-    target=softmax_target(None),
+    target=SOFTMAX,
     shapes=every_shape(2),
     mutants=MUTANTS,
     default_max_n=8,
@@ -112,6 +115,28 @@ PAPER_CLAIM = claim(
 )
 
 CLAIMS = (CLAIM, PAPER_CLAIM)
+
+ALL_SIZES = FamilyClaim(
+    CLAIM,
+    dims=("r", "c"),
+    program=lambda r, c: softmax_program(r),
+    inputs=lambda r, c: [("S", (r, c))],
+    outputs=lambda r, c: [("softmax(S)", (r, c))],
+    target=SOFTMAX,
+    mutants={
+        # head b is active at the queries whose row, mod 9, is b: right for every r <= 9; from
+        # r = 10 on, row 9's queries get row 0's head (and row 0's keys)
+        "row-selection-mod-9": lambda r, c: {
+            "row{b}": lambda node: node.left & select(node.right.keys, node.right.queries % 9, Predicate.EQ)},
+        "missing-factor-c": lambda r, c: MUTANTS["missing-factor-c"]((r, c)),
+        # every head gives 1 where it selects nothing
+        "wrong-default": lambda r, c: {
+            "row_mean{b}": lambda node: Aggregate(node.selector, node.values, default=1)},
+    },
+)
+"""Lemma 4 for every r, c >= 1 (usim prove lemma4 --all-sizes)."""
+
+FAMILIES = (ALL_SIZES,)
 
 if __name__ == "__main__":
     from usim.commands.prove import prove_main

@@ -15,10 +15,16 @@ from __future__ import annotations
 
 import sys
 
-from usim.constructions.matmul import matmul_construction, matmul_fits
+from usim.constructions.matmul import matmul_construction, matmul_fits, matmul_program
 from usim.engine.claim import Shape
 from usim.engine.declare import claim
-from usim.rasp.expr import Aggregate
+from usim.engine.parametric.statement import FamilyClaim
+from usim.rasp.expr import Aggregate, Predicate, minimum, select
+
+
+def product_target(m):
+    """AB: sympy's own product, or entry (i, j) = sum_l A[i, l] B[l, j] for all sizes."""
+    return {"AB": m["A"] * m["B"]}
 
 
 def shapes(n: int) -> list[Shape]:
@@ -38,7 +44,7 @@ CLAIM = claim(
         "layers with r + c and r*c heads (3 counting the layer that computes length)."
     ),
     construction=matmul_construction,
-    target=lambda m: {"AB": m["A"] * m["B"]},
+    target=product_target,
     shapes=shapes,
     mutants={
         # the mean is not multiplied by k
@@ -54,6 +60,28 @@ CLAIM = claim(
 )
 
 CLAIMS = (CLAIM,)
+
+ALL_SIZES = FamilyClaim(
+    CLAIM,
+    dims=("r", "k", "c"),
+    program=lambda r, k, c: matmul_program(r, c),
+    inputs=lambda r, k, c: [("A", (r, k)), ("B", (k, c))],
+    outputs=lambda r, k, c: [("AB", (r, c))],
+    target=product_target,
+    side_condition=matmul_fits,
+    mutants={
+        # the second layer's heads read the keys below min(k, 12): right for every k <= 12,
+        # from k = 13 on the terms m >= 12 of each entry are dropped
+        "inner-sum-capped-at-12": lambda r, k, c: {
+            "dot{i}{j}": lambda node: select(node.left.keys, minimum(node.left.queries, 12), Predicate.LT)
+            & node.right},
+        "missing-factor-k": lambda r, k, c: {"product": lambda node: node.args[1]},
+        "off-by-one": lambda r, k, c: {"a_src{i}": lambda node: node + 1},
+    },
+)
+"""Lemma 5 for every r, k, c >= 1 with r*c <= k*(r + c) (usim prove lemma5 --all-sizes)."""
+
+FAMILIES = (ALL_SIZES,)
 
 if __name__ == "__main__":
     from usim.commands.prove import prove_main

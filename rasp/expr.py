@@ -166,6 +166,9 @@ def _coerce(value: "SOp | Number | bool") -> "SOp":
         return value
     if isinstance(value, (bool, numbers.Number)):
         return Constant(value)
+    as_sop = getattr(type(value), "as_sop", None)  # a symbolic integer (usim.rasp.family)
+    if as_sop is not None:
+        return as_sop(value)
     raise TypeError(
         f"expected a sequence or a number, got {type(value).__name__} {value!r}"
     )

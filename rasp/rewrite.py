@@ -20,6 +20,7 @@ from usim.rasp.expr import (
     SelectorOr,
     SelectorWidth,
 )
+from usim.rasp.family import HeadAt, HeadFamily, HeadSum
 from usim.rasp.program import Program
 
 
@@ -39,10 +40,17 @@ def clone_with(node: Expr, children: tuple[Expr, ...]) -> Expr:
         new = Aggregate(children[0], children[1], node.default, node.semantics, node.single)
     elif isinstance(node, SelectorWidth):
         new = SelectorWidth(children[0])
+    elif isinstance(node, HeadSum):
+        new = HeadSum(node.indices, node.extents, children[0], node.made)
+    elif isinstance(node, HeadAt):
+        family = node.family
+        new = HeadAt(HeadFamily(family.index, family.extent, children[0], family.made), node.at)
     else:
         return node
     if node.has_name:
         new.named(node.name)
+    if getattr(node, "fresh_name", False):
+        new.fresh_name = True
     return new
 
 

@@ -4,7 +4,8 @@ The claims table of ``paper_map.md`` is written by hand except two columns:
 for every row that names registered claims in its "usim claim" cell, the
 "status" cell says what the claims' certificates give (the category's words
 when the outcome is the expected one, else "NOT ...") and the "bound" cell the
-bound each was proved to, with its obligations and engines
+bound each was proved to, with its obligations and engines, and "all sizes"
+where a certificate of ``usim prove --all-sizes`` proves it for every size
 (:mod:`usim.site` derives both from the checked certificates). :func:`check`
 lists every cell that says something else (a bound raised by hand, a status a
 certificate does not back); :func:`update` rewrites those cells and leaves the
@@ -60,7 +61,8 @@ def bound_cell(items: Sequence[ClaimEntry]) -> str:
         if e.certificate is None:
             return "no certificate"
         count = len(e.certificate.obligations)
-        return f"{e.bound} ({count} obligation{'s' if count != 1 else ''}; {e.engines})"
+        text = f"N={e.certificate.data['bound']} ({count} obligation{'s' if count != 1 else ''}; {e.engines})"
+        return text + (f"; **{e.every_size}**" if e.every_size else "")
     texts = [one(e) for e in items]
     return texts[0] if len(items) == 1 else "; ".join(f"{e.claim.id}: {t}" for e, t in zip(items, texts))
 
@@ -68,7 +70,7 @@ def bound_cell(items: Sequence[ClaimEntry]) -> str:
 def _table(lines: list[str]) -> tuple[int, list[str]] | None:
     """The index of the claims table's header line and its column names."""
     for i, line in enumerate(lines):
-        if line.startswith("|") and "usim claim" in line and "status" in line and "bound" in line:
+        if line.startswith("|") and "usim claim" in line and "status" in line and "| bound" in line:
             return i, _cells(line)
     return None
 
@@ -81,7 +83,8 @@ def _rows(text: str, claims: Iterable[Claim], folder: Path):
     header, columns = found
     known = {c.id for c in claims}
     by_id = {e.claim.id: e for e in entries(claims, folder)}
-    where = {name: columns.index(name) for name in ("usim claim", "status", "bound")}
+    where = {name: next(i for i, c in enumerate(columns) if c.startswith(name))
+             for name in ("usim claim", "status", "bound")}
     for i in range(header + 2, len(lines)):
         if not lines[i].startswith("|"):
             break

@@ -190,6 +190,10 @@ def markdown(cert: Certificate) -> str:
             lines.append(f"| {m.mutant} | {m.label} | {m.status.value} | {_cx_text(cx) if cx else '-'} |")
     if data.get("measures"):
         lines += ["", "## Measurements (not proofs)", ""] + [f"- {m}" for m in data["measures"]]
+    if data.get("all_sizes"):
+        from usim.render_all_sizes import all_sizes_markdown
+
+        lines += all_sizes_markdown(data["all_sizes"])
     v = data.get("versions", {})
     lines += ["", "## Provenance", "",
               f"usim {v.get('usim')}, Python {v.get('python')}, sympy {v.get('sympy')}, "

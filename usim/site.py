@@ -45,6 +45,16 @@ class ClaimEntry:
     source: str | None = None  # the certificate file
     page: str | None = None  # the link to the claim's own page, relative to the site
     notes: list[str] = field(default_factory=list)
+    all_sizes: Certificate | None = None  # a certificate with a verdict for every size
+
+    @property
+    def every_size(self) -> str | None:
+        """"all sizes (conditions)" where a certificate proves the claim for every size."""
+        from usim.engine.claim import Status as S
+
+        if self.all_sizes is None or self.all_sizes.all_sizes_status is not S.PROVED:
+            return None
+        return f"all sizes ({self.all_sizes.data['all_sizes'].get('conditions')})"
 
     @property
     def status(self) -> str:
@@ -65,7 +75,8 @@ class ClaimEntry:
 
     @property
     def bound(self) -> str:
-        return f"N={self.certificate.data['bound']}" if self.certificate else "-"
+        text = f"N={self.certificate.data['bound']}" if self.certificate else "-"
+        return text + (f"; {self.every_size}" if self.every_size else "")
 
     @property
     def engines(self) -> str:
@@ -127,12 +138,16 @@ def entries(claims: Iterable[Claim], folder: Path) -> list[ClaimEntry]:
     claims = list(claims)
     known = {c.id: c for c in claims}
     found: dict[str, tuple[Certificate, str]] = {}
+    every: dict[str, Certificate] = {}
     for path in sorted(list(folder.glob("*.json")) + list(folder.glob("*.json.gz"))):
         for cert in read_certificates(str(path), known):
-            found[cert.claim_id] = (cert, path.name)
+            if "all_sizes" in cert.data:  # usim prove --all-sizes: its verdict for every size
+                every[cert.claim_id] = cert
+            else:
+                found[cert.claim_id] = (cert, path.name)
     if not found:
         raise InputError(f"no certificate in {folder} (write them with usim prove all --json-dir {folder})")
-    return [ClaimEntry(c, *found.get(c.id, (None, None))) for c in claims]
+    return [ClaimEntry(c, *found.get(c.id, (None, None)), all_sizes=every.get(c.id)) for c in claims]
 
 
 def draw_pages(items: list[ClaimEntry], folder: Path, out: Path) -> list[ClaimEntry]:
@@ -150,10 +165,10 @@ def draw_pages(items: list[ClaimEntry], folder: Path, out: Path) -> list[ClaimEn
             render(item.claim, small_shape(item.claim), target, certificate=folder / item.source)
         except InputError as error:  # e.g. matplotlib missing: the page says so
             done.append(ClaimEntry(item.claim, item.certificate, item.source, None,
-                                   [f"no picture page: {error}"]))
+                                   [f"no picture page: {error}"], item.all_sizes))
             continue
         done.append(ClaimEntry(item.claim, item.certificate, item.source,
-                               f"claims/{item.claim.id}/index.html"))
+                               f"claims/{item.claim.id}/index.html", all_sizes=item.all_sizes))
     return done
 
 

@@ -78,3 +78,16 @@ def test_a_target_undefined_somewhere_is_refuted_too():
     assert result.status is Status.REFUTED
     cx = result.definedness.counterexample
     assert cx.inputs["X"] == [["1"]] and cx.expected.startswith("undefined")
+
+
+def test_a_program_whose_index_divides_by_zero_is_refuted_not_an_error():
+    """A selector over an undefined index (indices // 0) makes every row
+    undefined at every input: the engines cannot compare anything (UNKNOWN),
+    the definedness check refutes it with a replayed input. It was an ERROR."""
+    ob = vector_obligation(aggregate(select(indices, indices // (indices - indices), Predicate.EQ), tokens),
+                           lambda x: x, 2)
+    result = check_obligation(ob, ["sympy", "z3"])
+    assert result.status is Status.REFUTED
+    assert result.definedness.counterexample.got.startswith("undefined (") and "division by zero" in \
+        result.definedness.counterexample.got
+    assert all(r.status is Status.UNKNOWN for r in result.results)

@@ -67,6 +67,10 @@ def register(sub: argparse._SubParsersAction) -> None:
     parser.add_argument("claim", nargs="*", help="claim ids (see --list), or 'all'")
     parser.add_argument("--list", action="store_true", help="list every claim and exit")
     add_prove_options(parser)
+    parser.add_argument("--all-sizes", action="store_true",
+                        help="prove the claim for every size (lemma3, lemma4, lemma5, routing): the parametric "
+                        "engine, with the bounded proof up to --max-n (default: the claim's CI bound) as "
+                        "its cross-check and the bound of the family-equals-builder check")
     parser.set_defaults(func=run)
 
 
@@ -136,6 +140,10 @@ def run(args: argparse.Namespace) -> int:
     claims = claims_named(args.claim)
     engines = engines_option(args.engine)
     check_options(args)
+    if args.all_sizes:
+        from usim.commands.prove_all_sizes import run_all_sizes
+
+        return run_all_sizes(args, claims, engines)
     started = time.perf_counter()
     reports = []
     with ProveDisplay(len(claims), quiet=args.quiet, verbose=args.verbose) as display:

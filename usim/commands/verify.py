@@ -60,8 +60,17 @@ def run(args: argparse.Namespace) -> int:
     for cert in certs:
         source, engines = _source(cert, args.run_spec_code)
         result = verify(cert, source, tuple(engines), progress=show)
+        if cert.data.get("all_sizes") is not None:
+            from usim.engine.verify import verify_all_sizes
+            from usim.proofs import family
+
+            again = verify_all_sizes(cert, family(cert.claim_id), progress=show)
+            result.checked += again.checked
+            result.differences += again.differences
+            result.notes += again.notes
         if result.reproduced:
-            print(f"{cert.claim_id}: reproduced ({result.checked} obligation(s), status {cert.status.value})")
+            every = f"; for every size {cert.all_sizes_status.value}" if cert.all_sizes_status else ""
+            print(f"{cert.claim_id}: reproduced ({result.checked} obligation(s), status {cert.status.value}{every})")
         else:
             ok = False
             print(f"{cert.claim_id}: NOT reproduced")

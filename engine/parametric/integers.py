@@ -1,0 +1,355 @@
+"""Integer arithmetic over symbolic dimensions, in z3, and the one prover every step asks.
+
+Index expressions (positions, offsets, head indices, the dimensions r, c, k)
+are z3 integer terms. ``//`` and ``%`` mean what they mean in Python (and in
+every interpretation of :mod:`usim.encodings`): floor division, and a remainder
+with the divisor's sign. z3's own ``div``/``mod`` are Euclidean; they agree
+with Python's for a positive divisor, so :func:`floordiv` uses them when the
+divisor is provably positive and otherwise writes Python's rule out
+(``a // b = (-a) div (-b)`` for b < 0). Each division is defined only for a
+non-zero divisor: the caller records that condition (:mod:`usim.encodings.domain`
+states the rule) and it is proved like every other step.
+
+:class:`Prover` answers "do these hypotheses imply this goal?" for all values
+of the free integer symbols, by asking z3 whether hypotheses and the negated
+goal are unsatisfiable: *unsat* is a proof for every size; *sat* comes with a
+model (concrete sizes where the goal fails, the seed of a counterexample);
+*unknown* or a timeout is no answer. Every query is logged under the step it
+serves (:class:`Ledger`), so a verdict says which steps z3 proved, how many
+queries and how long.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from typing import Callable, Iterable, Mapping, Sequence
+
+import sympy
+import z3
+
+from usim.rasp.family import SymbolicInt
+
+Term = z3.ArithRef
+Formula = z3.BoolRef
+
+
+def is_const(term: z3.ExprRef) -> bool:
+    return z3.is_const(term) and term.decl().kind() == z3.Z3_OP_UNINTERPRETED
+
+
+def free_constants(term: z3.ExprRef) -> set[str]:
+    """The names of the uninterpreted constants in ``term``."""
+    found: set[str] = set()
+    seen: set[int] = set()
+    stack = [term]
+    while stack:
+        t = stack.pop()
+        if t.get_id() in seen:
+            continue
+        seen.add(t.get_id())
+        if is_const(t):
+            found.add(t.decl().name())
+        else:
+            stack.extend(t.children())
+    return found
+
+
+def numeral(term: z3.ExprRef) -> int | None:
+    """The integer a term is syntactically (after z3's simplifier), else None."""
+    t = z3.simplify(term)
+    return t.as_long() if z3.is_int_value(t) else None
+
+
+@dataclass
+class Outcome:
+    """One query's answer: ``holds`` True (proved), False (a model refutes it),
+    None (unknown or timeout). For a refuted goal, ``formulas`` are the
+    satisfiable ones (hypotheses and the negated goal): :meth:`Prover.sizes`
+    finds their smallest model when a counterexample is wanted."""
+
+    holds: bool | None
+    model: dict[str, int] | None = None
+    seconds: float = 0.0
+    formulas: tuple[Formula, ...] = ()
+
+
+@dataclass
+class Tally:
+    proved: int = 0
+    failed: int = 0
+    unknown: int = 0
+    seconds: float = 0.0
+
+
+@dataclass
+class Ledger:
+    """How many queries each step needed, by which solver, and how long."""
+
+    entries: dict[tuple[str, str], Tally] = field(default_factory=dict)
+
+    def add(self, step: str, solver: str, holds: bool | None, seconds: float) -> None:
+        tally = self.entries.setdefault((step, solver), Tally())
+        tally.seconds += seconds
+        if holds is True:
+            tally.proved += 1
+        elif holds is False:
+            tally.failed += 1
+        else:
+            tally.unknown += 1
+
+
+class Keys:
+    """Cache keys made of z3 terms' ids, the terms kept alive: z3 reuses the id
+    of a freed term, so a key that did not hold its terms could later name a
+    different term (and a cached proof would answer for the wrong formula)."""
+
+    def __init__(self) -> None:
+        self._alive: list[tuple] = []
+
+    def __call__(self, *terms: z3.AstRef) -> tuple[int, ...]:
+        self._alive.append(terms)
+        return tuple(t.get_id() for t in terms)
+
+
+class Deadline(Exception):
+    """The proof's time budget is spent."""
+
+
+class Prover:
+    """z3 over the integers, with a time budget, a cache and a ledger."""
+
+    def __init__(self, dims: Sequence[str], timeout: float, ledger: Ledger,
+                 query_seconds: float = 20.0) -> None:
+        self.dims = {d: z3.Int(d) for d in dims}
+        self.ledger = ledger
+        self.deadline = time.perf_counter() + timeout
+        self.query_seconds = query_seconds
+        self.cache: dict[tuple, Outcome] = {}
+        self.keys = Keys()
+        self._fresh = 0
+
+    def fresh(self, name: str) -> Term:
+        self._fresh += 1
+        return z3.Int(f"{name}!{self._fresh}")
+
+    def remaining(self) -> float:
+        left = self.deadline - time.perf_counter()
+        if left <= 0:
+            raise Deadline("the time budget is spent")
+        return left
+
+    def _solve(self, formulas: Sequence[Formula], step: str) -> tuple[z3.CheckSatResult, z3.ModelRef | None, float]:
+        solver = z3.Solver()
+        solver.set("timeout", max(1, int(min(self.remaining(), self.query_seconds) * 1000)))
+        solver.add(*formulas)
+        start = time.perf_counter()
+        result = solver.check()
+        seconds = time.perf_counter() - start
+        return result, (solver.model() if result == z3.sat else None), seconds
+
+    def model_values(self, model: z3.ModelRef) -> dict[str, int]:
+        """Every integer constant of the model (the dimensions first, completed)."""
+        out = {d: model.eval(v, model_completion=True).as_long() for d, v in self.dims.items()}
+        for decl in model.decls():
+            value = model[decl]
+            if decl.arity() == 0 and z3.is_int_value(value):
+                out.setdefault(decl.name(), value.as_long())
+        return out
+
+    def proves(self, hypotheses: Iterable[Formula], goal: Formula, step: str) -> Outcome:
+        """Do ``hypotheses`` imply ``goal`` for every value of the free symbols?"""
+        hypotheses = list(hypotheses)
+        simple = z3.simplify(goal)
+        if z3.is_true(simple):
+            return Outcome(True)
+        key = ("proves", self.keys(*hypotheses), self.keys(goal))
+        if key in self.cache:
+            return self.cache[key]
+        result, model, seconds = self._solve(hypotheses + [z3.Not(goal)], step)
+        if result == z3.unsat:
+            out = Outcome(True, None, seconds)
+        elif result == z3.sat:
+            out = Outcome(False, self.model_values(model), seconds, tuple(hypotheses) + (z3.Not(goal),))
+        else:
+            out = Outcome(None, None, seconds)
+        self.ledger.add(step, "z3", out.holds, seconds)
+        self.cache[key] = out
+        return out
+
+    def satisfiable(self, formulas: Iterable[Formula], step: str) -> Outcome:
+        """Is there a value of the symbols meeting ``formulas``? (holds: True with
+        a model, False when unsatisfiable, None when unknown.)"""
+        formulas = list(formulas)
+        key = ("sat", self.keys(*formulas))
+        if key in self.cache:
+            return self.cache[key]
+        result, model, seconds = self._solve(formulas, step)
+        if result == z3.sat:
+            out = Outcome(True, self.model_values(model), seconds, tuple(formulas))
+        elif result == z3.unsat:
+            out = Outcome(False, None, seconds)
+        else:
+            out = Outcome(None, None, seconds)
+        self.ledger.add(step, "z3", None if out.holds is None else True, seconds)
+        self.cache[key] = out
+        return out
+
+    def sizes(self, outcome: Outcome, seconds: float = 2.0) -> dict[str, int] | None:
+        """Sizes where a refuted goal fails (or where satisfiable formulas hold),
+        the dimensions as small as z3 finds them within ``seconds``."""
+        if not outcome.formulas:
+            return outcome.model
+        try:
+            return self.smallest(outcome.formulas, "sizes of a counterexample", seconds=seconds) or outcome.model
+        except Deadline:
+            return outcome.model
+
+    def smallest(self, formulas: Iterable[Formula], step: str, limit: int = 64,
+                 seconds: float | None = None) -> dict[str, int] | None:
+        """A model of ``formulas`` with the sum of the dimensions as small as z3
+        finds it (each at most ``limit``) within ``seconds``, or None: a binary
+        search on that sum, one bounded satisfiability check per step (z3's
+        optimiser is weak on non-linear integers)."""
+        formulas = list(formulas) + [d <= limit for d in self.dims.values()]
+        budget = time.perf_counter() + min(self.remaining(), seconds or self.query_seconds)
+        total = z3.Sum(*self.dims.values()) if self.dims else z3.IntVal(0)
+        best: dict[str, int] | None = None
+        low, high = len(self.dims), limit * len(self.dims)
+        while low <= high and time.perf_counter() < budget:
+            middle = (low + high) // 2
+            solver = z3.Solver()
+            solver.set("timeout", max(1, int(min(budget - time.perf_counter(), 1.0) * 1000)))
+            solver.add(*formulas, total <= middle)
+            start = time.perf_counter()
+            result = solver.check()
+            self.ledger.add(step, "z3", True if result == z3.sat else (False if result == z3.unsat else None),
+                            time.perf_counter() - start)
+            if result == z3.sat:
+                best = self.model_values(solver.model())
+                high = sum(best[d] for d in self.dims) - 1
+            elif result == z3.unsat:
+                low = middle + 1
+            else:
+                break
+        return best
+
+
+# -- Python's floor division and remainder -------------------------------------------------
+
+def floordiv(a: Term, b: Term, positive: Callable[[Term], bool]) -> Term:
+    """a // b as Python computes it (b != 0 is the caller's obligation)."""
+    value = numeral(b)
+    if (value is not None and value > 0) or (value is None and positive(b)):
+        return a / b  # z3's div: floor for a positive divisor
+    if value is not None and value < 0:
+        return (-a) / (-b)
+    return z3.If(b > 0, a / b, (-a) / (-b))
+
+
+def mod(a: Term, b: Term, positive: Callable[[Term], bool]) -> Term:
+    """a % b as Python computes it: a - b * (a // b) (the divisor's sign)."""
+    value = numeral(b)
+    if (value is not None and value > 0) or (value is None and positive(b)):
+        return a % b  # z3's mod: in [0, b) for a positive divisor
+    return a - b * floordiv(a, b, positive)
+
+
+@dataclass
+class Translation:
+    """A symbolic integer in z3, with the conditions under which it is defined."""
+
+    term: Term
+    defined: list[Formula]
+
+
+def translate(value: SymbolicInt | int, env: Mapping[str, Term], dims: Mapping[str, Term],
+              positive: Callable[[Term], bool]) -> Translation:
+    """``value`` (a :class:`SymbolicInt` over dimensions and head indices) in z3."""
+    defined: list[Formula] = []
+
+    def walk(s: SymbolicInt) -> Term:
+        if s.op == "num":
+            return z3.IntVal(s.args[0])
+        if s.op == "sym":
+            name = s.args[0]
+            if name in env:
+                return env[name]
+            if name in dims:
+                return dims[name]
+            raise KeyError(f"the symbol {name} has no meaning here")
+        if s.op == "neg":
+            return -walk(s.args[0])
+        left, right = walk(s.args[0]), walk(s.args[1])
+        if s.op == "+":
+            return left + right
+        if s.op == "-":
+            return left - right
+        if s.op == "*":
+            return left * right
+        defined.append(right != 0)
+        return floordiv(left, right, positive) if s.op == "//" else mod(left, right, positive)
+
+    if isinstance(value, int):
+        return Translation(z3.IntVal(value), [])
+    return Translation(walk(value), defined)
+
+
+# -- polynomial integer terms ---------------------------------------------------------------
+
+def to_polynomial(term: z3.ExprRef, symbols: Mapping[str, sympy.Symbol] | None = None) -> sympy.Expr | None:
+    """A z3 integer term built from +, -, *, numerals and constants, as a sympy
+    polynomial (constants named in ``symbols`` become those symbols); else None."""
+    if z3.is_int_value(term):
+        return sympy.Integer(term.as_long())
+    if is_const(term):
+        name = term.decl().name()
+        return (symbols or {}).get(name) or sympy.Symbol(name, integer=True)
+    parts = [to_polynomial(c, symbols) for c in term.children()]
+    if any(p is None for p in parts):
+        return None
+    if z3.is_add(term):
+        return sympy.Add(*parts)
+    if z3.is_mul(term):
+        return sympy.Mul(*parts)
+    if z3.is_sub(term):
+        return parts[0] - sympy.Add(*parts[1:])
+    if term.decl().kind() == z3.Z3_OP_UMINUS:
+        return -parts[0]
+    return None
+
+
+def from_polynomial(expr: sympy.Expr) -> Term:
+    """A sympy polynomial with integer coefficients back in z3 (its symbols are
+    z3 integer constants of the same names)."""
+    expr = sympy.expand(expr)
+    symbols = sorted(expr.free_symbols, key=str)
+    if not symbols:
+        return z3.IntVal(int(expr))
+    total: Term = z3.IntVal(0)
+    for monomial, coefficient in sympy.Poly(expr, *symbols).terms():
+        term: Term = z3.IntVal(int(coefficient))
+        for symbol, power in zip(symbols, monomial):
+            for _ in range(power):
+                term = term * z3.Int(symbol.name)
+        total = total + term
+    return z3.simplify(total)
+
+
+def exact_quotient(a: Term, b: Term) -> Term | None:
+    """The polynomial q with a = q * b exactly, when a and b are polynomials
+    with integer coefficients and b divides a (then a // b = q and a % b = 0
+    wherever b != 0), else None."""
+    pa, pb = to_polynomial(a), to_polynomial(b)
+    if pa is None or pb is None or pb == 0:
+        return None
+    symbols = sorted(pa.free_symbols | pb.free_symbols, key=str)
+    if not symbols:
+        return None
+    quotient, remainder = sympy.div(sympy.expand(pa), sympy.expand(pb), *symbols)
+    if remainder != 0:
+        return None
+    poly = sympy.Poly(quotient, *symbols)
+    if not all(c.is_Integer for c in poly.coeffs()):
+        return None
+    return from_polynomial(quotient)

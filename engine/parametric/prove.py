@@ -1,0 +1,328 @@
+"""The parametric proof of one family: every step, and the verdict it supports.
+
+:func:`prove_family` proves, for every value of the dimensions meeting the
+side conditions, every output position and every real input, that the
+family's output equals the target (see :mod:`usim.engine.parametric` for why
+the steps compose). Its verdict is the engine's alone: PROVED, VACUOUS (no
+sizes meet the side conditions), or not proved, with the sizes (z3 models)
+where a step failed; turning those into a replayed counterexample is the
+caller's (:mod:`usim.engine.parametric.allsizes`).
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from typing import Any, Mapping, Sequence
+
+import sympy
+import z3
+
+from usim.engine.claim import Status
+from usim.engine.parametric.compare import ALGEBRA, Comparison
+from usim.engine.parametric.evaluate import (
+    SIGNS,
+    Context,
+    Evaluator,
+    InputBlock,
+    StepFailed,
+    Unsupported,
+)
+from usim.engine.parametric.integers import Deadline, Ledger, Outcome, Prover, Term, translate
+from usim.engine.parametric.statement import FamilyClaim
+from usim.engine.parametric.target import SymbolicMatrix, TargetContext, active
+from usim.engine.parametric.terms import Atoms, Total, Whole
+from usim.engine.signs import Sign, SignAnalysis
+from usim.engine.canonical import Verdict
+from usim.rasp.family import Condition, index_symbol
+from usim.rasp.program import Program
+
+DEFINED = "every // and % has a non-zero divisor where it is evaluated"
+NONZERO = "every real divisor is non-zero"
+READS = "the target reads inside its inputs"
+LAYOUT = "the output blocks fit the sequence and have the target's shapes"
+WITNESS = "the side conditions have a witness"
+HINTS = 6
+"""How many failed steps are turned into the smallest sizes where they fail."""
+
+
+@dataclass(frozen=True)
+class StepReport:
+    """One kind of step: which solver, how many of its queries held, how long."""
+
+    step: str
+    solver: str
+    proved: int
+    failed: int
+    unknown: int
+    seconds: float
+
+    def as_dict(self) -> dict:
+        return {"step": self.step, "solver": self.solver, "proved": self.proved, "failed": self.failed,
+                "unknown": self.unknown, "seconds": round(self.seconds, 4)}
+
+
+@dataclass(frozen=True)
+class ParametricVerdict:
+    """What the parametric engine found for one family."""
+
+    status: Status  # PROVED, VACUOUS or UNKNOWN (not proved: see reason and hints)
+    reason: str
+    steps: tuple[StepReport, ...]
+    hints: tuple[Mapping[str, int], ...] = ()
+    witness: Mapping[str, int] | None = None
+    cases: int = 0
+    seconds: float = 0.0
+
+
+@dataclass
+class _Run:
+    fc: FamilyClaim
+    program: Program
+    prover: Prover
+    atoms: Atoms = field(default_factory=Atoms)
+    hints: list[Outcome] = field(default_factory=list)
+
+
+def _z3_condition(condition: Condition, dims: Mapping[str, Term], positive) -> tuple[z3.BoolRef, list]:
+    defined: list = []
+
+    def walk(c: Condition) -> z3.BoolRef:
+        if c.op == "and":
+            return z3.And(*[walk(a) for a in c.args])
+        if c.op == "or":
+            return z3.Or(*[walk(a) for a in c.args])
+        if c.op == "not":
+            return z3.Not(walk(c.args[0]))
+        left, right = (translate(a, {}, dims, positive) for a in c.args)
+        defined.extend(left.defined + right.defined)
+        a, b = left.term, right.term
+        return {"<": a < b, "<=": a <= b, "==": a == b, "!=": a != b, ">": a > b, ">=": a >= b}[c.op]
+
+    return walk(condition), defined
+
+
+def _blocks(layout: Sequence[tuple[str, tuple[Any, Any]]], dims, positive) -> list[InputBlock]:
+    out, offset = [], z3.IntVal(0)
+    for name, (rows, cols) in layout:
+        r = translate(rows, {}, dims, positive).term
+        c = translate(cols, {}, dims, positive).term
+        out.append(InputBlock(name, r, c, offset))
+        offset = offset + r * c
+    return out
+
+
+def prove_family(fc: FamilyClaim, mutant: str | None = None, timeout: float = 60.0) -> ParametricVerdict:
+    """Prove ``fc``'s family (or a broken variant of it) for every size."""
+    start = time.perf_counter()
+    ledger = Ledger()
+    prover = Prover(fc.dims, timeout, ledger)
+    run = _Run(fc, fc.family(mutant), prover)
+    try:
+        status, reason, witness, cases = _prove(run)
+    except Deadline:
+        status, reason, witness, cases = Status.UNKNOWN, f"timeout after {timeout:g} s", None, 0
+    except z3.Z3Exception as error:
+        status, reason, witness, cases = Status.UNKNOWN, f"z3 failed: {error}", None, 0
+    except RecursionError:
+        status, reason, witness, cases = Status.UNKNOWN, "expression too deep for the engine", None, 0
+    sizes = []
+    if status is not Status.PROVED:
+        for outcome in run.hints[:HINTS]:  # the smallest sizes where each failed step fails
+            found = prover.sizes(outcome)
+            if found and found not in sizes:
+                sizes.append(found)
+    steps = tuple(StepReport(step, solver, t.proved, t.failed, t.unknown, t.seconds)
+                  for (step, solver), t in ledger.entries.items())
+    return ParametricVerdict(status, reason, steps, tuple(sizes), witness, cases,
+                             time.perf_counter() - start)
+
+
+def _prove(run: _Run) -> tuple[Status, str, Mapping[str, int] | None, int]:
+    fc, prover = run.fc, run.prover
+    dims = prover.dims
+    symbols = fc.symbols()
+
+    def positive(term: Term) -> bool:
+        return prover.proves(base, term > 0, SIGNS).holds is True
+
+    base: list = [d >= 1 for d in dims.values()]
+    definedness: list = []
+    for condition in fc.conditions():
+        formula, defined = _z3_condition(condition, dims, positive)
+        base.append(formula)
+        definedness.extend(defined)
+    witness = prover.smallest(base, WITNESS)
+    if witness is None:
+        found = prover.satisfiable(base, WITNESS)
+        if found.holds is False:
+            return Status.VACUOUS, f"no sizes meet the side conditions ({fc.describe_conditions()})", None, 0
+        if found.holds is None:
+            return Status.UNKNOWN, "z3 could not decide whether the side conditions can be met", None, 0
+        witness = found.model
+    witness = {d: witness[d] for d in fc.dims}
+    for condition in definedness:
+        outcome = prover.proves(base, condition, DEFINED)
+        if outcome.holds is not True:
+            return _not_proved(run, outcome, "a side condition divides by zero")
+
+    inputs = _blocks(fc.inputs(*symbols), dims, positive)
+    outputs = _blocks(fc.outputs(*symbols), dims, positive)
+    n = inputs[-1].end
+    atoms = run.atoms
+    evaluator = Evaluator(inputs, n, prover, atoms, base, dims)
+    comparison = Comparison(atoms, prover, dims)
+    matrices = {b.name: SymbolicMatrix.input(b.name, sym_rows, sym_cols)
+                for b, (_, (sym_rows, sym_cols)) in zip(inputs, fc.inputs(*symbols))}
+    target_context = TargetContext(atoms, dict(dims), prover.fresh, positive,
+                                   lambda facts, goal: prover.proves(facts, goal, READS).holds is True)
+    with active(target_context):
+        blocks = fc.target(matrices)
+    declared = dict(fc.outputs(*symbols))
+    if set(blocks) != set(declared):
+        return Status.UNKNOWN, f"the target gives the blocks {sorted(blocks)}, the output layout has " \
+                               f"{sorted(declared)}", witness, 0
+    end = outputs[-1].end
+    fits = prover.proves(base, end <= n, LAYOUT)
+    if fits.holds is not True:
+        return _not_proved(run, fits, f"the output ({end} positions) does not fit the sequence ({n})")
+    for block, (name, (rows, cols)) in zip(outputs, fc.outputs(*symbols)):
+        matrix = blocks[name]
+        shape_rows = translate(matrix.rows, {}, dims, positive).term
+        shape_cols = translate(matrix.cols, {}, dims, positive).term
+        same = prover.proves(base, z3.And(shape_rows == block.rows, shape_cols == block.cols), LAYOUT)
+        if same.holds is not True:
+            return _not_proved(run, same, f"the target's {name} is not {rows} x {cols}")
+
+    output = run.program.outputs[0][1]
+    cases = 0
+    try:
+        for block, (name, _) in zip(outputs, fc.outputs(*symbols)):
+            a, b = index_symbol("a"), index_symbol("b")
+            za = evaluator.variable("a", z3.IntVal(0), block.rows)
+            zb = evaluator.variable("b", z3.IntVal(0), block.cols)
+            position = block.offset + za * block.cols + zb
+            facts = tuple(base) + (za >= 0, za < block.rows, zb >= 0, zb < block.cols)
+            target_context.env = {a.args[0]: za, b.args[0]: zb}
+            target_context.facts = list(facts)
+            with active(target_context):
+                expected = sympy.sympify(blocks[name][a, b])
+            _target_divisors(run, evaluator, expected, facts, f"the target's {name}[a, b]")
+            _target_reads(run, target_context)
+            evaluator.candidates = [za, zb]
+            cases += _case(run, evaluator, comparison, output, position, Context(facts), expected,
+                           f"{name}[a, b]")
+        if prover.satisfiable(tuple(base) + (end < n,), LAYOUT).holds is not False:
+            p = evaluator.variable("p", end, n)
+            evaluator.candidates = []
+            cases += _case(run, evaluator, comparison, output, p, Context(tuple(base) + (p >= end, p < n)),
+                           sympy.Integer(0), "the padding")
+        _definedness(run, evaluator, target_context)
+    except StepFailed as failure:
+        return _not_proved(run, failure.outcome, str(failure))
+    except Unsupported as gap:
+        return Status.UNKNOWN, f"outside the engine's fragment: {gap}", witness, cases
+    if run.hints:
+        return Status.UNKNOWN, "not every step was proved", witness, cases
+    return Status.PROVED, "every step proved", witness, cases
+
+
+def _case(run: _Run, evaluator: Evaluator, comparison: Comparison, output, position: Term, ctx: Context,
+          expected: sympy.Expr, label: str) -> int:
+    values = evaluator.value(output, position, {}, ctx)
+    for here, got in values:
+        decision = comparison.equal(got, expected, here.facts)
+        if decision.verdict is Verdict.EQUAL:
+            continue
+        run.hints.extend(decision.hints)
+        model = run.prover.satisfiable(here.facts, ALGEBRA)
+        if model.holds:
+            run.hints.append(model)
+        raise StepFailed(ALGEBRA, f"at {label} the program gives {run.atoms.text(got)}, the target "
+                         f"{run.atoms.text(expected)}: not shown equal", decision.hints[0] if decision.hints else
+                         (model if model.holds else None))
+    return len(values)
+
+
+def _target_divisors(run: _Run, evaluator: Evaluator, expr: sympy.Expr, facts: tuple, what: str) -> None:
+    """Every denominator of the target (inside its sums too) must be non-zero:
+    recorded, like the program's divisors, for the sign check. The target may
+    use +, *, integer powers and exp only (every other function or power has
+    a domain this engine does not check): anything else is outside the fragment."""
+    for part in sympy.preorder_traversal(expr):
+        if isinstance(part, sympy.Pow):
+            if not part.exp.is_Integer:
+                raise Unsupported(f"{what} has the power {part} (only integer powers are checked)")
+            if part.exp.is_negative:
+                evaluator.obligations.real.append((facts, part.base, f"a denominator of {what}"))
+        elif not (part.is_Add or part.is_Mul or part.is_Symbol or part.is_Rational or isinstance(part, sympy.exp)):
+            raise Unsupported(f"{what} uses {type(part).__name__} (the target may use +, *, integer powers, exp)")
+    for symbol in run.atoms.atoms_of(expr):
+        atom = run.atoms.info[symbol]
+        if isinstance(atom, Total):
+            _target_divisors(run, evaluator, atom.body, facts + (atom.var >= 0, atom.var < atom.extent), what)
+
+
+def _target_reads(run: _Run, target_context: TargetContext) -> None:
+    """The entries the target has read so far lie inside their matrices."""
+    for facts, condition, what in target_context.obligations:
+        outcome = run.prover.proves(facts, condition, READS)
+        if outcome.holds is not True:
+            raise StepFailed(READS, what, outcome)
+    target_context.obligations.clear()
+
+
+def _definedness(run: _Run, evaluator: Evaluator, target_context: TargetContext) -> None:
+    prover = run.prover
+    for facts, condition, what in evaluator.obligations.static:
+        outcome = prover.proves(facts, condition, DEFINED)
+        if outcome.holds is not True:
+            raise StepFailed(DEFINED, f"{what}: a divisor can be 0", outcome)
+    _target_reads(run, target_context)
+    for facts, divisor, what in evaluator.obligations.real:
+        start = time.perf_counter()
+        sign = SignAnalysis().sign(divisor)
+        ok = sign in (Sign.POSITIVE, Sign.NEGATIVE)
+        prover.ledger.add(NONZERO, "sign analysis", ok, time.perf_counter() - start)
+        if not ok:
+            _integer_divisor(run, facts, divisor, what)
+
+
+def _as_real(expr: sympy.Expr, atoms: Atoms) -> z3.ArithRef | None:
+    """A sympy expression over integer atoms (+, *, integer powers, rationals) in z3, else None."""
+    if expr.is_Rational:
+        return z3.RealVal(str(expr))
+    if expr.is_Symbol:
+        atom = atoms.info.get(expr)
+        return z3.ToReal(atom.term) if isinstance(atom, Whole) else None
+    parts = [_as_real(a, atoms) for a in expr.args]
+    if any(p is None for p in parts):
+        return None
+    if expr.is_Add:
+        return z3.Sum(*parts)
+    if expr.is_Mul:
+        return z3.Product(*parts)
+    if expr.is_Pow and expr.exp.is_Integer and expr.exp > 0:
+        return z3.Product(*([parts[0]] * int(expr.exp)))
+    return None
+
+
+def _integer_divisor(run: _Run, facts: tuple, divisor: sympy.Expr, what: str) -> None:
+    """A divisor the signs do not show non-zero: if it is built from integer
+    terms, z3 decides it (and names sizes where it is 0); otherwise it fails."""
+    numerator, _ = sympy.fraction(sympy.together(divisor))  # the denominator's own conditions are recorded
+    term = _as_real(numerator, run.atoms)
+    if term is not None:
+        outcome = run.prover.proves(facts, term != 0, NONZERO)
+        if outcome.holds:
+            return
+        raise StepFailed(NONZERO, f"{what} ({run.atoms.text(divisor)}) can be 0", outcome)
+    model = run.prover.satisfiable(facts, NONZERO)
+    raise StepFailed(NONZERO, f"{what} ({run.atoms.text(divisor)}) is not evidently non-zero",
+                     model if model.holds else None)
+
+
+def _not_proved(run: _Run, outcome: Outcome | None, reason: str):
+    if outcome is not None and outcome.holds is not None:
+        run.hints.insert(0, outcome)
+    return Status.UNKNOWN, reason, None, 0

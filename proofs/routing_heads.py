@@ -1,0 +1,80 @@
+"""U's routing heads (Theorem 6): a gather head moves whole blocks, for every size.
+
+Every stage of U ends with routing (:func:`usim.constructions.routing.route`):
+one gather head per source sequence, src(p) a chain of ``where`` over the
+destination blocks. Theorem 6's route moves whole blocks only (a block result
+from position 0 to its place in the next workspace, carried blocks from their
+old places to new ones), at offsets that are polynomials in n and d.
+
+Claim ``routing``, for every r, c, w, g <= N (and, with ``--all-sizes``, for
+every r, c, w, g >= 1): the head that routes <G (1 x g), X (r x c), Y (1 x w)>
+into <Y, X> from position 0 (two moves in one head, their old and new places
+overlapping, G dropped) outputs Y, then X, then zeros, for all real inputs.
+The offsets g, g + r*c (old) and 0, w (new) stand for any two blocks of a
+workspace: what a routing head computes depends on the blocks' offsets and
+sizes only, and here they are symbolic.
+"""
+
+from __future__ import annotations
+
+import sys
+
+from usim.constructions.routing import move_blocks_construction, move_blocks_program
+from usim.engine.declare import claim, every_shape
+from usim.engine.parametric.statement import FamilyClaim
+from usim.engine.parametric.target import matrix_of
+from usim.rasp.expr import Aggregate, Predicate, select
+
+
+def moved(m):
+    """Y first, then X, then zeros where G was."""
+    return {"Y": m["Y"], "X": m["X"], "Z": matrix_of(1, m["G"].cols, lambda i, j: 0)}
+
+
+def _source(change):
+    """A broken head: its source position changed by ``change``."""
+    return lambda node: Aggregate(select(node.selector.keys, change(node.selector.queries), Predicate.EQ),
+                                  node.values)
+
+
+CLAIM = claim(
+    "routing",
+    paper="Theorem 6 (U's routing heads)",
+    title="one routing head moves two whole blocks to new places: 1 layer, 1 head",
+    statement=(
+        "For every r, c, w, g <= N and all real G (1 x g), X (r x c), Y (1 x w) laid out as <G, X, Y>, "
+        "U's routing (one gather head) outputs Y, then X, then zeros: each block moved whole to its "
+        "new place, the rest dropped."
+    ),
+    construction=move_blocks_construction,
+    target=moved,
+    shapes=every_shape(4),
+    mutants={"off-by-one": lambda s: {"move": _source(lambda src: src + 1)}},
+    default_max_n=4,
+    ci_max_n=2,
+    category="our statement",
+)
+
+CLAIMS = (CLAIM,)
+
+ALL_SIZES = FamilyClaim(
+    CLAIM,
+    dims=("r", "c", "w", "g"),
+    program=move_blocks_program,
+    inputs=lambda r, c, w, g: [("G", (1, g)), ("X", (r, c)), ("Y", (1, w))],
+    outputs=lambda r, c, w, g: [("Y", (1, w)), ("X", (r, c)), ("Z", (1, g))],
+    target=moved,
+    mutants={
+        # source positions taken mod 128: right on every sequence shorter than 129 positions
+        "source-mod-128": lambda r, c, w, g: {"move": _source(lambda src: src % 128)},
+        "off-by-one": lambda r, c, w, g: {"move": _source(lambda src: src + 1)},
+    },
+)
+"""U's routing head for every r, c, w, g >= 1 (usim prove routing --all-sizes)."""
+
+FAMILIES = (ALL_SIZES,)
+
+if __name__ == "__main__":
+    from usim.commands.prove import prove_main
+
+    sys.exit(prove_main(CLAIM.id))

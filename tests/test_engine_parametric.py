@@ -1,0 +1,126 @@
+"""Lemmas 3, 4 and 5 for every size: proved, and their broken variants refuted at a
+concrete size with an input replayed by the bounded engines."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from usim.cli import main
+from usim.engine.claim import Status
+from usim.engine.parametric.allsizes import instance_obligation, prove_all_sizes
+from usim.engine.parametric.compare import ENTRIES, SUMS
+from usim.engine.parametric.evaluate import COLLAPSE, SELECTION
+from usim.engine.runner import check_obligation
+from usim.proofs import families
+
+FAMILIES = families()
+
+
+@pytest.mark.parametrize("claim_id", ["lemma3", "lemma4", "lemma5", "routing"])
+def test_the_lemma_is_proved_for_every_size(claim_id):
+    fc = FAMILIES[claim_id]
+    result = prove_all_sizes(fc)
+    assert result.status is Status.PROVED, result.verdict.reason
+    assert result.tie.ok and result.witness.status is Status.PROVED
+    steps = {s.step: s for s in result.verdict.steps}
+    assert steps[SELECTION].solver == "z3" and steps[SELECTION].proved > 0
+    assert steps[SELECTION].failed == steps[SELECTION].unknown == 0
+    assert steps[ENTRIES].failed == 0
+
+
+def test_the_softmax_rests_on_collapsed_heads_and_a_re_indexed_sum():
+    steps = {s.step for s in prove_all_sizes(FAMILIES["lemma4"]).verdict.steps}
+    assert {COLLAPSE, SUMS} <= steps
+
+
+def test_lemma_5_is_proved_under_its_side_condition_and_says_so():
+    result = prove_all_sizes(FAMILIES["lemma5"])
+    assert result.status is Status.PROVED
+    assert "r * c <= k * (r + c)" in result.conditions
+
+
+# (claim, broken variant, a dimension, the least value it must exceed to be wrong)
+LARGE = [
+    ("lemma3", "column-index-mod-16", "c", 16),
+    ("lemma4", "row-selection-mod-9", "r", 9),
+    ("lemma5", "inner-sum-capped-at-12", "k", 12),
+]
+
+
+def test_us_routing_head_wrong_only_on_long_sequences_is_refuted_on_one():
+    """Source positions mod 128: right on every sequence of at most 128
+    positions (every shape up to N = 4 and more), refuted on one of 129."""
+    fc = FAMILIES["routing"]
+    result = prove_all_sizes(fc, "source-mod-128")
+    assert result.status is Status.REFUTED
+    r, c, w, g = result.shape
+    assert g + r * c + w > 128
+    for shape in fc.claim.shapes(2):
+        assert check_obligation(instance_obligation(fc, shape, "source-mod-128")).status is Status.PROVED
+
+
+@pytest.mark.parametrize("claim_id, mutant, dim, past", LARGE)
+def test_a_variant_wrong_only_past_a_size_is_refuted_there_and_replayed(claim_id, mutant, dim, past):
+    fc = FAMILIES[claim_id]
+    result = prove_all_sizes(fc, mutant)
+    assert result.status is Status.REFUTED
+    size = dict(zip(fc.dims, result.shape))
+    assert size[dim] > past
+    assert "z3's model" in result.found_by
+    row = check_obligation(instance_obligation(fc, result.shape, mutant), timeout=60)
+    assert row.status is Status.REFUTED
+    cx = row.counterexample
+    assert cx.expected != cx.got and cx.replay in ("exact", "numeric (50 digits)")
+
+
+@pytest.mark.parametrize("claim_id, mutant, dim, past", LARGE)
+def test_the_same_variant_passes_the_bounded_check_at_small_sizes(claim_id, mutant, dim, past):
+    fc = FAMILIES[claim_id]
+    for shape in fc.claim.shapes(2):
+        assert check_obligation(instance_obligation(fc, shape, mutant), timeout=60).status is Status.PROVED
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("claim_id, mutant, dim, past", LARGE)
+def test_every_bounded_check_up_to_8_misses_the_variant(claim_id, mutant, dim, past):
+    fc = FAMILIES[claim_id]
+    for shape in fc.claim.shapes(8):
+        result = check_obligation(instance_obligation(fc, shape, mutant), timeout=120)
+        assert result.status is Status.PROVED, shape
+
+
+@pytest.mark.parametrize("claim_id, mutant", [(fc.id, m) for fc in FAMILIES.values() for m in fc.mutants])
+def test_every_broken_variant_is_refuted_for_every_size_with_a_replayed_counterexample(claim_id, mutant):
+    result = prove_all_sizes(FAMILIES[claim_id], mutant)
+    assert result.status is Status.REFUTED
+    assert result.counterexample.status is Status.REFUTED
+    assert list(result.counterexample.shape) == list(result.shape)
+
+
+def test_usim_prove_all_sizes_says_what_the_verdict_rests_on_and_writes_a_certificate(tmp_path, capsys):
+    path = tmp_path / "cert.json"
+    assert main(["prove", "lemma3", "--all-sizes", "--max-n", "2", "--json", str(path), "-q", "-j", "1"]) == 0
+    out = capsys.readouterr().out
+    assert "lemma3: PROVED for every size (r >= 1, c >= 1)" in out
+    assert "selections are index intervals: z3" in out
+    assert "node for node with names" in out
+    data = json.loads(path.read_text())
+    assert data["all_sizes"]["scope"] == "all sizes" and data["all_sizes"]["status"] == "PROVED"
+    assert main(["verify", str(path), "-q"]) == 0
+    assert "for every size PROVED" in capsys.readouterr().out
+    assert main(["report", str(path)]) == 0
+    assert "## For every size" in capsys.readouterr().out
+
+
+def test_usim_prove_all_sizes_with_mutants_refutes_each_at_a_size(capsys):
+    assert main(["prove", "lemma3", "--all-sizes", "--max-n", "2", "--mutants", "-q", "-j", "1"]) == 0
+    out = capsys.readouterr().out
+    assert "column-index-mod-16: REFUTED at 1x17" in out
+
+
+def test_all_sizes_for_a_claim_without_a_statement_for_every_size_is_one_line(capsys):
+    assert main(["prove", "relu", "--all-sizes"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "no statement for every size" in err[0]

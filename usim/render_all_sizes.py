@@ -1,0 +1,76 @@
+"""Text for the verdicts for every size: closing lines and the certificate's Markdown section.
+
+The engine returns data (:class:`usim.engine.parametric.allsizes.AllSizesReport`,
+a certificate's ``all_sizes`` record, whose statuses are checked as it is
+read); this module writes what people read.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Mapping
+
+from usim.engine.claim import Status
+from usim.engine.parametric.allsizes import AllSizesReport, AllSizesResult, rests_on
+
+
+def _refutation(result: AllSizesResult) -> str:
+    cx = result.counterexample.counterexample if result.counterexample else None
+    text = f"REFUTED at {result.label}"
+    if cx is not None:
+        text += f": {cx.describe()}"
+    return text + f" (sizes from {result.found_by})"
+
+
+def result_line(result: AllSizesResult) -> str:
+    if result.status is Status.REFUTED:
+        return _refutation(result)
+    if result.status is Status.PROVED:
+        return f"PROVED ({result.seconds:.2f} s, {result.verdict.cases} case(s))"
+    reason = result.note or result.verdict.reason
+    return f"{result.status.value}: {reason}"
+
+
+def all_sizes_lines(report: AllSizesReport) -> list[str]:
+    """The closing text of one claim proved for every size."""
+    result = report.result
+    lines = [f"{report.family.id} for every size ({result.conditions}): {result_line(result)}"]
+    if result.status is not Status.PROVED and result.verdict.status is not Status.PROVED:
+        lines.append(f"  the parametric engine: {result.verdict.reason}")
+    lines.append("  what it rests on:")
+    lines += [f"    - {line}" for line in rests_on(report)]
+    if report.mutants:
+        lines.append("  broken variants for every size (each must be REFUTED at a concrete size, replayed):")
+        for m in report.mutants:
+            lines.append(f"    {m.mutant}: {result_line(m)}")
+    return lines
+
+
+def all_sizes_verdict(report: AllSizesReport) -> str:
+    """One line: the claim's verdict for every size."""
+    conditions = report.result.conditions
+    if report.status is Status.PROVED:
+        return f"PROVED for every size ({conditions})"
+    if report.status is Status.ERROR and report.bounded.status is Status.REFUTED:
+        return "ERROR: proved for every size but refuted by the bounded cross-check (a bug to report)"
+    if report.status is Status.REFUTED:
+        return f"REFUTED at {report.result.label} (replayed by the bounded engines)"
+    return f"{report.status.value} for every size: {report.result.note or report.result.verdict.reason}"
+
+
+def all_sizes_markdown(section: Mapping[str, Any]) -> list[str]:
+    """A certificate's all-sizes record as Markdown."""
+    result = section["result"]
+    lines = ["", "## For every size", "",
+             f"**{section['status']}** for every size with {section['conditions']} "
+             f"(the parametric engine: {result['engine']['status']}, {result['engine']['reason']}).", "",
+             "What it rests on:", ""]
+    lines += [f"- {line}" for line in section.get("rests_on", [])]
+    if result.get("shape"):
+        lines += ["", f"Counterexample at {'x'.join(map(str, result['shape']))}, found from "
+                      f"{result.get('found_by')}."]
+    if section.get("mutants"):
+        lines += ["", "| broken variant | verdict for every size | at |", "|---|---|---|"]
+        for m in section["mutants"]:
+            at = "x".join(map(str, m["shape"])) if m.get("shape") else "-"
+            lines.append(f"| {m['mutant']} | {m['status']} | {at} |")
+    return lines
