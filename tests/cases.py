@@ -204,6 +204,8 @@ def sympy_value(expr) -> Fraction:
     """A sympy expression that substitution has reduced to a rational, as a Fraction."""
     import sympy
 
+    if isinstance(expr, sympy.Basic) and not (expr.is_Rational or expr in (sympy.true, sympy.false)):
+        expr = expr.doit()  # xreplace rebuilds without evaluating some heads (a Max of numbers)
     if expr is sympy.true or expr is sympy.false:
         return Fraction(int(bool(expr)))
     if isinstance(expr, sympy.Rational):
