@@ -64,7 +64,7 @@ def linformer_length(n: int, d: int, k: int, dv: int) -> int:
 
 
 def linformer_program(n: int, d: int, k: int, dv: int, blocks: Blocks = PUBLISHED_BLOCKS) -> Program:
-    q_at, k_at, v_at = 0, n * d, 2 * n * d
+    k_at, v_at = n * d, 2 * n * d  # Q sits at position 0
     e_at = v_at + n * dv
     f_at = e_at + k * n
     ek = blocks.matmul(tokens, k, n, d, a_offset=e_at, b_offset=k_at).named("ek")

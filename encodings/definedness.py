@@ -249,13 +249,20 @@ def _own(e: sympy.Basic) -> Any:
     return TRUE
 
 
+def _has_undefined(static: Any) -> bool:
+    """Whether a static value (an exact array or list; not a selection) holds an undefined entry."""
+    if hasattr(static, "dtype"):
+        return static.dtype == object and any(isinstance(v, Undefined) for v in static)
+    return isinstance(static, (list, tuple)) and any(isinstance(v, Undefined) for v in static)
+
+
 def _may_be_undefined(plan) -> bool:
     """Whether some value could be undefined: a partial operation on values that
     depend on the tokens, or a static value the exact pass found undefined."""
     for node in plan.order:
         if plan.is_static(node):
             static = plan.static[node.id]
-            if isinstance(static, list) and any(isinstance(v, Undefined) for v in static):
+            if _has_undefined(static):
                 return True
         elif isinstance(node, Map) and node.op in PARTIAL:
             return True

@@ -20,6 +20,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Mapping
 
+import numpy as np
+
 from usim.encodings.domain import Undefined
 from usim.encodings.exact import EXACT_ARITHMETIC
 from usim.encodings.interpretation import Interpretation
@@ -47,6 +49,12 @@ from usim.rasp.printing import expression
 from usim.rasp.program import Program, topological_order
 
 EXACT = EXACT_ARITHMETIC
+
+
+def _static():
+    from usim.encodings.static import STATIC
+
+    return STATIC
 
 
 @dataclass(eq=False)
@@ -94,8 +102,13 @@ def plan_for(roots: tuple[SOp, ...], n: int) -> Plan:
             if same in decided:
                 plan.static[node.id] = decided[same]
                 continue
+        primitive = _static().primitive(node, n)
+        if primitive is not None:
+            plan.static[node.id] = primitive
+            continue
         try:
-            plan.static[node.id] = _node_value(node, EXACT, plan, {}, n)
+            value = _node_value(node, _static(), plan, {}, n)
+            plan.static[node.id] = _static().lift(value) if isinstance(value, list) else value
             if isinstance(node, Select):
                 decided[same] = plan.static[node.id]
         except NotExactError:
@@ -121,12 +134,13 @@ def _node_value(node: Expr, interp: Interpretation, plan: Plan, env: dict, n: in
     :class:`Undefined` value, stamped here with the expression it arose in.
     """
     out = _meaning(node, interp, plan, env, n)
-    if getattr(interp, "propagates_undefined", False) and isinstance(out, list):
-        described = None
-        for p, v in enumerate(out):
-            if isinstance(v, Undefined) and v.origin is None:
-                described = described or _describe(node)
-                out[p] = Undefined(v.reason, f"{described} at position {p}")
+    if isinstance(node, (Map, Aggregate, SelectorWidth)) and getattr(interp, "propagates_undefined", False) and (
+            isinstance(out, list) or isinstance(out, np.ndarray) and out.dtype == object):
+        fresh = [p for p, v in enumerate(out) if type(v) is Undefined and v.origin is None]
+        if fresh:
+            described = _describe(node)
+            for p in fresh:
+                out[p] = Undefined(out[p].reason, f"{described} at position {p}")
     return out
 
 
@@ -138,7 +152,7 @@ def _meaning(node: Expr, interp: Interpretation, plan: Plan, env: dict, n: int) 
         static = plan.static[child.id]
         if isinstance(static, StaticSelection):
             return static
-        lifted = interp.lift(static) if interp is not EXACT else static
+        lifted = interp.lift(static)
         env[child.id] = lifted
         return lifted
 
@@ -174,8 +188,10 @@ def _meaning(node: Expr, interp: Interpretation, plan: Plan, env: dict, n: int) 
             return interp.map(node.op, args)
         if isinstance(node, Select):
             keys, queries = value(node.keys), value(node.queries)
-            if interp is EXACT:
+            if interp is EXACT or interp is _static():  # exact values: decided concretely
                 for side in (keys, queries):
+                    if isinstance(side, np.ndarray) and side.dtype != object:
+                        continue
                     undefined = next((v for v in side if isinstance(v, Undefined)), None)
                     if undefined is not None:
                         # which keys it selects is unknown: every row is undefined
@@ -204,7 +220,7 @@ def _meaning(node: Expr, interp: Interpretation, plan: Plan, env: dict, n: int) 
             empty = node.default is None and node.semantics is not Semantics.AHAT
             if isinstance(selection, StaticSelection):
                 out = interp.aggregate_static(selection, values, default, node.semantics)
-                counts = [int(c) for c in selection.counts]
+                counts = [int(c) for c in selection.counts] if (node.single or empty) else None
             else:
                 out = interp.aggregate_dynamic(selection, values, default, node.semantics)
                 counts = interp.width(selection) if (node.single or empty) else None
@@ -215,7 +231,7 @@ def _meaning(node: Expr, interp: Interpretation, plan: Plan, env: dict, n: int) 
             selection = value(node.selector)
             if isinstance(selection, StaticSelection):
                 counts = [int(c) for c in selection.counts]
-                return counts if interp is EXACT else interp.lift(counts)
+                return interp.lift(counts)
             return interp.width(selection)
     except NotExactError as error:
         raise NotExactError(f"in {_describe(node)}: {error}") from None
@@ -246,7 +262,7 @@ def evaluate_sops(roots: tuple[SOp, ...], interp: Interpretation, tokens: Any) -
             out.append(env[root.id])
         else:
             static = plan.static[root.id]
-            out.append(static if interp is EXACT else interp.lift(static))
+            out.append(interp.lift(static))
     return out
 
 
@@ -275,7 +291,7 @@ def evaluate_all(program: Program, interp: Interpretation, tokens: Any) -> Mappi
         if plan.is_static(node):
             if isinstance(node, SOp):
                 static = plan.static[node.id]
-                env[node.id] = static if interp is EXACT else interp.lift(static)
+                env[node.id] = interp.lift(static)
             else:
                 env[node.id] = plan.static[node.id]
         elif isinstance(node, Tokens):

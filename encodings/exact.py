@@ -24,7 +24,7 @@ import math
 from fractions import Fraction
 from typing import ClassVar
 
-from usim.encodings.domain import REASONS, Undefined, defined
+from usim.encodings.domain import REASONS, defined
 from usim.encodings.interpretation import ElementwiseInterpretation, PropagatesUndefined, Scalar
 from usim.errors import NotExactError, UndefinedError
 from usim.rasp.expr import Op

@@ -146,6 +146,8 @@ class ElementwiseInterpretation(Interpretation):
         return len(tokens)
 
     def lift(self, values: Sequence[Scalar]) -> Seq:
+        if hasattr(values, "tolist"):  # the static pass's numpy arrays: Python numbers first
+            values = values.tolist()
         return [self.constant(v) for v in values]
 
     def map(self, op: Op, args: list[Seq]) -> Seq:

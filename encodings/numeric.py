@@ -194,6 +194,13 @@ class NumericInterpretation(Interpretation):
         return int(tokens.shape[-1])
 
     def lift(self, values: Sequence[Any]) -> np.ndarray:
+        if isinstance(values, np.ndarray) and values.dtype != object:  # the static pass's integers
+            if values.dtype == bool:
+                return values[None, :]
+            if not self.strict or not values.size or int(np.abs(values).max()) < 2**53:
+                return values.astype(self.dtype)[None, :]  # exact in float64 below 2**53
+        if isinstance(values, np.ndarray):
+            values = values.tolist()
         if all(isinstance(v, bool) for v in values) and len(values):
             return np.asarray(values, dtype=bool)[None, :]
         if self.strict:
@@ -360,11 +367,14 @@ class NumericInterpretation(Interpretation):
         gathered = values[:, selection.keys]
         with np.errstate(all="ignore"):
             sums = np.add.reduceat(gathered, starts, axis=1)
-            out[:, nonempty] = sums / counts[nonempty]
+            means = sums / counts[nonempty]
+            out[:, nonempty] = means
         if self.strict:
-            totals = np.zeros_like(out)
-            totals[:, nonempty] = sums
-            self._audit_average(out, totals, values, counts != 1)
+            # the rows selecting keys; an empty row holds the default (a constant) or,
+            # under AHAT, an average of every value, audited as such
+            self._audit_average(means, sums, values, counts[nonempty] != 1)
+            if semantics is Semantics.AHAT and not nonempty.all():
+                self._audit_average(out[:, ~nonempty], None, values)
         return out
 
     def aggregate_dynamic(

@@ -152,6 +152,9 @@ def _as_integers(keys: Sequence, queries: Sequence) -> tuple[np.ndarray, np.ndar
     (an order- and equality-preserving map); None when a value is not rational
     or the scaled values do not fit in int64.
     """
+    if all(isinstance(a, np.ndarray) and a.dtype == np.int64 for a in (keys, queries)):
+        bound = max((int(np.abs(a).max()) for a in (keys, queries) if a.size), default=0)
+        return (keys, queries) if bound < _INT64_SAFE else None
     values = list(keys) + list(queries)
     scale = 1
     for v in values:
@@ -209,6 +212,8 @@ def decide(predicate: Predicate, keys: Sequence, queries: Sequence) -> StaticSel
     are exact.
     """
     n = len(keys)
+    keys, queries = (v.tolist() if isinstance(v, np.ndarray) and v.dtype != np.int64 else v
+                     for v in (keys, queries))
     if predicate is Predicate.TRUE:
         return OuterSelection(n, np.ones(n, dtype=bool), np.ones(n, dtype=bool))
     if predicate is Predicate.FALSE:

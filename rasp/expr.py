@@ -39,6 +39,12 @@ from typing import Union
 Number = Union[int, float, Fraction]
 
 _ids = itertools.count()
+_last_id = [-1]
+
+
+def next_id() -> int:
+    """The id the next node will get (ids only grow: a node made later has a larger one)."""
+    return _last_id[0] + 1
 
 
 class Op(enum.Enum):
@@ -131,6 +137,7 @@ class Expr:
 
     def __init__(self) -> None:
         self.id = next(_ids)
+        _last_id[0] = self.id
         self._name: str | None = None
 
     @property

@@ -30,8 +30,8 @@ from usim.constructions.universal.route import Route, route_of
 from usim.constructions.universal.spec import HDR_D, HDR_N, HEADER, Spec
 from usim.encodings.layout import SequenceLayout
 from usim.rasp.cost import Cost, cost
-from usim.rasp.expr import SOp, tokens
-from usim.rasp.program import Program, topological_order
+from usim.rasp.expr import SOp, next_id, tokens
+from usim.rasp.program import Program
 
 
 @dataclass(frozen=True, eq=False)
@@ -48,10 +48,10 @@ class Stage:
 
     def apply(self, values: SOp) -> SOp:
         parts = []
-        before = {node.id for node in topological_order([values])}
         for st in self.steps:
+            first = next_id()  # every node the block makes has an id from here on
             part = self.kinds[st.kind].block(st, values, self.input)
-            _prefix(part.sop, f"s{self.index}.{st.out}", before)
+            _prefix(part.sop, f"s{self.index}.{st.out}", first)
             parts.append(part)
         parts.append(Part(values, self.input))
         return route(parts, self.output, self.pieces, name=f"s{self.index}.route")
@@ -61,11 +61,18 @@ class Stage:
                           f"stage {self.index}: " + "; ".join(s.describe() for s in self.steps))
 
 
-def _prefix(root: SOp, prefix: str, stop: set[int]) -> None:
-    """Prefix the names of the nodes a block made (unique names for mutants)."""
-    for node in topological_order([root]):
-        if node.id not in stop and node.has_name and not node.name.startswith(prefix + "."):
+def _prefix(root: SOp, prefix: str, first: int) -> None:
+    """Prefix the names of the nodes a block made (ids from ``first`` on: unique
+    names for mutants), without walking the graph the block read."""
+    stack, seen = [root], set()
+    while stack:
+        node = stack.pop()
+        if node.id < first or node.id in seen:
+            continue
+        seen.add(node.id)
+        if node.has_name and not node.name.startswith(prefix + "."):
             node.named(f"{prefix}.{node.name}")
+        stack.extend(node.children())
 
 
 @dataclass(frozen=True, eq=False)
