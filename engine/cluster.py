@@ -248,9 +248,10 @@ def accept(task: RemoteTask, answer: Any, ours: tuple[tuple[str, str], ...]) -> 
     return result
 
 
-def connect(address: str, timeout: float = 30.0) -> "Client":
-    """A client of the Dask scheduler at ``address``, once it has a worker and
-    every worker runs this usim (:func:`check_workers`); one line if not."""
+def connect(address: str, timeout: float = 10.0, wait: float = 30.0) -> "Client":
+    """A client of the Dask scheduler at ``address`` (reached within ``timeout``
+    seconds), once it has a worker (within ``wait`` seconds) and every worker
+    runs this usim (:func:`check_workers`); one line if not."""
     try:
         from distributed import Client
     except ImportError:
@@ -260,7 +261,7 @@ def connect(address: str, timeout: float = 30.0) -> "Client":
     except (OSError, TimeoutError, ValueError, TypeError) as error:
         raise ClusterError(f"cannot reach a Dask scheduler at {address}: {error}") from None
     try:
-        check_workers(client, timeout)
+        check_workers(client, wait)
     except BaseException:
         client.close()
         raise
