@@ -74,25 +74,33 @@ class ClusterError(UsimError):
 
 # -- who a worker is -------------------------------------------------------------
 
-@functools.lru_cache(maxsize=1)
-def source_digest() -> str:
-    """sha256 over every source file of this usim (``*.py`` and its grammar),
-    each named by its module path, so that an editable and an installed usim of
-    the same source agree."""
+def sources_digest(roots: Mapping[str, Path]) -> str:
+    """sha256 over the source files (``*.py`` and the grammar) under each
+    package's folder, each named by its module path (``usim.rasp.expr.py``),
+    so that an installed layout (``rasp/`` inside ``usim/``) and an editable
+    one (``rasp/`` beside ``usim/``) of the same source agree."""
     files: dict[str, bytes] = {}
-    for package in SOURCE_PACKAGES:
-        spec = importlib.util.find_spec(package)
-        if spec is None or not spec.submodule_search_locations:
-            continue
-        root = Path(next(iter(spec.submodule_search_locations)))
+    for package, root in roots.items():
         for path in root.rglob("*"):
             if path.suffix in (".py", ".lark") and "__pycache__" not in path.parts:
-                files[f"{package}/{path.relative_to(root).as_posix()}"] = path.read_bytes()
+                files[".".join([package, *path.relative_to(root).parts])] = path.read_bytes()
     digest = hashlib.sha256()
     for name in sorted(files):
         digest.update(f"{name}\0{len(files[name])}\0".encode())
         digest.update(files[name])
     return digest.hexdigest()
+
+
+@functools.lru_cache(maxsize=1)
+def source_digest() -> str:
+    """The digest of this usim's source (:func:`sources_digest` of
+    :data:`SOURCE_PACKAGES`, wherever they are installed)."""
+    roots = {}
+    for package in SOURCE_PACKAGES:
+        spec = importlib.util.find_spec(package)
+        if spec is not None and spec.submodule_search_locations:
+            roots[package] = Path(next(iter(spec.submodule_search_locations)))
+    return sources_digest(roots)
 
 
 @functools.lru_cache(maxsize=1)

@@ -105,9 +105,21 @@ def test_a_claim_the_worker_cannot_build_is_an_error_that_says_why():
     assert result.status is Status.ERROR and "no claim 'no_such_claim'" in result.detail
 
 
-def test_the_source_digest_covers_every_layer():
-    digest = dict(identity())["usim source"]
-    assert len(digest) == 16 and digest == cluster.source_digest()[:16]
+def test_the_same_source_installed_or_editable_has_the_same_digest_and_any_change_shows(tmp_path):
+    def write(root: Path, files: dict[str, str]) -> None:
+        for name, text in files.items():
+            (root / name).parent.mkdir(parents=True, exist_ok=True)
+            (root / name).write_text(text)
+
+    files = {"usim/__init__.py": "v = 1", "usim/cli.py": "main", "rasp/expr.py": "x", "rasp/syntax/g.lark": "g"}
+    editable, installed = tmp_path / "editable", tmp_path / "site"
+    write(editable, files)
+    write(installed, {("usim/" + n if not n.startswith("usim/") else n): t for n, t in files.items()})
+    first = cluster.sources_digest({"usim": editable / "usim", "usim.rasp": editable / "rasp"})
+    assert first == cluster.sources_digest({"usim": installed / "usim", "usim.rasp": installed / "usim" / "rasp"})
+    (editable / "rasp" / "syntax" / "g.lark").write_text("h")
+    assert cluster.sources_digest({"usim": editable / "usim", "usim.rasp": editable / "rasp"}) != first
+    assert dict(identity())["usim source"] == cluster.source_digest()[:16]
 
 
 def test_usim_prove_without_dask_or_with_an_empty_address_says_so_in_one_line(monkeypatch, capsys):
