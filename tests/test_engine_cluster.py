@@ -296,3 +296,26 @@ def test_a_worker_killed_mid_run_is_replaced_and_the_task_runs_again_elsewhere(c
         assert time.perf_counter() < deadline, "the killed worker's engine child still runs"
         time.sleep(0.1)
     client.wait_for_workers(2, timeout=60)  # the nanny replaced the killed worker
+
+
+class _Ended:
+    """A future as the client sees it once the cluster is done with it."""
+
+    def __init__(self, status: str, error: BaseException | None = None) -> None:
+        self.status, self.error = status, error
+
+    def exception(self) -> BaseException | None:
+        return self.error
+
+
+@needs_dask
+def test_a_task_whose_workers_all_died_is_an_error_and_a_cancelled_run_stops_with_one_line():
+    from distributed.scheduler import KilledWorker
+
+    dispatch = ClusterDispatch(client=None)
+    died = dispatch._receive(_task(), _Ended("error", KilledWorker("task", "tcp://w", 3)))
+    assert died.status is Status.ERROR and "died without a result" in died.detail
+    failed = dispatch._receive(_task(), _Ended("error", ModuleNotFoundError("No module named 'usim'")))
+    assert failed.status is Status.ERROR and "No module named 'usim'" in failed.detail
+    with pytest.raises(ClusterError, match="cancelled lemma3 2x2"):
+        dispatch._receive(_task(), _Ended("cancelled"))
