@@ -319,3 +319,8 @@ def test_a_task_whose_workers_all_died_is_an_error_and_a_cancelled_run_stops_wit
     assert failed.status is Status.ERROR and "No module named 'usim'" in failed.detail
     with pytest.raises(ClusterError, match="cancelled lemma3 2x2"):
         dispatch._receive(_task(), _Ended("cancelled"))
+
+
+def test_no_task_left_to_run_sends_nothing():
+    heard = []
+    assert ClusterDispatch(client=None)("lemma3", [], {}, 1.0, lambda *a: heard.append(a)) == {} and not heard
