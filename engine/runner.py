@@ -189,6 +189,7 @@ class Dispatch(Protocol):
                  timeout: float, on_done: Callable[[tuple, EngineResult], None]) -> dict[tuple, list[EngineResult]]:
         ...  # pragma: no cover
 
+
 @dataclass(frozen=True)
 class Progress:
     """What :func:`prove_claim` is doing: ``building`` obligation ``label``
