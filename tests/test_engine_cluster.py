@@ -173,7 +173,7 @@ def client(engines_folder):
             ENGINES["slow"] = functools.partial(_slow, self.folder)
 
     cloudpickle.register_pickle_by_value(sys.modules[__name__])  # the test engines travel by value
-    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as local, \
+    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0") as local, \
             Client(local) as c:
         c.register_plugin(TestEngines(str(engines_folder)))
         yield c
