@@ -24,7 +24,7 @@ import select
 import signal
 import time
 from dataclasses import dataclass, field
-from typing import Callable, Iterable, Sequence
+from typing import Callable, Iterable, Mapping, Protocol, Sequence
 
 
 from usim.engine.measure import numeric_crosscheck
@@ -174,6 +174,25 @@ def run_tasks(
 
 # -- claims --------------------------------------------------------------------
 
+Task = tuple[tuple, str, Callable[[], EngineResult]]
+"""One task of :func:`run_tasks`: its obligation's key ``(shape, mutant)``, the
+engine (or check) to run, and the thunk that runs it in this process."""
+
+
+class Dispatch(Protocol):
+    """Somewhere else to run a claim's tasks (e.g. :class:`usim.engine.cluster.ClusterDispatch`).
+
+    It receives the claim's id, the tasks that still need running, each key's
+    obligation and the fingerprint this process computed for it, the
+    per-obligation timeout, and ``on_done`` to call as each task ends; it
+    returns the results by key, as :func:`run_tasks` does.
+    """
+
+    def __call__(self, claim_id: str, tasks: list[Task], built: Mapping[tuple, tuple[Obligation, str]],
+                 timeout: float, on_done: Callable[[tuple, EngineResult], None]) -> dict[tuple, list[EngineResult]]:
+        ...  # pragma: no cover
+
+
 @dataclass(frozen=True)
 class Progress:
     """What :func:`prove_claim` is doing: ``building`` obligation ``label``
@@ -236,11 +255,15 @@ def prove_claim(
     mutants: bool = False,
     progress: Callable[["Progress"], None] | None = None,
     shapes: Iterable[tuple] | None = None,
+    dispatch: Dispatch | None = None,
 ) -> ClaimReport:
     """Every obligation of ``claim`` up to ``max_n`` (and its mutants) by every engine.
 
     ``progress`` is told as obligations are built and as each task ends (see
-    :class:`Progress`); a display is the caller's business.
+    :class:`Progress`); a display is the caller's business. The tasks run in
+    local children (:func:`run_tasks`, ``jobs`` at a time) unless ``dispatch``
+    runs them elsewhere (a cluster); either way the obligations are built,
+    validated and fingerprinted here first.
     """
     start = time.perf_counter()
     shapes = list(shapes if shapes is not None else claim.shapes(max_n))
@@ -282,7 +305,10 @@ def prove_claim(
             progress(Progress(claim.id, "done", _label(*key), result.engine, result.status, result.seconds,
                               done[0], len(tasks)))
 
-    raw = run_tasks(tasks, timeout, jobs, on_done)
+    if dispatch is not None:
+        raw = dispatch(claim.id, tasks, built, timeout, on_done)
+    else:
+        raw = run_tasks(tasks, timeout, jobs, on_done)
     results, mutant_results = [], []
     for key, (ob, print_) in built.items():
         assembled = _assemble(ob, raw.get(key, ()), print_, key[1])

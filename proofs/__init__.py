@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 from usim.errors import UsimError
 
 if TYPE_CHECKING:  # pragma: no cover
-    from usim.engine.claim import Claim
+    from usim.engine.claim import Claim, Obligation
     from usim.engine.parametric.statement import FamilyClaim
 
 MODULES: tuple[str, ...] = (
@@ -89,3 +89,16 @@ def family(claim_id: str) -> "FamilyClaim":
         raise UsimError(f"claim {claim_id!r} has no statement for every size; --all-sizes proves "
                         f"{', '.join(found)}")
     return found[claim_id]
+
+
+def registered_obligation(claim_id: str, shape: tuple[int, ...], mutant: str | None = None) -> "Obligation":
+    """The obligation of the registered claim ``claim_id`` at ``shape`` (of its
+    broken variant ``mutant`` when given): how a worker of a cluster rebuilds,
+    from its own usim, a task it was sent as a description
+    (:mod:`usim.engine.cluster`)."""
+    claim = get(claim_id)
+    if mutant is None:
+        return claim.obligation(tuple(shape))
+    if mutant not in claim.mutants:
+        raise UsimError(f"claim {claim_id} has no broken variant {mutant!r}")
+    return claim.mutants[mutant](tuple(shape))

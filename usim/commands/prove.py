@@ -1,28 +1,32 @@
-"""``usim prove CLAIM... | all [--max-n N] [--engine E] [--timeout S] [--jobs J] [--json FILE]``.
+"""``usim prove CLAIM... | all [--max-n N] [--engine E] [--timeout S] [--jobs J] [--json FILE] [--cluster ADDRESS]``.
 
 Every option is checked before anything runs (a bad one is one line and exit
 status 2): the timeout is a finite positive number of seconds, the jobs a
 positive count, the bound at least 1 and at most :data:`MAX_BOUND` (beyond it
 the shapes alone would not fit in memory, let alone their proofs), the
-certificate's folder exists and the path is not a folder.
+certificate's folder exists and the path is not a folder. With ``--cluster``
+the obligations run on the workers of a Dask cluster
+(:mod:`usim.engine.cluster`), which must be reachable and run this usim.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import math
 import os
 import sys
 from pathlib import Path
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Iterator
 
 from usim.engine.options import DEFAULT_TIMEOUT, ENGINE_NAMES
 from usim.errors import UsimError
 
 if TYPE_CHECKING:  # pragma: no cover
     from usim.engine.claim import Claim
+    from usim.engine.runner import Dispatch
 
 MAX_BOUND = 64
 """The largest --max-n accepted: U at N = 64 is already a program over tens of
@@ -71,6 +75,11 @@ def register(sub: argparse._SubParsersAction) -> None:
                         help="prove the claim for every size (lemma3, lemma4, lemma5, routing): the parametric "
                         "engine, with the bounded proof up to --max-n (default: the claim's CI bound) as "
                         "its cross-check and the bound of the family-equals-builder check")
+    parser.add_argument("--cluster", metavar="ADDRESS",
+                        help="run the obligations on the Dask cluster whose scheduler is at ADDRESS "
+                        "(tcp://host:8786; `dask scheduler` and `dask worker ADDRESS` start one; every "
+                        "worker runs this usim) instead of this machine's --jobs processes; needs "
+                        'pip install "usim[dask]"')
     parser.set_defaults(func=run)
 
 
@@ -146,11 +155,12 @@ def run(args: argparse.Namespace) -> int:
         return run_all_sizes(args, claims, engines)
     started = time.perf_counter()
     reports = []
-    with ProveDisplay(len(claims), quiet=args.quiet, verbose=args.verbose) as display:
+    with on_cluster(getattr(args, "cluster", None)) as dispatch, \
+            ProveDisplay(len(claims), quiet=args.quiet, verbose=args.verbose) as display:
         for claim in claims:
             max_n = args.max_n or (claim.ci_max_n if args.quick else claim.default_max_n)
             report = prove_claim(claim, max_n, engines, args.timeout, args.jobs,
-                                 mutants=args.mutants, progress=display.event)
+                                 mutants=args.mutants, progress=display.event, dispatch=dispatch)
             display.claim_done(report)
             reports.append(report)
     if args.verbose:
@@ -178,6 +188,30 @@ def run(args: argparse.Namespace) -> int:
     if args.mutants:
         ok = ok and all(r.mutants_refuted for r in reports)
     return 0 if ok else 1
+
+
+@contextlib.contextmanager
+def on_cluster(address: str | None) -> Iterator["Dispatch | None"]:
+    """Where the tasks run: None (this machine's processes) without an address;
+    else the Dask cluster at ``address``, checked first (a worker, the same usim
+    on each) and said in one line, its client closed at the end."""
+    if address is None:
+        yield None
+        return
+    if not address.strip():
+        raise UsimError("--cluster needs the scheduler's address, e.g. tcp://host:8786")
+    from usim.engine.cluster import ClusterDispatch, connect
+    from usim.proofs import registered_obligation
+
+    client = connect(address.strip())
+    try:
+        workers = client.scheduler_info().get("workers", {})
+        threads = sum(w.get("nthreads", 0) for w in workers.values())
+        print(f"on the cluster at {client.scheduler.address}: {len(workers)} worker(s), {threads} thread(s)",
+              flush=True)
+        yield ClusterDispatch(client, registered_obligation)
+    finally:
+        client.close()
 
 
 def write_json(path: Path, data: object) -> None:
