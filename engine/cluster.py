@@ -22,7 +22,7 @@ others), with the same guarantees as the local pool:
 * **A verdict is data, checked on arrival** (:func:`accept`): it counts only if
   it answers the task that was sent, the obligation the worker built has the
   fingerprint computed here (the same statement: program, layouts, target,
-  preconditions), and the worker runs the same usim (:func:`identity`: the
+  preconditions), and the worker runs the same usim (:func:`usim.engine.identity.identity`: the
   digest of every one of its source files) with the same solvers and Python
   (:func:`usim.engine.certificate.versions`) as this machine. So the
   certificate, which records this machine's versions, is what a local run
@@ -35,8 +35,6 @@ imports it until a cluster is used.
 from __future__ import annotations
 
 import functools
-import hashlib
-import importlib.util
 import os
 import signal
 import threading
@@ -44,10 +42,10 @@ import time
 import uuid
 import warnings
 from dataclasses import dataclass
-from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Mapping
 
-from usim.engine.certificate import versions
+from usim.engine import identity as this_usim
+from usim.engine.identity import Identity, identity_difference
 from usim.engine.claim import EngineResult, Obligation, Status
 from usim.engine.runner import Task, _run_engine, run_tasks
 from usim.engine.statement import fingerprint
@@ -60,66 +58,12 @@ Rebuild = Callable[[str, tuple, "str | None"], Obligation]
 """``(claim id, shape, broken variant or None) -> Obligation``, importable by
 name on the workers (it is pickled by reference)."""
 
-SOURCE_PACKAGES = ("usim", "usim.rasp", "usim.encodings", "usim.constructions", "usim.engine", "usim.proofs")
-"""The packages whose source files make up a usim (``pyproject.toml`` maps them
-from the repository's top-level folders; installed, they nest in ``usim/``)."""
-
 INSTALL_HINT = 'pip install "usim[dask]"'
 
 
 class ClusterError(UsimError):
     """A cluster that cannot be used: not reachable, no workers, or workers
     that run another usim."""
-
-
-# -- who a worker is -------------------------------------------------------------
-
-def sources_digest(roots: Mapping[str, Path]) -> str:
-    """sha256 over the source files (``*.py`` and the grammar) under each
-    package's folder, each named by its module path (``usim.rasp.expr.py``),
-    so that an installed layout (``rasp/`` inside ``usim/``) and an editable
-    one (``rasp/`` beside ``usim/``) of the same source agree."""
-    files: dict[str, bytes] = {}
-    for package, root in roots.items():
-        for path in root.rglob("*"):
-            if path.suffix in (".py", ".lark") and "__pycache__" not in path.parts:
-                files[".".join([package, *path.relative_to(root).parts])] = path.read_bytes()
-    digest = hashlib.sha256()
-    for name in sorted(files):
-        digest.update(f"{name}\0{len(files[name])}\0".encode())
-        digest.update(files[name])
-    return digest.hexdigest()
-
-
-@functools.lru_cache(maxsize=1)
-def source_digest() -> str:
-    """The digest of this usim's source (:func:`sources_digest` of
-    :data:`SOURCE_PACKAGES`, wherever they are installed)."""
-    roots = {}
-    for package in SOURCE_PACKAGES:
-        spec = importlib.util.find_spec(package)
-        if spec is not None and spec.submodule_search_locations:
-            roots[package] = Path(next(iter(spec.submodule_search_locations)))
-    return sources_digest(roots)
-
-
-@functools.lru_cache(maxsize=1)
-def identity() -> tuple[tuple[str, str], ...]:
-    """What must be the same on every machine of a run: the versions a
-    certificate records (usim, Python, every solver) and usim's source digest."""
-    return tuple(sorted({**versions(), "usim source": source_digest()[:16]}.items()))
-
-
-def identity_difference(theirs: Any, ours: tuple[tuple[str, str], ...]) -> str:
-    """What differs between two identities, in words ("" if nothing)."""
-    try:
-        theirs_map = dict(theirs)
-    except (TypeError, ValueError):
-        return "no identity"
-    ours_map = dict(ours)
-    return ", ".join(f"{name} {theirs_map.get(name, 'absent')} (here {ours_map.get(name, 'absent')})"
-                     for name in sorted(set(theirs_map) | set(ours_map))
-                     if theirs_map.get(name) != ours_map.get(name))
 
 
 # -- what travels ----------------------------------------------------------------
@@ -153,7 +97,7 @@ class RemoteResult:
     key: tuple
     engine: str
     worker: str
-    identity: tuple[tuple[str, str], ...]
+    identity: Identity
     fingerprint: str | None
     result: EngineResult
 
@@ -211,7 +155,7 @@ def run_remote(task: RemoteTask) -> RemoteResult:
     worker, start = _worker_name(), time.perf_counter()
 
     def answer(print_: str | None, result: EngineResult) -> RemoteResult:
-        return RemoteResult(task.key, task.engine, worker, identity(), print_, result)
+        return RemoteResult(task.key, task.engine, worker, this_usim.identity(), print_, result)
 
     try:
         with _BUILDING:
@@ -286,8 +230,8 @@ def check_workers(client: "Client", timeout: float = 30.0) -> None:
     except TimeoutError:
         raise ClusterError(f"the scheduler at {address} has no worker after {timeout:g} s: "
                            f"start `dask worker {address}` on each machine") from None
-    answers = client.run(identity, on_error="return")
-    ours = identity()
+    answers = client.run(this_usim.identity, on_error="return")
+    ours = this_usim.identity()
     for worker, theirs in sorted(answers.items()):
         if isinstance(theirs, BaseException):
             raise ClusterError(f"worker {worker} cannot run usim ({type(theirs).__name__}: {theirs}); "
@@ -310,7 +254,7 @@ class ClusterDispatch:
 
     def __init__(self, client: "Client", rebuild: Rebuild | None = None) -> None:
         self.client, self.rebuild = client, rebuild
-        self.identity = identity()
+        self.identity = this_usim.identity()
 
     def __call__(self, claim_id: str, tasks: list[Task], built: Mapping[tuple, tuple[Obligation, str]],
                  timeout: float, on_done: Callable[[tuple, EngineResult], None]) -> dict[tuple, list[EngineResult]]:

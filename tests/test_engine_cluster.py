@@ -23,9 +23,9 @@ from pathlib import Path
 import pytest
 
 from usim.cli import main
-from usim.engine import cluster
 from usim.engine.claim import EngineResult, Status
-from usim.engine.cluster import ClusterDispatch, ClusterError, RemoteResult, RemoteTask, accept, identity, run_remote
+from usim.engine.cluster import ClusterDispatch, ClusterError, RemoteResult, RemoteTask, accept, check_workers, run_remote
+from usim.engine.identity import identity
 from usim.engine.runner import prove_claim
 from usim.engine.statement import fingerprint
 from usim.proofs import get, registered_obligation
@@ -103,23 +103,6 @@ def test_a_claim_the_worker_cannot_build_is_an_error_that_says_why():
     assert answer.fingerprint is None
     result = accept(task, answer, identity())
     assert result.status is Status.ERROR and "no claim 'no_such_claim'" in result.detail
-
-
-def test_the_same_source_installed_or_editable_has_the_same_digest_and_any_change_shows(tmp_path):
-    def write(root: Path, files: dict[str, str]) -> None:
-        for name, text in files.items():
-            (root / name).parent.mkdir(parents=True, exist_ok=True)
-            (root / name).write_text(text)
-
-    files = {"usim/__init__.py": "v = 1", "usim/cli.py": "main", "rasp/expr.py": "x", "rasp/syntax/g.lark": "g"}
-    editable, installed = tmp_path / "editable", tmp_path / "site"
-    write(editable, files)
-    write(installed, {("usim/" + n if not n.startswith("usim/") else n): t for n, t in files.items()})
-    first = cluster.sources_digest({"usim": editable / "usim", "usim.rasp": editable / "rasp"})
-    assert first == cluster.sources_digest({"usim": installed / "usim", "usim.rasp": installed / "usim" / "rasp"})
-    (editable / "rasp" / "syntax" / "g.lark").write_text("h")
-    assert cluster.sources_digest({"usim": editable / "usim", "usim.rasp": editable / "rasp"}) != first
-    assert dict(identity())["usim source"] == cluster.source_digest()[:16]
 
 
 def test_usim_prove_without_dask_or_with_an_empty_address_says_so_in_one_line(monkeypatch, capsys):
@@ -230,14 +213,14 @@ def test_a_client_whose_statement_differs_from_the_workers_gets_errors_not_verdi
 
 
 def _pretend_another_usim() -> None:
-    from usim.engine import cluster as on_worker
+    from usim.engine import identity as on_worker
 
     other = tuple((k, "0" * 16 if k == "usim source" else v) for k, v in on_worker.identity())
     on_worker.real_identity, on_worker.identity = on_worker.identity, lambda: other
 
 
 def _be_this_usim_again() -> None:
-    from usim.engine import cluster as on_worker
+    from usim.engine import identity as on_worker
 
     on_worker.identity = on_worker.real_identity
 
@@ -247,13 +230,13 @@ def test_workers_that_run_another_usim_are_refused_and_their_verdicts_unused(cli
     client.run(_pretend_another_usim)
     try:
         with pytest.raises(ClusterError, match=r"worker tcp://\S+ runs another usim or other solvers: usim source"):
-            cluster.check_workers(client)
+            check_workers(client)
         report = prove_claim(get("lemma3"), 1, timeout=30, dispatch=ClusterDispatch(client, registered_obligation))
     finally:
         client.run(_be_this_usim_again)
     assert report.status is Status.ERROR
     assert all("runs another usim" in r.detail for row in report.results for r in row.results)
-    cluster.check_workers(client)  # the same usim again: accepted
+    check_workers(client)  # the same usim again: accepted
 
 
 @needs_dask
