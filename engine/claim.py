@@ -237,6 +237,13 @@ class Counterexample:
             "divergence": self.divergence,
         }
 
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> "Counterexample":
+        """The inverse of :meth:`as_dict` (ValueError, KeyError or TypeError if malformed)."""
+        return cls(_matrices(data["inputs"]), int(data["position"]), str(data["entry"]), str(data["expected"]),
+                   str(data["got"]), str(data["replay"]),
+                   None if data.get("divergence") is None else str(data["divergence"]))
+
 
 @dataclass(frozen=True)
 class Witness:
@@ -253,6 +260,23 @@ class Witness:
     def as_dict(self) -> dict:
         return {"inputs": dict(self.inputs), "found_by": self.found_by, "evaluation": self.evaluation}
 
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> "Witness":
+        """The inverse of :meth:`as_dict` (ValueError, KeyError or TypeError if malformed)."""
+        return cls(_matrices(data["inputs"]), str(data["found_by"]), str(data["evaluation"]))
+
+
+def _matrices(data: Any) -> dict[str, list[list[str]]]:
+    if not isinstance(data, dict):
+        raise TypeError("inputs are not a mapping")
+    out = {}
+    for name, rows in data.items():
+        if not (isinstance(rows, list) and all(isinstance(r, list) and all(isinstance(x, str) for x in r)
+                                               for r in rows)):
+            raise TypeError(f"input {name!r} is not a matrix of strings")
+        out[str(name)] = [list(r) for r in rows]
+    return out
+
 
 @dataclass(frozen=True)
 class EngineResult:
@@ -262,6 +286,9 @@ class EngineResult:
     detail: str = ""
     counterexample: Counterexample | None = None
     witness: Witness | None = None
+    cached: bool = False
+    """Read from the verdict cache (:mod:`usim.engine.cache`): ``seconds`` is
+    the time of the run that computed it."""
 
     def as_dict(self) -> dict:
         out = {
@@ -273,7 +300,20 @@ class EngineResult:
         }
         if self.witness is not None:
             out["witness"] = self.witness.as_dict()
+        if self.cached:
+            out["cached"] = True
         return out
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> "EngineResult":
+        """The inverse of :meth:`as_dict` (ValueError, KeyError or TypeError if malformed)."""
+        seconds = data["seconds"]
+        if not isinstance(seconds, (int, float)) or isinstance(seconds, bool):
+            raise TypeError("the time is not a number")
+        counterexample, witness = data.get("counterexample"), data.get("witness")
+        return cls(str(data["engine"]), Status(data["status"]), float(seconds), str(data.get("detail", "")),
+                   None if counterexample is None else Counterexample.from_dict(counterexample),
+                   None if witness is None else Witness.from_dict(witness), bool(data.get("cached", False)))
 
 
 @dataclass(frozen=True)

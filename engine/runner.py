@@ -27,6 +27,7 @@ from dataclasses import dataclass, field
 from typing import Callable, Iterable, Mapping, Protocol, Sequence
 
 
+from usim.engine.cache import VerdictCache
 from usim.engine.measure import numeric_crosscheck
 from usim.engine.claim import Claim, EngineResult, Obligation, ObligationResult, Status, claim_status
 from usim.engine.definedness import ENGINE as DEFINEDNESS
@@ -198,7 +199,8 @@ class Progress:
     """What :func:`prove_claim` is doing: ``building`` obligation ``label``
     (``done`` of ``total`` shapes built), ``running`` its ``total`` tasks, or
     a task ``done`` (``engine``'s ``status`` on ``label`` in ``seconds``;
-    ``done`` of ``total`` tasks ended)."""
+    ``done`` of ``total`` tasks ended; ``cached``: reused from the verdict
+    cache, not run))."""
 
     claim_id: str
     kind: str
@@ -208,6 +210,7 @@ class Progress:
     seconds: float = 0.0
     done: int = 0
     total: int = 0
+    cached: bool = False
 
 
 def _label(shape: tuple, mutant: str | None) -> str:
@@ -234,6 +237,16 @@ class ClaimReport:
     def status(self) -> Status:
         return claim_status(r.status for r in self.results)
 
+    def answers(self) -> list[EngineResult]:
+        """Every task's answer: the engines' and the checks', mutants included."""
+        return [a for row in self.results + self.mutant_results
+                for a in (*row.results, row.definedness, row.witness) if a is not None]
+
+    @property
+    def cached(self) -> int:
+        """How many answers were reused from the verdict cache."""
+        return sum(a.cached for a in self.answers())
+
     @property
     def mutants_refuted(self) -> bool:
         """Every mutant is refuted at some shape, and nowhere UNKNOWN or ERROR
@@ -256,6 +269,7 @@ def prove_claim(
     progress: Callable[["Progress"], None] | None = None,
     shapes: Iterable[tuple] | None = None,
     dispatch: Dispatch | None = None,
+    cache: VerdictCache | None = None,
 ) -> ClaimReport:
     """Every obligation of ``claim`` up to ``max_n`` (and its mutants) by every engine.
 
@@ -263,7 +277,11 @@ def prove_claim(
     :class:`Progress`); a display is the caller's business. The tasks run in
     local children (:func:`run_tasks`, ``jobs`` at a time) unless ``dispatch``
     runs them elsewhere (a cluster); either way the obligations are built,
-    validated and fingerprinted here first.
+    validated and fingerprinted here first. With a ``cache``, a task whose
+    definitive answer it holds for the same statement is not run (the answer
+    is reused, marked cached), and every new definitive answer is stored.
+    The engines of each obligation are reported in the claim's order, so a
+    certificate does not depend on which process finished first.
     """
     start = time.perf_counter()
     shapes = list(shapes if shapes is not None else claim.shapes(max_n))
@@ -295,23 +313,42 @@ def prove_claim(
         if mutants:
             for mutant_name, build in claim.mutants.items():
                 add((shape, mutant_name), build(shape))
+    order = {(key, name): index for index, (key, name, _) in enumerate(tasks)}
     done = [0]
+    total = len(tasks)
     if progress:
-        progress(Progress(claim.id, "running", "", done=0, total=len(tasks)))
+        progress(Progress(claim.id, "running", "", done=0, total=total))
 
     def on_done(key: tuple, result: EngineResult) -> None:
         done[0] += 1
         if progress:
             progress(Progress(claim.id, "done", _label(*key), result.engine, result.status, result.seconds,
-                              done[0], len(tasks)))
+                              done[0], total, cached=result.cached))
 
-    if dispatch is not None:
-        raw = dispatch(claim.id, tasks, built, timeout, on_done)
-    else:
-        raw = run_tasks(tasks, timeout, jobs, on_done)
+    raw: dict[tuple, list[EngineResult]] = {}
+    if cache is not None:
+        remaining = []
+        for task in tasks:
+            key, name, _ = task
+            found = cache.get(built[key][1], name)
+            if found is None:
+                remaining.append(task)
+            else:
+                raw.setdefault(key, []).append(found)
+                on_done(key, found)
+        tasks = remaining
+    ran = dispatch(claim.id, tasks, built, timeout, on_done) if dispatch is not None \
+        else run_tasks(tasks, timeout, jobs, on_done)
+    for key, answers in ran.items():
+        raw.setdefault(key, []).extend(answers)
+        if cache is not None:
+            for answer in answers:
+                cache.put(built[key][1], answer.engine, answer)
     results, mutant_results = [], []
     for key, (ob, print_) in built.items():
-        assembled = _assemble(ob, raw.get(key, ()), print_, key[1])
+        # the engines in the order the claim lists them, whatever order they ended in
+        answers = sorted(raw.get(key, ()), key=lambda r: order.get((key, r.engine), len(order)))
+        assembled = _assemble(ob, answers, print_, key[1])
         (mutant_results if key[1] is not None else results).append(assembled)
     measures = claim.measure(max_n) if claim.measure else []
     return ClaimReport(claim, max_n, results, mutant_results, costs, crosscheck, measures,

@@ -21,3 +21,13 @@ from hypothesis import settings  # noqa: E402
 settings.register_profile("ci", derandomize=True, database=None, deadline=None)
 if os.environ.get("CI"):
     settings.load_profile("ci")
+
+
+import pytest  # noqa: E402
+
+
+@pytest.fixture(autouse=True)
+def _own_verdict_cache(tmp_path_factory, monkeypatch):
+    """Each test gets an empty verdict cache (``usim prove`` reads and writes one
+    by default): no test sees the user's cache or another test's answers."""
+    monkeypatch.setenv("USIM_CACHE", str(tmp_path_factory.mktemp("usim-cache")))

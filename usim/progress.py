@@ -42,6 +42,7 @@ class ProveDisplay:
         self.claims, self.verbose = claims, verbose
         self.live = sys.stderr.isatty() and not quiet
         self.finished = 0
+        self.cached = 0
         self._progress = None
         self._overall = self._current = None
 
@@ -79,6 +80,10 @@ class ProveDisplay:
             print(line, flush=True)
 
     def event(self, p: "Progress") -> None:
+        if p.kind == "running":
+            self.cached = 0
+        elif p.kind == "done" and p.cached:
+            self.cached += 1
         if self._progress is not None:
             if p.kind == "building":
                 self._progress.update(self._current, description=f"{p.claim_id}: building {p.label}",
@@ -87,11 +92,13 @@ class ProveDisplay:
                 self._progress.update(self._current, description=f"{p.claim_id}: proving", completed=0,
                                       total=p.total)
             else:
-                self._progress.update(self._current, description=f"{p.claim_id} {p.label}: {p.engine}",
+                hits = f" ({self.cached} from cache)" if self.cached else ""
+                self._progress.update(self._current, description=f"{p.claim_id} {p.label}: {p.engine}{hits}",
                                       completed=p.done, total=p.total)
         if self.verbose and p.kind == "done":
             self.say(f"  [{p.done}/{p.total}] {p.claim_id} {p.label}: {p.engine} "
-                     f"{p.status.value if p.status else '?'} ({p.seconds:.2f} s)")
+                     f"{p.status.value if p.status else '?'} "
+                     + ("(cached)" if p.cached else f"({p.seconds:.2f} s)"))
 
     def claim_done(self, report: "ClaimReport") -> None:
         self.finished += 1
@@ -110,4 +117,8 @@ def summary(reports: Sequence["ClaimReport"], seconds: float) -> str:
     obligations = sum(len(r.results) for r in reports)
     text = (f"{len(reports)} claim(s), {obligations} obligation(s) in {seconds:.1f} s: {proved} PROVED, "
             f"{errata} erratum(s) REFUTED as expected")
+    cached = sum(r.cached for r in reports)
+    if cached:
+        answers = sum(len(r.answers()) for r in reports)
+        text += f" ({cached} of {answers} answers from the cache)"
     return text + (f"; NOT as expected: {', '.join(wrong)}" if wrong else "; all as expected")

@@ -43,7 +43,8 @@ from usim.engine.parametric.statement import FamilyClaim
 from usim.engine.parametric.target import SymbolicMatrix, TargetContext, active
 from usim.engine.parametric.terms import Atoms, Entry
 from usim.engine.replay import expected_sequence, replay_undefined, search_witness, symbol_matrices
-from usim.engine.runner import ClaimReport, check_obligation, prove_claim
+from usim.engine.cache import VerdictCache
+from usim.engine.runner import ClaimReport, Progress, check_obligation, prove_claim
 from usim.engine.witness import find_witness
 from usim.errors import ShapeError, UsimError
 from usim.rasp.family import FamilyError, instantiate
@@ -342,20 +343,25 @@ def rests_on(report: AllSizesReport) -> list[str]:
 
 def prove_claim_all_sizes(fc: FamilyClaim, max_n: int, engines: Sequence[str] | None = None,
                           timeout: float = 60.0, jobs: int = 1, mutants: bool = False,
-                          progress: Callable[[str], None] | None = None) -> AllSizesReport:
+                          progress: Callable[[Progress], None] | None = None,
+                          say: Callable[[str], None] | None = None,
+                          cache: VerdictCache | None = None) -> AllSizesReport:
     """The bounded proof up to ``max_n`` (a cross-check, and the tie's bound),
-    the proof for every size, and with ``mutants`` each all-sizes broken variant."""
-    bounded = prove_claim(fc.claim, max_n, engines, timeout, jobs, mutants=mutants, progress=progress)
-    if progress:
-        progress(f"{fc.id}: proving for every size ({fc.describe_conditions()})")
+    the proof for every size, and with ``mutants`` each all-sizes broken variant.
+    ``progress`` follows the bounded proof (as :func:`prove_claim`'s), ``say``
+    is told each step of the proof for every size, in words."""
+    bounded = prove_claim(fc.claim, max_n, engines, timeout, jobs, mutants=mutants, progress=progress,
+                          cache=cache)
+    if say:
+        say(f"{fc.id}: proving for every size ({fc.describe_conditions()})")
     result = prove_all_sizes(fc, None, timeout, max_n, engines)
-    if progress:
-        progress(f"{fc.id}: all sizes {result.status.value} ({result.seconds:.2f} s)")
+    if say:
+        say(f"{fc.id}: all sizes {result.status.value} ({result.seconds:.2f} s)")
     broken = []
     for name in (fc.mutants if mutants else {}):
         found = prove_all_sizes(fc, name, timeout, max_n, engines)
-        if progress:
+        if say:
             where = f" at {found.label}" if found.shape else ""
-            progress(f"{fc.id} [{name}]: all sizes {found.status.value}{where} ({found.seconds:.2f} s)")
+            say(f"{fc.id} [{name}]: all sizes {found.status.value}{where} ({found.seconds:.2f} s)")
         broken.append(found)
     return AllSizesReport(fc, bounded, result, broken)

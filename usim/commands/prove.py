@@ -1,4 +1,4 @@
-"""``usim prove CLAIM... | all [--max-n N] [--engine E] [--timeout S] [--jobs J] [--json FILE] [--cluster ADDRESS]``.
+"""``usim prove CLAIM... | all [--max-n N] [--engine E] [--timeout S] [--jobs J] [--json FILE] [--cluster ADDRESS] [--no-cache]``.
 
 Every option is checked before anything runs (a bad one is one line and exit
 status 2): the timeout is a finite positive number of seconds, the jobs a
@@ -7,6 +7,8 @@ the shapes alone would not fit in memory, let alone their proofs), the
 certificate's folder exists and the path is not a folder. With ``--cluster``
 the obligations run on the workers of a Dask cluster
 (:mod:`usim.engine.cluster`), which must be reachable and run this usim.
+Definitive answers are reused from the verdict cache (:mod:`usim.engine.cache`)
+unless ``--no-cache``.
 """
 
 from __future__ import annotations
@@ -80,6 +82,10 @@ def register(sub: argparse._SubParsersAction) -> None:
                         "(tcp://host:8786; `dask scheduler` and `dask worker ADDRESS` start one; every "
                         "worker runs this usim) instead of this machine's --jobs processes; needs "
                         'pip install "usim[dask]"')
+    parser.add_argument("--no-cache", action="store_true",
+                        help="neither read nor write the verdict cache (default: reuse an engine's PROVED or "
+                        "REFUTED on an identical statement from an earlier run; folder $USIM_CACHE, else "
+                        "~/.cache/usim)")
     parser.set_defaults(func=run)
 
 
@@ -137,6 +143,7 @@ def claims_named(names: list[str]) -> list[Claim]:
 def run(args: argparse.Namespace) -> int:
     import time
 
+    from usim.engine.cache import VerdictCache, default_folder
     from usim.engine.certificate import bundle, certificate
     from usim.proofs import all_claims
     from usim.engine.runner import prove_claim
@@ -153,14 +160,15 @@ def run(args: argparse.Namespace) -> int:
         from usim.commands.prove_all_sizes import run_all_sizes
 
         return run_all_sizes(args, claims, engines)
+    cache = None if args.no_cache else VerdictCache(default_folder())
     started = time.perf_counter()
     reports = []
     with on_cluster(getattr(args, "cluster", None)) as dispatch, \
             ProveDisplay(len(claims), quiet=args.quiet, verbose=args.verbose) as display:
         for claim in claims:
             max_n = args.max_n or (claim.ci_max_n if args.quick else claim.default_max_n)
-            report = prove_claim(claim, max_n, engines, args.timeout, args.jobs,
-                                 mutants=args.mutants, progress=display.event, dispatch=dispatch)
+            report = prove_claim(claim, max_n, engines, args.timeout, args.jobs, mutants=args.mutants,
+                                 progress=display.event, dispatch=dispatch, cache=cache)
             display.claim_done(report)
             reports.append(report)
     if args.verbose:

@@ -25,8 +25,10 @@ if TYPE_CHECKING:  # pragma: no cover
 
 
 def run_all_sizes(args: argparse.Namespace, claims: Sequence["Claim"], engines: list[str] | None) -> int:
+    from usim.engine.cache import VerdictCache, default_folder
     from usim.engine.certificate import bundle, certificate
     from usim.engine.parametric.allsizes import prove_claim_all_sizes
+    from usim.progress import ProveDisplay
     from usim.proofs import family
     from usim.render import SUMMARY_HEADER, describe_failures, summary_row, table
     from usim.render_all_sizes import all_sizes_lines, all_sizes_verdict
@@ -38,14 +40,18 @@ def run_all_sizes(args: argparse.Namespace, claims: Sequence["Claim"], engines: 
     else:
         families = [family(c.id) for c in claims]
     show = (lambda line: print(line, file=sys.stderr, flush=True)) if not args.quiet else None
+    cache = None if args.no_cache else VerdictCache(default_folder())
     reports = []
-    for fc in families:
-        max_n = args.max_n or fc.claim.ci_max_n
-        if show:
-            show(f"{fc.id} ({fc.claim.paper}): {fc.claim.title}; every size ({fc.describe_conditions()}), "
-                 f"cross-checked up to N={max_n}")
-        reports.append(prove_claim_all_sizes(fc, max_n, engines, args.timeout, args.jobs,
-                                             mutants=args.mutants, progress=show))
+    with ProveDisplay(len(families), quiet=args.quiet, verbose=args.verbose) as display:
+        for fc in families:
+            max_n = args.max_n or fc.claim.ci_max_n
+            if show:
+                show(f"{fc.id} ({fc.claim.paper}): {fc.claim.title}; every size ({fc.describe_conditions()}), "
+                     f"cross-checked up to N={max_n}")
+            report = prove_claim_all_sizes(fc, max_n, engines, args.timeout, args.jobs, mutants=args.mutants,
+                                           progress=display.event, say=show, cache=cache)
+            display.claim_done(report.bounded)
+            reports.append(report)
     print(table([summary_row(r.bounded) for r in reports], SUMMARY_HEADER))
     for report in reports:
         failures = describe_failures(report.bounded)
