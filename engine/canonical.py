@@ -28,7 +28,7 @@ preconditions hold is the separate well-definedness obligation
 (:mod:`usim.engine.definedness`).
 
 Accelerated path (measured, docs/engines.md). When python-flint is importable
-(optional extra ``fast``), :func:`compare_flint` computes the same canonical
+(a dependency; an install without it still works), :func:`compare_flint` computes the same canonical
 form with exact multivariate polynomials (``fmpq_mpoly``): each sub-expression
 of the DAG becomes a (numerator, denominator) pair over the symbols and the
 same exp atoms; zero numerator: EQUAL. It decides exactly as the sympy path

@@ -169,8 +169,11 @@ def obligation_result(row: Any, claim_id: str, where: str) -> ObligationResult:
     fingerprint = row.get("fingerprint")
     if fingerprint is not None and not isinstance(fingerprint, str):
         raise CertificateError(f"{at}: the fingerprint is not a string")
+    choice = row.get("engine_choice")
+    if choice is not None and not isinstance(choice, str):
+        raise CertificateError(f"{at}: the engine choice is not a string")
     return ObligationResult(claim_id, tuple(shape), tuple(_engine_result(e, at) for e in engines),
-                            row.get("mutant"), checks["definedness"], checks["witness"], fingerprint)
+                            row.get("mutant"), checks["definedness"], checks["witness"], fingerprint, choice)
 
 
 @dataclass(frozen=True)

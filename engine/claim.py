@@ -96,6 +96,8 @@ class Obligation:
     input, residues for Match2), which makes exhaustive checking possible.
     ``reference`` is a construction known to be right whose named nodes can be
     compared with this one's to say where a wrong one first diverges.
+    ``kind`` says what kind of statement it is, for the choice of the engines
+    that answer it (:data:`usim.engine.choice.CHOICES`; None: the claim's).
     """
 
     claim_id: str
@@ -110,6 +112,7 @@ class Obligation:
     reference: Construction | None = None
     mutant: str | None = None
     cost_of: Program | None = None  # the program whose cost the claim is about, if not this one
+    kind: str | None = None
 
     def __post_init__(self) -> None:
         construction = self.construction
@@ -332,6 +335,8 @@ class ObligationResult:
     definedness: EngineResult | None = None
     witness: EngineResult | None = None
     fingerprint: str | None = None
+    engine_choice: str | None = None
+    """Why these engines (:mod:`usim.engine.choice`); None: the claim's own."""
 
     @property
     def label(self) -> str:
@@ -379,7 +384,7 @@ class ObligationResult:
         return None
 
     def as_dict(self) -> dict:
-        return {
+        out = {
             "claim": self.claim_id,
             "shape": list(self.shape),
             "mutant": self.mutant,
@@ -390,3 +395,6 @@ class ObligationResult:
             "definedness": self.definedness.as_dict() if self.definedness is not None else None,
             "witness": self.witness.as_dict() if self.witness is not None else None,
         }
+        if self.engine_choice is not None:
+            out["engine_choice"] = self.engine_choice
+        return out

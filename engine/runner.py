@@ -28,6 +28,7 @@ from typing import Callable, Iterable, Mapping, Protocol, Sequence
 
 
 from usim.engine.cache import VerdictCache
+from usim.engine.choice import choose
 from usim.engine.measure import numeric_crosscheck
 from usim.engine.claim import Claim, EngineResult, Obligation, ObligationResult, Status, claim_status
 from usim.engine.definedness import ENGINE as DEFINEDNESS
@@ -41,14 +42,18 @@ from usim.errors import UndefinedError, UsimError
 
 
 
-def _engines_for(claim_engines: Sequence[str], ob: Obligation, requested: Sequence[str] | None) -> list[str]:
-    names = list(requested) if requested else list(claim_engines)
+def _engines_for(claim_engines: Sequence[str], ob: Obligation,
+                 requested: Sequence[str] | None) -> tuple[list[str], str | None]:
+    """The engines that answer ``ob`` and the note on why, if they were chosen
+    by its kind: those requested, else the choice for its kind, else the
+    claim's (:mod:`usim.engine.choice`); exhaustive added for a finite domain."""
+    names, note = (list(requested), None) if requested else choose(ob.kind, claim_engines)
     if not requested and ob.values is not None and "exhaustive" not in names:
         names.append("exhaustive")
     unknown = [n for n in names if n not in ENGINES]
     if unknown:
         raise UsimError(f"no engine {unknown[0]!r}; engines: {', '.join(ENGINES)}")
-    return names
+    return names, note
 
 
 CHECKS = {DEFINEDNESS: check_definedness, WITNESS: find_witness}
@@ -72,12 +77,12 @@ def _run_engine(name: str, ob: Obligation, timeout: float) -> EngineResult:
 
 
 def _assemble(ob: Obligation, results: Sequence[EngineResult], print_: str | None,
-              mutant: str | None) -> ObligationResult:
+              mutant: str | None, choice: str | None = None) -> ObligationResult:
     """One ObligationResult from the results of its tasks (engines and checks)."""
     engines = tuple(r for r in results if r.engine not in CHECKS)
     by_check = {r.engine: r for r in results if r.engine in CHECKS}
     return ObligationResult(ob.claim_id, ob.shape, engines, mutant, by_check.get(DEFINEDNESS),
-                            by_check.get(WITNESS), print_)
+                            by_check.get(WITNESS), print_, choice)
 
 
 def check_obligation(
@@ -86,8 +91,9 @@ def check_obligation(
 ) -> ObligationResult:
     """Validate one obligation and run its engines and checks in this process."""
     print_ = fingerprint(ob)
-    names = _engines_for(claim_engines, ob, engines) + list(CHECKS)
-    return _assemble(ob, [_run_engine(name, ob, timeout) for name in names], print_, ob.mutant)
+    names, choice = _engines_for(claim_engines, ob, engines)
+    return _assemble(ob, [_run_engine(name, ob, timeout) for name in names + list(CHECKS)], print_, ob.mutant,
+                     choice)
 
 
 # -- children with deadlines ---------------------------------------------------
@@ -292,10 +298,12 @@ def prove_claim(
     crosscheck: dict[str, float] = {}
     used: list[str] = []
     built: dict[tuple, tuple[Obligation, str]] = {}
+    choices: dict[tuple, str | None] = {}
 
     def add(key: tuple, ob: Obligation) -> None:
         built[key] = (ob, fingerprint(ob))  # validates the statement before anything runs
-        for name in _engines_for(claim.engines, ob, engines) + list(CHECKS):
+        names, choices[key] = _engines_for(claim.engines, ob, engines)
+        for name in names + list(CHECKS):
             if name not in CHECKS and name not in used:
                 used.append(name)
             tasks.append((key, name, lambda ob=ob, name=name: _run_engine(name, ob, timeout)))
@@ -348,7 +356,7 @@ def prove_claim(
     for key, (ob, print_) in built.items():
         # the engines in the order the claim lists them, whatever order they ended in
         answers = sorted(raw.get(key, ()), key=lambda r: order.get((key, r.engine), len(order)))
-        assembled = _assemble(ob, answers, print_, key[1])
+        assembled = _assemble(ob, answers, print_, key[1], choices[key])
         (mutant_results if key[1] is not None else results).append(assembled)
     measures = claim.measure(max_n) if claim.measure else []
     return ClaimReport(claim, max_n, results, mutant_results, costs, crosscheck, measures,

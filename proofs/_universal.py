@@ -62,6 +62,7 @@ from usim.constructions.universal import (
 )
 from usim.constructions.universal.kinds import add_row, softmax_rows
 from usim.encodings.layout import Block, SequenceLayout
+from usim.engine.choice import STAGE, WHOLE_PROGRAM
 from usim.engine.claim import Claim, Obligation, Shape
 from usim.errors import UsimError
 from usim.rasp.expr import tokens
@@ -165,6 +166,12 @@ def _preconditions(layout: SequenceLayout):
     return lambda m: [m[name][0, 0] > 0 for name in eps]
 
 
+def _stage_kind(stage: Stage) -> str | None:
+    """cvc5 answers a stage unless it takes a square root (layer norm), which
+    it cannot state; then the claim's engines (sympy and z3)."""
+    return None if any(st.kind == "layernorm" for st in stage.steps) else STAGE
+
+
 def stage_obligation(claim_id: str, shape: Shape, u: Universal, k: int,
                      broken: Stage | None = None, mutant: str | None = None) -> Obligation:
     stage = u.stages[k - 1]
@@ -175,7 +182,7 @@ def stage_obligation(claim_id: str, shape: Shape, u: Universal, k: int,
                                     stage.input, stage.output)
     return Obligation(claim_id, shape, construction, stage_target(u, stage),
                       preconditions=_preconditions(stage.input), reference=right, mutant=mutant,
-                      cost_of=u.program)
+                      cost_of=u.program, kind=_stage_kind(stage))
 
 
 # ----------------------------------------------------------------------------
@@ -193,7 +200,7 @@ def whole_obligation(claim_id: str, shape: Shape, u: Universal, formula_target,
                                     u.output_layout)
     return Obligation(claim_id, shape, construction, formula_target,
                       preconditions=_preconditions(layout), reference=right, mutant=mutant,
-                      cost_of=u.program)
+                      cost_of=u.program, kind=WHOLE_PROGRAM)
 
 
 # ----------------------------------------------------------------------------

@@ -18,7 +18,7 @@ def _commands() -> list[str]:
 
 def test_the_readme_quick_start_has_an_install_and_run_and_an_install_and_test_command():
     main_job, tests = _commands()
-    assert main_job.startswith("pip install . && usim ")
+    assert re.match(r'pip install (\.|"\.\[[a-z0-9,]+\]") && usim ', main_job), main_job
     assert tests.startswith("pip install ") and "pytest" in tests
 
 
