@@ -39,6 +39,10 @@ MODULES: tuple[str, ...] = (
     "soft_from_hard",
     "linformer",
     "performer",
+    "lemma3_weights",
+    "lemma4_weights",
+    "lemma5_weights",
+    "theorem6_weights",
 )
 
 _CLAIMS: dict[str, "Claim"] = {}

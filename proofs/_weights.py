@@ -1,0 +1,112 @@
+"""What the proofs at the weight level share: the compiled networks, three parts, broken networks.
+
+A weights claim takes a RASP-level statement (a construction and its target,
+for every shape) and compiles the construction's program, at the shape's
+sequence length, into a network (:mod:`usim.transformer`). Every shape has
+three obligations, the shape followed by a part:
+
+* part 0: the network with average-hard heads (and the softmax block's
+  softmax head) equals the **target** (the formula written in sympy) at every
+  position, for every real input;
+* part 1: the same network equals the **RASP program** it was compiled from,
+  at every position of the sequence (the program evaluated by the same
+  interpretation: sympy terms, z3 terms);
+* part 2: the same network under **softmax attention with masks** (every
+  hard head a softmax head with zero scores and its maximisers as its mask;
+  :mod:`usim.transformer.hard_to_masked`: what PyTorch runs) equals the target.
+
+The engines treat a network like any program: its forward pass is evaluated
+by the interpretations (:mod:`usim.transformer.evaluate`), the argmax sets
+of its hard heads decided exactly per length. Broken networks
+(:mod:`usim.transformer.broken`) replace part 0's network; at the other
+parts the obligation is the right one.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from functools import lru_cache
+from typing import Any, Callable, Mapping, Sequence
+
+import sympy
+
+from usim.constructions.base import Construction
+from usim.encodings.evaluate import evaluate
+from usim.encodings.layout import SequenceLayout
+from usim.encodings.symbolic import SymbolicInterpretation
+from usim.engine.claim import Claim, Obligation, Shape
+from usim.errors import UsimError
+from usim.transformer.compiler import compile_program, compiled_construction
+from usim.transformer.hard_to_masked import hard_to_masked
+from usim.transformer.model import Network
+
+PARTS = (0, 1, 2)
+PART_NAMES = {0: "network = formula", 1: "network = RASP program", 2: "masked softmax network = formula"}
+
+
+def program_target(source: Construction, output: str) -> Callable[[Mapping[str, sympy.Matrix]], dict]:
+    """The RASP program's whole output sequence as one 1 x L block, evaluated
+    symbolically on the same inputs."""
+    def target(m: Mapping[str, sympy.Matrix]) -> dict:
+        tokens = source.input_layout.encode({k: v for k, v in m.items()})
+        values = evaluate(source.program, SymbolicInterpretation(), tokens)[output]
+        return {"out": sympy.Matrix([list(values)])}
+    return target
+
+
+def weights_claim(claim_id: str, *, source: Callable[[Shape], Obligation],
+                  shapes: Callable[[int], Sequence[Shape]],
+                  mutants: Mapping[str, Callable[[Network], Network | None]],
+                  **settings: Any) -> Claim:
+    """A claim "for every shape, the compiled network computes what ``source``'s
+    construction does" in the three parts above. ``source(shape)`` is the
+    RASP-level obligation (construction, target, preconditions)."""
+
+    @lru_cache(maxsize=32)
+    def compiled(shape: Shape) -> tuple[Obligation, Network, Network]:
+        ob = source(shape)
+        network = compile_program(ob.construction.program, ob.construction.input_layout.length,
+                                  outputs=[ob.output_name])
+        return ob, network, hard_to_masked(network)
+
+    def part(shape: Shape, network: Network | None = None, mutant: str | None = None) -> Obligation:
+        size, k = tuple(shape[:-1]), shape[-1]
+        ob, right, masked = compiled(size)
+        c = ob.construction
+        if k == 1:
+            whole = SequenceLayout.of(("out", (1, c.input_layout.length)))
+            source_c = dataclasses.replace(c, output_layout=whole)
+            built = compiled_construction(source_c, network or right)
+            return Obligation(claim_id, tuple(shape), built, program_target(c, ob.output_name),
+                              preconditions=ob.preconditions, domain=ob.domain, values=ob.values,
+                              reference=compiled_construction(source_c, right), mutant=mutant)
+        correct = right if k == 0 else masked
+        what = "network" if k == 0 else "masked softmax network"
+        return dataclasses.replace(ob, claim_id=claim_id, shape=tuple(shape),
+                                   construction=compiled_construction(c, network or correct, what),
+                                   reference=compiled_construction(c, correct, what),
+                                   mutant=mutant, cost_of=None)
+
+    def obligation(shape: Shape) -> Obligation:
+        if shape[-1] not in PARTS:
+            raise UsimError(f"{claim_id}: the last dimension of a shape is the part (0, 1 or 2), got {shape[-1]}")
+        return part(shape)
+
+    def broken(name: str, make: Callable[[Network], Network | None]) -> Callable[[Shape], Obligation]:
+        def build(shape: Shape) -> Obligation:
+            if shape[-1] != 0:
+                return dataclasses.replace(part(shape), mutant=name)
+            network = make(compiled(tuple(shape[:-1]))[1])
+            if network is None:  # nothing of that kind at this shape: the right network
+                return dataclasses.replace(part(shape), mutant=name)
+            return part(shape, network, name)
+        return build
+
+    return Claim(id=claim_id, shapes=lambda n: [tuple(s) + (k,) for s in shapes(n) for k in PARTS],
+                 obligation=obligation, mutants={name: broken(name, make) for name, make in mutants.items()},
+                 **settings)
+
+
+def of_claim(claim: Claim) -> Callable[[Shape], Obligation]:
+    """The RASP-level obligation of a block's claim at a shape."""
+    return claim.obligation

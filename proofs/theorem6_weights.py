@@ -1,0 +1,82 @@
+"""Theorem 6 at the weight level: U compiled to a network, proved equal to attention.
+
+Claim ``theorem6_weights``, for every n, d <= N and part k (see
+:mod:`usim.proofs._weights`): U built for (n, d)
+(:mod:`usim.constructions.universal`), with its header's n and d fixed to the
+bounds (U for exactly these sizes, as its stage proofs fix them), is compiled
+for its sequence length into one network: 10 layers of average-hard heads
+(every routing, transpose and product head, scored from the one-hot position
+code, with a BOS sink for the rows that select nothing), bilinear MLP units
+(every product, and c * S), and ONE softmax head (the softmax block: logits
+c (X A X^T)_ij, the row as its mask). Given <[n, d, c], X, A, V> (row-major,
+then zeros), it outputs softmax(c X A X^T) X V row-major from position 0 and
+0 after (part 0), exactly what U does at every position (part 1), and so does
+the same network under softmax attention with masks (part 2), for every real
+X, A, V and c. (The header's n and d entries are read by nothing: they are
+the bounds.)
+
+Broken networks (must be REFUTED): two keys' score vectors swapped in the
+transpose head, the sink removed from the last head whose rows can select
+nothing (removing every sink is refuted too, by sympy, but z3 cannot settle
+it within a minute: its exp is uninterpreted), a bilinear unit's output
+weight doubled.
+"""
+
+from __future__ import annotations
+
+import sys
+from functools import lru_cache
+
+from usim.constructions.base import Construction
+from usim.constructions.routing import fix
+from usim.constructions.universal import HDR_SCALE, HEADER, Spec, Universal, build
+from usim.engine.claim import Obligation, Shape
+from usim.engine.declare import every_shape
+from usim.proofs._universal import attention_formula
+from usim.proofs._weights import weights_claim
+from usim.rasp.expr import tokens
+from usim.rasp.program import Program
+from usim.transformer import broken
+
+
+def fixed_program(u: Universal) -> Program:
+    """U with its header's n and d set to U's bounds."""
+    return Program.of(f"{u.program.name}_fixed", {"Y": u.apply(fix(tokens, u.header(u.spec.n, u.spec.d)))},
+                      f"U for {u.spec.tag}, its header's n and d fixed to the bounds")
+
+
+@lru_cache(maxsize=16)
+def source(size: Shape) -> Obligation:
+    spec = Spec(*size)
+    u = build(spec)
+    construction = Construction(f"U {spec.n}x{spec.d}", fixed_program(u), u.input_layout, u.output_layout)
+    return Obligation("theorem6_weights", tuple(size), construction,
+                      lambda m: {"Y": attention_formula(spec, m, m[HEADER][0, HDR_SCALE])})
+
+
+CLAIM = weights_claim(
+    "theorem6_weights",
+    source=source,
+    shapes=every_shape(2),
+    mutants={"wrong-score": broken.wrong_score,
+             "missing-sink": lambda network: broken.without_sink(network, last_only=True),
+             "wrong-mlp-weight": broken.wrong_mlp_weight},
+    paper="Theorem 6 (weights)",
+    title="U compiled to weights: one network computes softmax(c X A X^T) X V",
+    statement=(
+        "For every n, d <= N, the network compiled from U (built for n, d; header n, d fixed) for U's "
+        "sequence length outputs, for every real X (n x d), A (d x d), V (d x d) and c given as "
+        "<[n, d, c], X, A, V>: softmax(c X A X^T) X V then 0 (part 0), U's output at every position "
+        "(part 1), and the same under softmax attention with masks (part 2)."
+    ),
+    default_max_n=3,
+    ci_max_n=2,
+    notes="average-hard routing heads, bilinear units, one softmax head; exact exp",
+)
+
+CLAIMS = (CLAIM,)
+
+if __name__ == "__main__":
+    from usim.commands.prove import prove_main
+
+    sys.exit(prove_main(CLAIM.id))
