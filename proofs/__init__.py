@@ -43,6 +43,7 @@ MODULES: tuple[str, ...] = (
     "lemma4_weights",
     "lemma5_weights",
     "theorem6_weights",
+    "theorem9_weights",
 )
 
 _CLAIMS: dict[str, "Claim"] = {}

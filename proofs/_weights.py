@@ -31,16 +31,22 @@ from typing import Any, Callable, Mapping, Sequence
 import sympy
 
 from usim.constructions.base import Construction
+from usim.constructions.universal import HDR_SCALE, HEADER, Spec, build
 from usim.encodings.evaluate import evaluate
 from usim.encodings.layout import SequenceLayout
 from usim.encodings.symbolic import SymbolicInterpretation
 from usim.engine.claim import Claim, Obligation, Shape
 from usim.errors import UsimError
-from usim.transformer.compiler import compile_program, compiled_construction
+from usim.proofs._universal import attention_formula
+from usim.transformer.compiler import compile_program, compiled_construction, universal_program
 from usim.transformer.hard_to_masked import hard_to_masked
 from usim.transformer.model import Network
 
 PARTS = (0, 1, 2)
+SOURCES: dict[str, Callable[[Shape], Obligation]] = {}
+"""Weights claim id -> its RASP-level source (what ``usim compile`` compiles)."""
+BASES: dict[str, str] = {}
+"""The claim a weights claim compiles (lemma3 -> lemma3_weights)."""
 PART_NAMES = {0: "network = formula", 1: "network = RASP program", 2: "masked softmax network = formula"}
 
 
@@ -57,10 +63,14 @@ def program_target(source: Construction, output: str) -> Callable[[Mapping[str, 
 def weights_claim(claim_id: str, *, source: Callable[[Shape], Obligation],
                   shapes: Callable[[int], Sequence[Shape]],
                   mutants: Mapping[str, Callable[[Network], Network | None]],
-                  **settings: Any) -> Claim:
+                  base: str | None = None, **settings: Any) -> Claim:
     """A claim "for every shape, the compiled network computes what ``source``'s
     construction does" in the three parts above. ``source(shape)`` is the
-    RASP-level obligation (construction, target, preconditions)."""
+    RASP-level obligation (construction, target, preconditions); ``base`` the
+    claim it compiles (registered for ``usim compile``)."""
+    SOURCES[claim_id] = source
+    if base is not None:
+        BASES[base] = claim_id
 
     @lru_cache(maxsize=32)
     def compiled(shape: Shape) -> tuple[Obligation, Network, Network]:
@@ -107,6 +117,33 @@ def weights_claim(claim_id: str, *, source: Callable[[Shape], Obligation],
                  **settings)
 
 
-def of_claim(claim: Claim) -> Callable[[Shape], Obligation]:
-    """The RASP-level obligation of a block's claim at a shape."""
-    return claim.obligation
+def universal_source(claim_id: str, spec_of: Callable[[Shape], Spec]) -> Callable[[Shape], Obligation]:
+    """U for ``spec_of(size)`` (header n, d fixed), on U's own input
+    <[n, d, c], X, T's matrices>, against attention written from the formula
+    with the header's c."""
+    @lru_cache(maxsize=16)
+    def source(size: Shape) -> Obligation:
+        spec = spec_of(tuple(size))
+        u = build(spec)
+        construction = Construction(f"U {spec.tag}", universal_program(u), u.input_layout, u.output_layout)
+        return Obligation(claim_id, tuple(size), construction,
+                          lambda m: {"Y": attention_formula(spec, m, m[HEADER][0, HDR_SCALE])})
+    return source
+
+
+def compile_source(claim_id: str, shape: Shape) -> Obligation:
+    """The RASP-level obligation ``usim compile CLAIM --shape S`` compiles: a
+    weights claim's source (by its id or the id of the claim it compiles), or
+    any other claim's own obligation at the shape."""
+    from usim.proofs import all_claims, get
+
+    all_claims()  # registers every weights claim's source
+    claim_id = BASES.get(claim_id, claim_id)
+    get(claim_id)  # an unknown id is one line naming the known ones
+    if claim_id in SOURCES:
+        return SOURCES[claim_id](tuple(shape))
+    claim = get(claim_id)
+    if claim.is_erratum:
+        raise UsimError(f"{claim_id} states a construction as published, which is refuted: compile "
+                        "the corrected claim instead")
+    return claim.obligation(tuple(shape))

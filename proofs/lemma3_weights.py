@@ -25,6 +25,7 @@ from usim.transformer import broken
 
 CLAIM = weights_claim(
     "lemma3_weights",
+    base="lemma3",
     source=LEMMA3.obligation,
     shapes=every_shape(2),
     mutants={"wrong-score": broken.wrong_score},

@@ -42,6 +42,7 @@ def doubled_logits(network: Network) -> Network | None:
 
 CLAIM = weights_claim(
     "lemma4_weights",
+    base="lemma4",
     source=LEMMA4.obligation,
     shapes=every_shape(2),
     mutants={"wrong-score": doubled_logits, "wrong-mask": broken.wrong_mask,

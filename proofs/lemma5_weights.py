@@ -26,6 +26,7 @@ from usim.transformer import broken
 
 CLAIM = weights_claim(
     "lemma5_weights",
+    base="lemma5",
     source=LEMMA5.obligation,
     shapes=LEMMA5.shapes,
     mutants={"wrong-score": broken.wrong_score, "missing-sink": broken.without_sink,

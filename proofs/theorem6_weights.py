@@ -25,38 +25,16 @@ weight doubled.
 from __future__ import annotations
 
 import sys
-from functools import lru_cache
 
-from usim.constructions.base import Construction
-from usim.constructions.routing import fix
-from usim.constructions.universal import HDR_SCALE, HEADER, Spec, Universal, build
-from usim.engine.claim import Obligation, Shape
+from usim.constructions.universal import Spec
 from usim.engine.declare import every_shape
-from usim.proofs._universal import attention_formula
-from usim.proofs._weights import weights_claim
-from usim.rasp.expr import tokens
-from usim.rasp.program import Program
+from usim.proofs._weights import universal_source, weights_claim
 from usim.transformer import broken
-
-
-def fixed_program(u: Universal) -> Program:
-    """U with its header's n and d set to U's bounds."""
-    return Program.of(f"{u.program.name}_fixed", {"Y": u.apply(fix(tokens, u.header(u.spec.n, u.spec.d)))},
-                      f"U for {u.spec.tag}, its header's n and d fixed to the bounds")
-
-
-@lru_cache(maxsize=16)
-def source(size: Shape) -> Obligation:
-    spec = Spec(*size)
-    u = build(spec)
-    construction = Construction(f"U {spec.n}x{spec.d}", fixed_program(u), u.input_layout, u.output_layout)
-    return Obligation("theorem6_weights", tuple(size), construction,
-                      lambda m: {"Y": attention_formula(spec, m, m[HEADER][0, HDR_SCALE])})
-
 
 CLAIM = weights_claim(
     "theorem6_weights",
-    source=source,
+    source=universal_source("theorem6_weights", lambda size: Spec(*size)),
+    base="theorem6",
     shapes=every_shape(2),
     mutants={"wrong-score": broken.wrong_score,
              "missing-sink": lambda network: broken.without_sink(network, last_only=True),

@@ -20,6 +20,9 @@ from dataclasses import dataclass
 from typing import Sequence
 
 from usim.constructions.base import Construction
+from usim.constructions.routing import fix
+from usim.constructions.universal import Universal
+from usim.rasp.expr import tokens
 from usim.rasp.cost import Cost
 from usim.rasp.program import Program
 from usim.transformer.circuit_to_network import circuit_to_network
@@ -48,3 +51,15 @@ class CompiledConstruction(Construction):
 def compiled_construction(source: Construction, network: Network, what: str = "network") -> CompiledConstruction:
     return CompiledConstruction(f"{source.name} [{what}]", network, source.input_layout,  # type: ignore[arg-type]
                                 source.output_layout, "network", source.notes)
+
+
+def universal_program(u: Universal) -> Program:
+    """U with its header's n and d set to U's bounds: U for exactly these sizes
+    (as U's stage proofs fix them). The header's c is still read from the input."""
+    return Program.of(f"{u.program.name}_fixed", {"Y": u.apply(fix(tokens, u.header(u.spec.n, u.spec.d)))},
+                      f"U for {u.spec.tag}, its header's n and d fixed to the bounds")
+
+
+def compile_universal(u: Universal, check: bool = True) -> Network:
+    """U (header n, d fixed) compiled for its sequence length."""
+    return compile_program(universal_program(u), u.length, name=f"U[{u.spec.tag}]", check=check)

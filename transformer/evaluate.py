@@ -30,7 +30,8 @@ sequence over keys s_g(s) = q_g . k_s, and
 
 agg_g the mean over the allowed keys at the queries of g (0 at other
 queries): the ratio of the means is the ratio of the sums, i.e. the softmax
-average. Where the scores are fixed and equal on every allowed key of a row
+average. Scores fixed per position are first shifted by their row's maximum
+(softmax does not change; exp does not overflow). Where the scores are fixed and equal on every allowed key of a row
 (a masked head with zero scores), the weights are exactly 1/|allowed| and the
 output is the interpretation's plain mean, with no exp at all.
 
@@ -240,6 +241,9 @@ class _Pass:
                 term = self.op(Op.MUL, Exact([Fraction(a)] * size), k)
                 score = term if score is None else self.op(Op.ADD, score, term)
             score = Exact([Fraction(0)] * size) if score is None else score
+            if isinstance(score, Exact):  # fixed scores: shift by the row's maximum (softmax is unchanged)
+                top = max(score[k] for k in np.flatnonzero(allowed[members[0]]))
+                score = Exact(v - top for v in score)
             if scale != 1:
                 score = self.interp.map(Op.MUL, [self.interp.lift([scale] * size), self.lift(score)])
             e = self.interp.map(Op.EXP, [self.lift(score)])
@@ -316,7 +320,7 @@ def first_difference(network: Network, reference: Network, tokens: Sequence[Any]
         numeric = NumericInterpretation()
         array = np.asarray([[float(t) for t in tokens]])
         mine, theirs = trace(network, numeric, array), trace(reference, numeric, array)
-        close = lambda a, b: bool(np.isclose(float(a), float(b), rtol=1e-9, atol=1e-12))  # noqa: E731
+        close = lambda a, b: bool(np.isclose(float(a), float(b), rtol=1e-9, atol=1e-12, equal_nan=True))  # noqa: E731
     for label, values in mine.items():
         if label not in theirs:
             continue
