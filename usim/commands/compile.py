@@ -21,9 +21,9 @@ RASP program on random inputs (float64), and the PyTorch module against the
 network (with the ``torch`` extra). With ``--out DIR`` (created if needed)
 it writes ``network.npz`` (every matrix, float64; names in
 :mod:`usim.transformer.network_to_arrays`), ``report.md``, and with PyTorch
-``model.pt``: the network under softmax attention with masks as a
-TorchScript module of standard parts (``torch.jit.load("model.pt")``; it
-maps a (B, n) float64 tensor to (B, n, outputs)).
+``model.pt2``: the network under softmax attention with masks as an exported
+PyTorch module of standard parts (``torch.export.load("model.pt2").module()``;
+it maps a (B, n) float64 tensor, any batch B, to (B, n, outputs)).
 
 ``--sizes`` prints, for each shape, one row of a Markdown table of the
 network's size and nothing else (the weights are not decided exactly:
@@ -59,7 +59,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("claim", help="the claim's id (usim prove --list), e.g. theorem6 or lemma5_weights")
     parser.add_argument("--shape", help="the shape, e.g. 2x3 (lemma3), 2x3x2 (lemma5), 3x3 (theorem6)")
-    parser.add_argument("--out", metavar="DIR", help="write network.npz, report.md (and model.pt) into DIR")
+    parser.add_argument("--out", metavar="DIR", help="write network.npz, report.md (and model.pt2) into DIR")
     parser.add_argument("--sizes", metavar="S1,S2,...",
                         help="print a Markdown table of the network's size at each shape, e.g. 2x2,4x4,8x8")
     parser.set_defaults(func=run)
@@ -161,7 +161,7 @@ def report(claim_id: str, weights: str, shape: tuple[int, ...], ob, network, sec
     hard = sum(h.kind == HARD for layer in network.layers for h in layer.heads)
     lines += ["", "**Exact.** Every weight is a rational number (the .npz holds them as float64). Under "
               "average-hard attention, and under softmax attention with each hard head's maximisers as its "
-              "mask (what model.pt runs), the network computes the program exactly: "
+              "mask (what model.pt2 runs), the network computes the program exactly: "
               + (f"`usim prove {weights} --max-n N` proves it for every shape up to N (parts 0, 1, 2)."
                  if weights.endswith("_weights") else "no weights claim states it for this program; the "
                  "float64 check below is cross-validation only."),
@@ -244,10 +244,10 @@ def _write(folder: Path, network, text: str, module) -> None:
     if module is not None:
         import torch
 
-        example = torch.zeros(1, network.n, dtype=torch.float64)
-        traced = torch.jit.trace(module, example, check_trace=False)
-        write_atomically(folder / "model.pt", lambda f: torch.jit.save(traced, f))
-        written.append("model.pt")
+        example = torch.zeros(2, network.n, dtype=torch.float64)
+        exported = torch.export.export(module, (example,), dynamic_shapes={"x": {0: torch.export.Dim("batch")}})
+        write_atomically(folder / "model.pt2", lambda f: torch.export.save(exported, f))
+        written.append("model.pt2")
     text += "\n**Files.** " + ", ".join(written) + ", report.md.\n"
     write_atomically(folder / "report.md", lambda f: f.write(text.encode()))
     print(f"wrote {', '.join(written)} and report.md to {folder}")
