@@ -70,7 +70,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from usim.encodings.domain import Undefined
-from usim.encodings.evaluate import evaluate_all, plan_for
+from usim.encodings.evaluate import _describe, evaluate_all, plan_for
 from usim.encodings.exact import ExactInterpretation
 from usim.encodings.selection import StaticSelection
 from usim.errors import NotExactError, UsimError
@@ -86,7 +86,6 @@ from usim.rasp.expr import (
     SOp,
     Tokens,
 )
-from usim.rasp.printing import expression
 from usim.rasp.program import Program
 from usim.transformer.model import TOKEN, embedding_dims
 
@@ -312,14 +311,6 @@ class ExpLinear:
     x: SOp | None
     rows: tuple[dict[int, Fraction], ...]
     offset: tuple[Fraction, ...]
-
-
-def _describe(node: Expr) -> str:
-    try:
-        text = expression(node)[0]
-    except Exception:  # pragma: no cover - printing must never hide the real error
-        text = "?"
-    return f"{node.name} = {text}" if node.has_name or text != node.name else node.name
 
 
 # ----------------------------------------------------------------------------
