@@ -86,3 +86,19 @@ def test_the_written_module_loads_and_runs_any_batch(tmp_path):
         s = xs[b] @ a @ xs[b].T
         e = np.exp(s - s.max(axis=1, keepdims=True))
         np.testing.assert_allclose(y[b], (e / e.sum(axis=1, keepdims=True)) @ xs[b] @ v, atol=1e-10)
+
+
+def test_the_module_usim_compile_writes_reproduces_torch_multihead_attention(tmp_path):
+    n, d, heads = 2, 2, 2
+    assert main(["compile", "theorem9", "--shape", f"{n}x{d}x{heads}", "--out", str(tmp_path)]) == 0
+    module = torch.export.load(str(tmp_path / "model.pt2")).module()
+    torch.manual_seed(7)
+    layer = torch.nn.MultiheadAttention(d, heads, bias=True, batch_first=True, dtype=torch.float64).eval()
+    x = torch.randn(1, n, d, dtype=torch.float64)
+    with torch.no_grad():
+        want = layer(x, x, x, need_weights=False)[0][0].numpy()
+    arrays = torch_arrays(None, layer)
+    arrays["X"] = x[0].numpy()
+    p = prepare(arrays)
+    got = p.result(module(torch.tensor(p.sequence)).detach().numpy()[0, :, 0])
+    np.testing.assert_allclose(got, want, rtol=0, atol=1e-10)

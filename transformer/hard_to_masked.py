@@ -12,13 +12,12 @@ does, in every interpretation (proved again for each compiled claim, part 2).
 
 from __future__ import annotations
 
-
-
 from usim.transformer.evaluate import head_selection
 from usim.transformer.model import HARD, SOFT, Head, Layer, Linear, Network
 
 
 def hard_to_masked(network: Network) -> Network:
+    """The network with every average-hard head a masked softmax head (see above)."""
     size = network.n + 1
     layers = []
     for layer in network.layers:
@@ -35,6 +34,3 @@ def hard_to_masked(network: Network) -> Network:
                              "maximisers as its mask",)
     return Network(f"{network.name} [masked]", network.n, network.dims, tuple(layers), network.outputs,
                    network.description + " (softmax attention with masks)", notes)
-
-
-
