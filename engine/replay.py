@@ -7,7 +7,9 @@ symbolic interpretation on exact numbers, evaluated with mpmath), and compared
 with the target evaluated the same way. Where the construction and target
 first differ is reported, and, when the obligation carries a reference
 construction, the first named sub-expression whose values differ from the
-reference's.
+reference's. A construction whose program is a compiled network
+(:mod:`usim.transformer`) is run by the network's own forward pass, and where
+it diverges is the first residual dimension that differs from the right network's.
 """
 
 from __future__ import annotations
