@@ -37,7 +37,7 @@ CLAIM = weights_claim(
         "for every real M: M^T (part 0), the program's own output at every position (part 1); "
         "and so does the same network under softmax attention with masks (part 2)."
     ),
-    default_max_n=6,
+    default_max_n=8,
     ci_max_n=2,
 )
 
