@@ -44,6 +44,7 @@ MODULES: tuple[str, ...] = (
     "lemma5_weights",
     "theorem6_weights",
     "theorem9_weights",
+    "maxmin_weights",
 )
 
 _CLAIMS: dict[str, "Claim"] = {}

@@ -8,9 +8,10 @@ n x d x H for theorem9), into a network (:mod:`usim.transformer`): one-hot
 positions and a BOS sink, average-hard heads scored from the positions,
 ReLU and bilinear MLP units, and a softmax head for each softmax block.
 CLAIM is a weights claim (``lemma3_weights``, ``lemma4_weights``,
-``lemma5_weights``, ``theorem6_weights``, ``theorem9_weights``), the claim
-it compiles (``lemma3`` ... ``theorem9``), or any other claim whose program
-compiles at that shape (``relu``, ``maxmin``, ``det3``, ...; a program with
+``lemma5_weights``, ``theorem6_weights``, ``theorem9_weights``,
+``maxmin_weights``), the claim it compiles (``lemma3`` ... ``theorem9``,
+``maxmin``), or any other claim whose program compiles at that shape
+(``relu``, ``det3``, ``soft_from_hard``, ...; a program with
 no exact realisation is refused with the expression that has none).
 
 It prints a report: the network's size (layers, heads per layer, residual
