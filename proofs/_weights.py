@@ -117,6 +117,18 @@ def weights_claim(claim_id: str, *, source: Callable[[Shape], Obligation],
                  **settings)
 
 
+def universal_mutants() -> dict[str, Callable[[Network], Network | None]]:
+    """The broken networks of a claim about U: two keys swapped in a transpose
+    head, the sink removed from the last head whose rows can select nothing
+    (every sink removed is refuted too, by sympy, but z3 cannot settle that
+    within a minute: its exp is uninterpreted), an MLP weight doubled."""
+    from usim.transformer import broken
+
+    return {"wrong-score": broken.wrong_score,
+            "missing-sink": lambda network: broken.without_sink(network, last_only=True),
+            "wrong-mlp-weight": broken.wrong_mlp_weight}
+
+
 def universal_source(claim_id: str, spec_of: Callable[[Shape], Spec]) -> Callable[[Shape], Obligation]:
     """U for ``spec_of(size)`` (header n, d fixed), on U's own input
     <[n, d, c], X, T's matrices>, against attention written from the formula

@@ -15,11 +15,10 @@ the same network under softmax attention with masks (part 2), for every real
 X, A, V and c. (The header's n and d entries are read by nothing: they are
 the bounds.)
 
-Broken networks (must be REFUTED): two keys' score vectors swapped in the
-transpose head, the sink removed from the last head whose rows can select
-nothing (removing every sink is refuted too, by sympy, but z3 cannot settle
-it within a minute: its exp is uninterpreted), a bilinear unit's output
-weight doubled.
+Broken networks (must be REFUTED; see
+:func:`usim.proofs._weights.universal_mutants`): two keys' score vectors
+swapped in the transpose head, the sink removed from the last head whose rows
+can select nothing, a bilinear unit's output weight doubled.
 """
 
 from __future__ import annotations
@@ -28,17 +27,14 @@ import sys
 
 from usim.constructions.universal import Spec
 from usim.engine.declare import every_shape
-from usim.proofs._weights import universal_source, weights_claim
-from usim.transformer import broken
+from usim.proofs._weights import universal_mutants, universal_source, weights_claim
 
 CLAIM = weights_claim(
     "theorem6_weights",
     source=universal_source("theorem6_weights", lambda size: Spec(*size)),
     base="theorem6",
     shapes=every_shape(2),
-    mutants={"wrong-score": broken.wrong_score,
-             "missing-sink": lambda network: broken.without_sink(network, last_only=True),
-             "wrong-mlp-weight": broken.wrong_mlp_weight},
+    mutants=universal_mutants(),
     paper="Theorem 6 (weights)",
     title="U compiled to weights: one network computes softmax(c X A X^T) X V",
     statement=(

@@ -20,8 +20,7 @@ from __future__ import annotations
 import sys
 
 from usim.constructions.universal import Spec
-from usim.proofs._weights import universal_source, weights_claim
-from usim.transformer import broken
+from usim.proofs._weights import universal_mutants, universal_source, weights_claim
 
 MAX_HEADS = 2
 
@@ -43,9 +42,7 @@ CLAIM = weights_claim(
     source=universal_source("theorem9_weights", torch_spec),
     base="theorem9",
     shapes=sizes,
-    mutants={"wrong-score": broken.wrong_score,
-             "missing-sink": lambda network: broken.without_sink(network, last_only=True),
-             "wrong-mlp-weight": broken.wrong_mlp_weight},
+    mutants=universal_mutants(),
     paper="Theorem 9 (weights)",
     title="U for torch's MultiheadAttention (projections, biases, H heads, W_O) compiled to weights",
     statement=(

@@ -28,6 +28,18 @@ from usim.transformer.network_to_torch import network_to_torch, run_torch  # noq
 NUMERIC = NumericInterpretation()
 
 
+def _mha(n: int, d: int, heads: int, seed: int):
+    """A random torch.nn.MultiheadAttention's parameters placed as U's input, and its output."""
+    torch.manual_seed(seed)
+    layer = torch.nn.MultiheadAttention(d, heads, bias=True, batch_first=True, dtype=torch.float64).eval()
+    x = torch.randn(1, n, d, dtype=torch.float64)
+    with torch.no_grad():
+        want = layer(x, x, x, need_weights=False)[0][0].numpy()
+    arrays = torch_arrays(None, layer)
+    arrays["X"] = x[0].numpy()
+    return prepare(arrays), want
+
+
 @pytest.mark.parametrize("claim_id, size", [("lemma3_weights", (2, 3)), ("lemma4_weights", (3, 2)),
                                             ("lemma5_weights", (2, 2, 3)), ("theorem6_weights", (3, 3))])
 def test_the_module_computes_what_the_network_does(claim_id, size):
@@ -48,14 +60,7 @@ def test_the_module_is_made_of_multihead_attention_with_masks():
 
 @pytest.mark.parametrize("n, d, heads, seed", [(2, 2, 1, 0), (3, 2, 2, 1), (2, 4, 2, 2)])
 def test_u_compiled_reproduces_torch_multihead_attention(n, d, heads, seed):
-    torch.manual_seed(seed)
-    layer = torch.nn.MultiheadAttention(d, heads, bias=True, batch_first=True, dtype=torch.float64).eval()
-    x = torch.randn(1, n, d, dtype=torch.float64)
-    with torch.no_grad():
-        want = layer(x, x, x, need_weights=False)[0][0].numpy()
-    arrays = torch_arrays(None, layer)
-    arrays["X"] = x[0].numpy()
-    p = prepare(arrays)
+    p, want = _mha(n, d, heads, seed)
     assert p.spec == torch_spec((n, d, heads)) and math.isclose(p.scale, 1 / math.sqrt(d // heads))
     network = compile_universal(build(p.spec))
     got = p.result(run_torch(network_to_torch(network), p.sequence)[0, :, 0])
@@ -92,13 +97,6 @@ def test_the_module_usim_compile_writes_reproduces_torch_multihead_attention(tmp
     n, d, heads = 2, 2, 2
     assert main(["compile", "theorem9", "--shape", f"{n}x{d}x{heads}", "--out", str(tmp_path)]) == 0
     module = torch.export.load(str(tmp_path / "model.pt2")).module()
-    torch.manual_seed(7)
-    layer = torch.nn.MultiheadAttention(d, heads, bias=True, batch_first=True, dtype=torch.float64).eval()
-    x = torch.randn(1, n, d, dtype=torch.float64)
-    with torch.no_grad():
-        want = layer(x, x, x, need_weights=False)[0][0].numpy()
-    arrays = torch_arrays(None, layer)
-    arrays["X"] = x[0].numpy()
-    p = prepare(arrays)
+    p, want = _mha(n, d, heads, 7)
     got = p.result(module(torch.tensor(p.sequence)).detach().numpy()[0, :, 0])
     np.testing.assert_allclose(got, want, rtol=0, atol=1e-10)
