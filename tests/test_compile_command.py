@@ -87,10 +87,14 @@ def test_a_mistake_is_one_line_and_exit_2(argv, says, capsys):
     assert says in err and len(err.strip().splitlines()) == 1
 
 
-def test_an_output_folder_that_is_a_file_is_refused_before_compiling(tmp_path, capsys):
+def test_the_output_folder_is_checked_first_and_made_only_after_compiling(tmp_path, capsys):
     target = tmp_path / "file"
     target.write_text("x")
     assert main(["compile", "lemma3", "--shape", "2x2", "--out", str(target)]) == 2
     assert "it is a file" in capsys.readouterr().err
-    assert main(["compile", "lemma3", "--shape", "2x2", "--out", str(tmp_path / "no" / "such")]) == 2
-    assert not (tmp_path / "no").exists()
+    assert main(["compile", "lemma3", "--shape", "2x2", "--out", str(target / "below")]) == 2
+    assert "is a file, not a folder" in capsys.readouterr().err
+    assert main(["compile", "nothing", "--shape", "2", "--out", str(tmp_path / "new" / "folder")]) == 2
+    assert not (tmp_path / "new").exists()  # nothing is created before the network is
+    assert main(["compile", "lemma3", "--shape", "2x2", "--out", str(tmp_path / "new" / "folder")]) == 0
+    assert (tmp_path / "new" / "folder" / "network.npz").exists()

@@ -76,18 +76,23 @@ def _shapes(text: str) -> list[tuple[int, ...]]:
 
 
 def _folder(text: str) -> Path:
+    """The output folder, checked before anything runs: not a file, and its
+    nearest existing ancestor writable (it is created, with its parents, only
+    once the network is compiled)."""
+    import os
+
     if not text.strip():
         raise InputError("the folder name is empty")
     path = Path(text)
     if path.exists() and not path.is_dir():
         raise InputError(f"cannot write into {text}: it is a file, not a folder")
-    parent = path if path.exists() else path.parent
-    if not parent.is_dir():
-        raise InputError(f"cannot create {text}: the folder {parent} does not exist")
-    import os
-
-    if not os.access(parent, os.W_OK):
-        raise InputError(f"cannot write into {parent}: permission denied")
+    ancestor = path
+    while not ancestor.exists():
+        ancestor = ancestor.parent
+    if not ancestor.is_dir():
+        raise InputError(f"cannot create {text}: {ancestor} is a file, not a folder")
+    if not os.access(ancestor, os.W_OK):
+        raise InputError(f"cannot write into {ancestor}: permission denied")
     return path
 
 
@@ -239,7 +244,7 @@ def _write(folder: Path, network, text: str, module) -> None:
     from usim.transformer.network_to_arrays import network_arrays
 
     arrays = network_arrays(network)
-    folder.mkdir(exist_ok=True)
+    folder.mkdir(parents=True, exist_ok=True)
     write_atomically(folder / "network.npz", lambda f: np.savez_compressed(f, **arrays))
     written = ["network.npz"]
     if module is not None:
