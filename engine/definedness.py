@@ -42,6 +42,8 @@ from usim.engine.replay import (
 from usim.engine.signs import known_signs
 from usim.engine.translate import TranslationError, model_point, to_z3
 from usim.errors import UndefinedError
+from usim.transformer.evaluate import network_conditions
+from usim.transformer.model import Network
 
 ENGINE = "definedness"
 
@@ -61,7 +63,10 @@ def conditions(ob: Obligation) -> list[tuple[str, Any]]:
             if part is not sympy.true and part not in found:
                 found[part] = where
 
-    for p, condition in enumerate(program_conditions(ob.construction.program, ob.output_name, tokens)):
+    program = ob.construction.program
+    construction = (network_conditions(program, len(tokens)) if isinstance(program, Network)
+                    else program_conditions(program, ob.output_name, tokens))
+    for p, condition in enumerate(construction):
         add(f"the construction at {names[p]}", condition)
     for p, entry in enumerate(expected_sequence(ob, matrices)):
         for condition in expression_conditions(entry):

@@ -7,7 +7,9 @@ symbolic interpretation on exact numbers, evaluated with mpmath), and compared
 with the target evaluated the same way. Where the construction and target
 first differ is reported, and, when the obligation carries a reference
 construction, the first named sub-expression whose values differ from the
-reference's.
+reference's. A construction whose program is a compiled network
+(:mod:`usim.transformer`) is run by the network's own forward pass, and where
+it diverges is the first residual dimension that differs from the right network's.
 """
 
 from __future__ import annotations
@@ -30,6 +32,9 @@ from usim.engine.claim import Counterexample, Obligation
 from usim.errors import EvaluationError, NotExactError, UndefinedError
 from usim.rasp.expr import SOp
 from usim.rasp.printing import expression
+from usim.transformer.evaluate import first_difference
+from usim.transformer.evaluate import run as run_network
+from usim.transformer.model import Network
 
 DIGITS = 50
 
@@ -62,7 +67,10 @@ def output_of(ob: Obligation, interp, tokens: Sequence[Any]) -> list[Any]:
     """The obligation's output sequence in ``interp``. In the exact
     interpretation an undefined position holds an :class:`Undefined` value
     (it is not raised: the caller says what an undefined position means)."""
-    sop = dict(ob.construction.program.outputs)[ob.output_name]
+    program = ob.construction.program
+    if isinstance(program, Network):  # a compiled network: its own forward pass
+        return run_network(program, interp, tokens)[ob.output_name]
+    sop = dict(program.outputs)[ob.output_name]
     value = evaluate_sops((sop,), interp, tokens)[0]
     return interp.to_number(value) if sop.is_bool else value
 
@@ -255,6 +263,8 @@ def divergence(ob: Obligation, tokens: Sequence[Fraction]) -> str | None:
     if ob.reference is None or ob.reference is ob.construction:
         return None
     program, reference = ob.construction.program, ob.reference.program
+    if isinstance(program, Network) or isinstance(reference, Network):
+        return first_difference(program, reference, tokens)
     try:
         mine, theirs = evaluate_all(program, EXACT, list(tokens)), evaluate_all(reference, EXACT, list(tokens))
         close = lambda a, b: a == b  # noqa: E731

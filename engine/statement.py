@@ -28,6 +28,7 @@ from usim.engine.claim import Obligation
 from usim.engine.replay import entry_names, expected_sequence, symbol_matrices
 from usim.errors import InputError, ShapeError, UsimError
 from usim.rasp.fingerprint import fingerprint as program_fingerprint
+from usim.transformer.model import Network
 
 
 def _where(ob: Obligation) -> str:
@@ -84,7 +85,8 @@ def fingerprint(ob: Obligation) -> str:
     """sha256 of the whole statement (validated first)."""
     expected, preconditions = validate(ob)
     parts = [
-        "program " + program_fingerprint(ob.construction.program),
+        "program " + (program.fingerprint() if isinstance(program := ob.construction.program, Network)
+                      else program_fingerprint(program)),
         "output " + ob.output_name,
         "input " + ob.construction.input_layout.describe() + f" length {ob.construction.input_layout.length}",
         "layout " + ob.construction.output_layout.describe(),

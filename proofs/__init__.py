@@ -43,6 +43,12 @@ MODULES: tuple[str, ...] = (
     "soft_from_hard",
     "linformer",
     "performer",
+    "lemma3_weights",
+    "lemma4_weights",
+    "lemma5_weights",
+    "theorem6_weights",
+    "theorem9_weights",
+    "maxmin_weights",
 )
 
 _CLAIMS: dict[str, "Claim"] = {}

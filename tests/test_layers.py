@@ -3,7 +3,8 @@
 Layers, lowest first: the language (``usim.rasp``), its interpretations
 (``usim.encodings``), the reader of the RASP REPL's language
 (``usim.rasp.syntax``: it runs a listing's examples, so it sits above the
-interpretations), the constructions, the engine, the proofs, and the command
+interpretations), the constructions, the transformer model and the compiler
+from RASP to weights (``usim.transformer``), the engine, the proofs, and the command
 line (``usim.commands``, ``usim.render``, ``usim.show``, ``usim.cli``). The
 package root (``usim``: its version) and ``usim.errors`` are below them all. Every ``import`` in a module (at its top or
 inside a function) counts, except under ``if TYPE_CHECKING`` and in a proof
@@ -20,9 +21,9 @@ import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 FOLDERS = {"rasp": "usim.rasp", "encodings": "usim.encodings", "constructions": "usim.constructions",
-           "engine": "usim.engine", "proofs": "usim.proofs", "usim": "usim"}
-LAYERS = ["usim.errors", "usim.rasp", "usim.encodings", "usim.rasp.syntax", "usim.constructions", "usim.engine",
-          "usim.proofs", "usim.*"]  # usim.*: the command line and everything else in the usim folder
+           "transformer": "usim.transformer", "engine": "usim.engine", "proofs": "usim.proofs", "usim": "usim"}
+LAYERS = ["usim.errors", "usim.rasp", "usim.encodings", "usim.rasp.syntax", "usim.constructions",
+          "usim.transformer", "usim.engine", "usim.proofs", "usim.*"]  # usim.*: the command line and everything else in the usim folder
 
 
 @functools.lru_cache(maxsize=1)

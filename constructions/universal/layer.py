@@ -180,16 +180,39 @@ def check_limits(spec: Spec, bound: int | None) -> Universal:
     return u
 
 
-def run_simulation(arrays: Mapping[str, np.ndarray], bound: int | None = None) -> Simulation:
-    """One checked numeric run of U on the layer: float64, else long double, else a RangeError."""
+@dataclass(frozen=True)
+class Prepared:
+    """A layer read and placed into U's input: its Spec, its matrices, the
+    scale, U (for the layer or a larger bound) and U's input sequence (1, L)."""
+
+    spec: Spec
+    matrices: Mapping[str, np.ndarray]
+    scale: float
+    u: Universal
+    sequence: np.ndarray
+
+    def result(self, y: np.ndarray) -> np.ndarray:
+        """T(X) from U's output sequence (L,): the block Y, cut to the layer's sizes."""
+        return self.u.output_layout.decode_numeric(np.asarray(y)[None, :])[0][: self.spec.n,
+                                                                              : self.spec.output_shape()[1]]
+
+
+def prepare(arrays: Mapping[str, np.ndarray], bound: int | None = None) -> Prepared:
+    """The layer's arrays checked, U built within the limits, the arrays embedded."""
     spec, m, scale = spec_from_arrays(arrays)
     u = check_limits(spec, bound)
-    seq = embed_arrays(u, spec, m, scale)
+    return Prepared(spec, m, scale, u, embed_arrays(u, spec, m, scale))
+
+
+def run_simulation(arrays: Mapping[str, np.ndarray], bound: int | None = None) -> Simulation:
+    """One checked numeric run of U on the layer: float64, else long double, else a RangeError."""
+    p = prepare(arrays, bound)
+    spec, m, scale, u, seq = p.spec, p.matrices, p.scale, p.u, p.sequence
     try:
         outputs, dtype = run_numeric_in_range(u.program, seq)
     except RangeError as error:
         raise _out_of_range(error, largest_score(spec, m, scale)) from None
-    y = u.output_layout.decode_numeric(outputs["Y"])[0][: spec.n, : spec.output_shape()[1]]
+    y = p.result(outputs["Y"][0])
     with np.errstate(over="ignore"):
         y = y.astype(np.float64)
     if not np.all(np.isfinite(y)):

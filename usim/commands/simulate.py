@@ -1,8 +1,8 @@
 """``usim simulate``: run the universal simulator U on a real layer.
 
-    usim simulate PARAMS.npz [--bound N] [--out Y.npy]
+    usim simulate PARAMS.npz [--bound N | --compiled] [--out Y.npy]
     usim simulate --torch mha|encoder [--n 4] [--d 4] [--heads 2] [--ff 8] [--seed 0]
-                  [--save P.npz] [--bound N] [--out Y.npy]
+                  [--save P.npz] [--bound N | --compiled] [--out Y.npy]
 
 U (one RASP program, :mod:`usim.constructions.universal`) is run once on the
 layer's parameters and input laid out in one sequence; the result is printed
@@ -46,7 +46,17 @@ ReLU) with seeded random weights is converted to these arrays (W = weight^T,
 per head the slices of in_proj; c = 1/sqrt(d/H)), U is run, and its output is
 compared with the layer's: the command fails unless they agree within 1e-10.
 --save writes the layer's arrays (with activation and norm for an encoder).
-PyTorch is optional (``pip install usim[torch]``). Their folders are checked
+PyTorch is optional (``pip install usim[torch]``).
+
+With ``--compiled``, U (for the layer's own sizes, its header's n and d
+fixed) is compiled into a network (:mod:`usim.transformer`, what ``usim
+compile`` writes) and run as a PyTorch module of standard parts
+(``nn.MultiheadAttention`` with masks, ``nn.Linear``, ``nn.Embedding``) in
+float64, instead of running U's RASP program; it needs PyTorch, and U's
+encoder with layer norms does not compile (its layer norm divides by a
+data-dependent square root).
+
+The output files' folders are checked
 first, and files are written only once U has run, never after an error
 (.npy / .npz is appended when missing, as numpy does).
 """
@@ -90,6 +100,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--ff", type=int, default=None, help="feed-forward width for --torch encoder (default 8)")
     parser.add_argument("--seed", type=int, default=None, help="seed of the random layer and input (default 0)")
     parser.add_argument("--save", metavar="FILE", help="with --torch: save the layer's arrays as .npz")
+    parser.add_argument("--compiled", action="store_true",
+                        help="run U compiled to transformer weights, as a PyTorch module (needs PyTorch)")
     parser.set_defaults(func=run)
 
 
@@ -185,12 +197,36 @@ def _torch_options(args: argparse.Namespace) -> dict[str, int]:
     return options
 
 
+def _compiled(arrays):
+    """T(X) by U compiled to a network and run as a PyTorch module; U; the network's size."""
+    from usim.constructions.universal.layer import prepare
+    from usim.transformer.compiler import compile_universal
+    from usim.transformer.network_to_torch import network_to_torch, run_torch
+    from usim.transformer.size import size_of
+
+    p = prepare(arrays)
+    network = compile_universal(p.u, check=p.u.length <= 256)
+    y = p.result(run_torch(network_to_torch(network), p.sequence)[0, :, 0])
+    if not np.all(np.isfinite(y)):
+        from usim.errors import RangeError
+
+        raise RangeError("the compiled network's output is not finite in float64")
+    return y, p.u, size_of(network)
+
+
 def run(args: argparse.Namespace) -> int:
     from usim.constructions.universal.layer import check_limits, run_simulation, torch_layer, torch_spec
     from usim.encodings.numeric import type_name
     from usim.errors import RangeError
 
     options = _torch_options(args)
+    if args.compiled:
+        if args.bound is not None:
+            raise InputError("--compiled runs U compiled for the layer's own sizes: --bound does not apply")
+        try:
+            import torch  # noqa: F401
+        except ImportError:
+            raise InputError("--compiled runs U's network as a PyTorch module: pip install usim[torch]") from None
     out = writable(args.out, ".npy") if args.out is not None else None
     save = writable(args.save, ".npz") if args.save is not None else None
     expected = None
@@ -202,12 +238,17 @@ def run(args: argparse.Namespace) -> int:
         arrays = load_arrays(args.params)
     else:
         raise InputError("give an .npz file of parameters, or --torch mha|encoder")
-    result = run_simulation(arrays, args.bound)
-    y, u = result.y, result.u
     code = 0
-    print(f"U for {u.spec}: sequence length {u.length}; {u.cost.summary()}")
-    if result.dtype is not np.float64:
-        print(f"(run in {type_name(result.dtype)}: float64's range was not enough)")
+    if args.compiled:
+        y, u, size = _compiled(arrays)
+        print(f"U for {u.spec}: sequence length {u.length}; compiled to a network: {size.summary()}; "
+              "run by PyTorch (nn.MultiheadAttention with masks), float64")
+    else:
+        result = run_simulation(arrays, args.bound)
+        y, u = result.y, result.u
+        print(f"U for {u.spec}: sequence length {u.length}; {u.cost.summary()}")
+        if result.dtype is not np.float64:
+            print(f"(run in {type_name(result.dtype)}: float64's range was not enough)")
     with np.printoptions(precision=6, suppress=True):
         print("T(X) =")
         print(y)

@@ -370,6 +370,9 @@ def build_model(claim: Claim, shape: Shape, values: str | None = None, seed: int
     obligation = build_obligation(claim, shape)
     construction = obligation.construction
     program = construction.program
+    if not isinstance(program, Program):  # a compiled network (usim.transformer)
+        raise InputError(f"usim show draws RASP programs, and {claim.id}'s construction is a compiled network: "
+                         f"`usim compile {claim.id} --shape S` reports it, `usim show` draws the claim it compiles")
     if values is not None:
         tokens, source = given_tokens(obligation, values), "given"
         env, interpretation = _evaluate(program, tokens)

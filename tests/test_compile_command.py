@@ -1,0 +1,100 @@
+"""`usim compile`: weights people can load, a report, a size table, and one line for every mistake."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from usim.cli import main
+
+
+def _forward(arrays: dict, x: np.ndarray) -> np.ndarray:
+    """The saved network on one input, from the .npz alone: every head run as
+    softmax with its mask and zero scores (hard heads: their maximisers), as
+    network_to_arrays documents."""
+    size = arrays["embedding.positions"].shape[0]
+    r = np.outer(np.concatenate([[0.0], x]), arrays["embedding.token"]) + arrays["embedding.positions"]
+    layer = 0
+    while f"layer{layer}.mlp.relu_in" in arrays:
+        added, head = np.zeros_like(r), 0
+        while f"layer{layer}.head{head}.W_V" in arrays:
+            p = f"layer{layer}.head{head}"
+            scores = np.zeros((size, size)) if str(arrays[f"{p}.kind"]) == "hard" else \
+                (r @ arrays[f"{p}.W_Q"]) @ (r @ arrays[f"{p}.W_K"]).T
+            z = np.where(arrays[f"{p}.mask"], scores, -np.inf)
+            w = np.exp(z - z.max(axis=1, keepdims=True))
+            added += (w / w.sum(axis=1, keepdims=True)) @ (r @ arrays[f"{p}.W_V"]) @ arrays[f"{p}.W_O"]
+            head += 1
+        r = r + added
+        m = {k: arrays[f"layer{layer}.mlp.{k}"] for k in ("relu_in", "relu_out", "gate_a", "gate_b", "gate_out")}
+        r = r + np.maximum(r @ m["relu_in"], 0) @ m["relu_out"] + ((r @ m["gate_a"]) * (r @ m["gate_b"])) @ m["gate_out"]
+        layer += 1
+    return r[1:]
+
+
+def test_the_saved_weights_compute_the_product(tmp_path, capsys):
+    assert main(["compile", "lemma5", "--shape", "2x3x2", "--out", str(tmp_path / "net")]) == 0
+    out = capsys.readouterr().out
+    assert "2 layer(s), heads per layer [4, 4]" in out and "usim prove lemma5_weights" in out
+    arrays = dict(np.load(tmp_path / "net" / "network.npz"))
+    a, b = np.random.default_rng(1).normal(size=(2, 3)), np.random.default_rng(2).normal(size=(3, 2))
+    r = _forward(arrays, np.concatenate([a.ravel(), b.ravel()]))
+    y = r @ arrays["readout.product"]
+    np.testing.assert_allclose(y[:4], (a @ b).ravel(), atol=1e-12)
+    np.testing.assert_allclose(y[4:], 0, atol=1e-12)
+    report = (tmp_path / "net" / "report.md").read_text()
+    assert report.startswith("# matmul_r2_c2 as a transformer") and "| beta | largest deviation |" in report
+
+
+def test_the_saved_softmax_block_is_one_softmax_head(tmp_path):
+    assert main(["compile", "lemma4_weights", "--shape", "2x3", "--out", str(tmp_path)]) == 0
+    arrays = dict(np.load(tmp_path / "network.npz"))
+    assert str(arrays["layer0.head0.kind"]) == "soft" and "layer0.head1.kind" not in arrays
+    s = np.random.default_rng(3).normal(size=(2, 3))
+    y = _forward(arrays, s.ravel()) @ arrays["readout.softmax"]
+    e = np.exp(s)
+    np.testing.assert_allclose(y, (e / e.sum(axis=1, keepdims=True)).ravel(), atol=1e-12)
+
+
+def test_the_size_table_has_one_row_per_shape(capsys):
+    assert main(["compile", "theorem6", "--sizes", "1x1,2x2"]) == 0
+    lines = capsys.readouterr().out.strip().splitlines()
+    assert lines[0].startswith("| shape | sequence | layers |") and len(lines) == 4
+    assert lines[3].startswith("| 2x2 | 15 | 10 | 35 ")
+
+
+def test_any_claim_whose_program_compiles(capsys):
+    assert main(["compile", "relu", "--shape", "3"]) == 0
+    assert "MLP units per layer [1+0]" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("argv, says", [
+    (["lemma3"], "give --shape S"),
+    (["lemma3", "--shape", "2x2", "--sizes", "2x2"], "give --shape S"),
+    (["lemma3", "--shape", "2x3x4"], "lemma3 has no shape 2x3x4"),
+    (["lemma5", "--shape", "3x1x3"], "lemma5 has no shape 3x1x3"),
+    (["nothing", "--shape", "2"], "no claim 'nothing'"),
+    (["parity", "--shape", "2x1"], "cannot compile"),
+    (["lemma4_paper", "--shape", "2x2"], "cannot compile softmax"),
+    (["maxmin_published", "--shape", "2"], "refuted"),
+    (["theorem6", "--sizes", "2x2", "--out", "x"], "--out applies to --shape"),
+    (["theorem6", "--sizes", ","], "at least one shape"),
+    (["lemma3", "--shape", "2x"], "cannot read the shape"),
+])
+def test_a_mistake_is_one_line_and_exit_2(argv, says, capsys):
+    assert main(["compile", *argv]) == 2
+    err = capsys.readouterr().err
+    assert says in err and len(err.strip().splitlines()) == 1
+
+
+def test_the_output_folder_is_checked_first_and_made_only_after_compiling(tmp_path, capsys):
+    target = tmp_path / "file"
+    target.write_text("x")
+    assert main(["compile", "lemma3", "--shape", "2x2", "--out", str(target)]) == 2
+    assert "it is a file" in capsys.readouterr().err
+    assert main(["compile", "lemma3", "--shape", "2x2", "--out", str(target / "below")]) == 2
+    assert "is a file, not a folder" in capsys.readouterr().err
+    assert main(["compile", "nothing", "--shape", "2", "--out", str(tmp_path / "new" / "folder")]) == 2
+    assert not (tmp_path / "new").exists()  # nothing is created before the network is
+    assert main(["compile", "lemma3", "--shape", "2x2", "--out", str(tmp_path / "new" / "folder")]) == 0
+    assert (tmp_path / "new" / "folder" / "network.npz").exists()

@@ -1,0 +1,259 @@
+"""``usim compile``: a claim's RASP program as transformer weights.
+
+    usim compile CLAIM --shape S [--out DIR]
+    usim compile CLAIM --sizes S1,S2,...
+
+Compiles the program the claim proves, at the shape S (for U: n x d, or
+n x d x H for theorem9), into a network (:mod:`usim.transformer`): one-hot
+positions and a BOS sink, average-hard heads scored from the positions,
+ReLU and bilinear MLP units, and a softmax head for each softmax block.
+CLAIM is a weights claim (``lemma3_weights``, ``lemma4_weights``,
+``lemma5_weights``, ``theorem6_weights``, ``theorem9_weights``,
+``maxmin_weights``), the claim it compiles (``lemma3`` ... ``theorem9``,
+``maxmin``), or any other claim whose program compiles at that shape
+(``relu``, ``det3``, ``soft_from_hard``, ...; a program with
+no exact realisation is refused with the expression that has none).
+
+It prints a report: the network's size (layers, heads per layer, residual
+width, MLP widths, parameters), what is exact and what approximate (the
+hard heads run as softmax(beta * scores) without masks: the bound per head
+and the measured end-to-end deviation), and checks: the network against the
+RASP program on random inputs (float64), and the PyTorch module against the
+network (with the ``torch`` extra). With ``--out DIR`` (created if needed)
+it writes ``network.npz`` (every matrix, float64; names in
+:mod:`usim.transformer.network_to_arrays`), ``report.md``, and with PyTorch
+``model.pt2``: the network under softmax attention with masks as an exported
+PyTorch module of standard parts (``torch.export.load("model.pt2").module()``;
+it maps a (B, n) float64 tensor, any batch B, to (B, n, outputs)).
+
+``--sizes`` prints, for each shape, one row of a Markdown table of the
+network's size and nothing else (the weights are not decided exactly:
+compiling U for n = d = 16 takes about half a minute):
+
+    usim compile theorem6 --sizes 2x2,4x4,8x8,16x16
+
+Limits: the program's sequence at most 1024 positions with --shape (the
+exact check of every head's maximisers and the dense matrices grow with its
+square), 4096 with --sizes.
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+from pathlib import Path
+
+import numpy as np
+
+from usim.errors import InputError, ShapeError
+
+MAX_POSITIONS = 1024
+MAX_SIZE_POSITIONS = 4096
+CHECKED_POSITIONS = 256  # the maximisers of every head are re-decided exactly up to this length
+BETAS = (10, 20, 40, 80)
+SAMPLES = 64
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    parser = subparsers.add_parser(
+        "compile", help="compile a claim's RASP program to transformer weights (.npz, PyTorch) and report its size",
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("claim", help="the claim's id (usim prove --list), e.g. theorem6 or lemma5_weights")
+    parser.add_argument("--shape", help="the shape, e.g. 2x3 (lemma3), 2x3x2 (lemma5), 3x3 (theorem6)")
+    parser.add_argument("--out", metavar="DIR", help="write network.npz, report.md (and model.pt2) into DIR")
+    parser.add_argument("--sizes", metavar="S1,S2,...",
+                        help="print a Markdown table of the network's size at each shape, e.g. 2x2,4x4,8x8")
+    parser.set_defaults(func=run)
+
+
+def _shapes(text: str) -> list[tuple[int, ...]]:
+    from usim.encodings.layout import parse_dims
+
+    parts = [p for p in text.replace(";", ",").split(",") if p.strip()]
+    if not parts:
+        raise InputError("--sizes needs at least one shape, e.g. 2x2,4x4")
+    return [parse_dims(p) for p in parts]
+
+
+def _folder(text: str) -> Path:
+    """The output folder, checked before anything runs: not a file, and its
+    nearest existing ancestor writable (it is created, with its parents, only
+    once the network is compiled)."""
+    import os
+
+    if not text.strip():
+        raise InputError("the folder name is empty")
+    path = Path(text)
+    if path.exists() and not path.is_dir():
+        raise InputError(f"cannot write into {text}: it is a file, not a folder")
+    ancestor = path
+    while not ancestor.exists():
+        ancestor = ancestor.parent
+    if not ancestor.is_dir():
+        raise InputError(f"cannot create {text}: {ancestor} is a file, not a folder")
+    if not os.access(ancestor, os.W_OK):
+        raise InputError(f"cannot write into {ancestor}: permission denied")
+    return path
+
+
+def _source(claim_id: str, shape: tuple[int, ...]):
+    from usim.proofs import all_claims, get
+    from usim.proofs._weights import BASES, SOURCES, compile_source
+
+    all_claims()  # registers the weights claims' sources
+    weights = BASES.get(claim_id, claim_id)
+    claim = get(weights)
+    listed = claim.shapes(max(shape))
+    wanted = tuple(shape) + ((0,) if weights in SOURCES else ())
+    if wanted not in listed:
+        examples = ", ".join("x".join(map(str, s[: len(s) - (1 if weights in SOURCES else 0)]))
+                             for s in list(claim.shapes(2))[:4:3 if weights in SOURCES else 1])
+        raise ShapeError(f"{claim_id} has no shape {'x'.join(map(str, shape))} (shapes look like {examples})")
+    ob = compile_source(claim_id, shape)
+    return weights, ob
+
+
+def _size_row(label: str, length: int, size) -> str:
+    mlp = sum(size.relu_units) + sum(size.gate_units)
+    return (f"| {label} | {length} | {size.layers} | {size.heads} (at most {max(size.heads_per_layer, default=0)} "
+            f"per layer) | {size.soft_heads} | {size.width:,} | {mlp:,} | {size.largest_d_k} | "
+            f"{size.parameters:,} | {size.nonzero:,} |")
+
+
+SIZE_HEADER = ("| shape | sequence | layers | heads | softmax heads | residual width | MLP units | largest d_k "
+               "| parameters | non-zero |\n|---|---|---|---|---|---|---|---|---|---|")
+
+
+def sizes_table(claim_id: str, shapes: list[tuple[int, ...]]) -> str:
+    from usim.transformer.compiler import compile_program
+    from usim.transformer.size import size_of
+
+    rows = [SIZE_HEADER]
+    for shape in shapes:
+        _, ob = _source(claim_id, shape)
+        length = ob.construction.input_layout.length
+        if length > MAX_SIZE_POSITIONS:
+            raise ShapeError(f"the program's sequence at {'x'.join(map(str, shape))} has {length} positions, "
+                             f"above the limit of {MAX_SIZE_POSITIONS}")
+        network = compile_program(ob.construction.program, length, outputs=[ob.output_name], check=False)
+        rows.append(_size_row("x".join(map(str, shape)), length, size_of(network)))
+    return "\n".join(rows)
+
+
+def report(claim_id: str, weights: str, shape: tuple[int, ...], ob, network, seconds: float,
+           checked: bool, torch_note: str) -> str:
+    from usim.encodings.numeric import NumericInterpretation
+    from usim.encodings.runners import run_numeric
+    from usim.transformer.evaluate import run as run_network
+    from usim.transformer.model import HARD
+    from usim.transformer.size import size_of
+    from usim.transformer.softmax_bound import measure
+
+    size = size_of(network)
+    label = "x".join(map(str, shape))
+    lines = [f"# {ob.construction.program.name} as a transformer ({claim_id} at {label})", "",
+             f"{network.description}: compiled in {seconds:.2f} s.", "",
+             f"**Size.** {size.summary()}.", "",
+             "| layer | heads (kind d_k/d_v) | MLP units (ReLU + bilinear) |", "|---|---|---|"]
+    for i, layer in enumerate(network.layers):
+        heads = ", ".join(f"{h.name} ({h.kind} {h.d_k}/{h.d_v})" for h in layer.heads) or "-"
+        lines.append(f"| {i} | {heads} | {layer.mlp.relu_units} + {layer.mlp.gate_units} |")
+    numeric = NumericInterpretation()
+    x = np.random.default_rng(0).normal(size=(SAMPLES, network.n))
+    with np.errstate(all="ignore"):
+        mine = np.asarray(run_network(network, numeric, x)[ob.output_name], dtype=float)
+        program = np.asarray(run_numeric(ob.construction.program, x)[ob.output_name], dtype=float)
+    deviation = float(np.nanmax(np.abs(mine - program)))
+    hard = sum(h.kind == HARD for layer in network.layers for h in layer.heads)
+    lines += ["", "**Exact.** Every weight is a rational number (the .npz holds them as float64). Under "
+              "average-hard attention, and under softmax attention with each hard head's maximisers as its "
+              "mask (what model.pt2 runs), the network computes the program exactly: "
+              + (f"`usim prove {weights} --max-n N` proves it for every shape up to N (parts 0, 1, 2)."
+                 if weights.endswith("_weights") else "no weights claim states it for this program; the "
+                 "float64 check below is cross-validation only."),
+              "", f"**Checks (float64, {SAMPLES} random inputs, cross-validation only).** Largest |network - RASP "
+              f"program|: {deviation:.3e}. " + torch_note
+              + ("" if checked else f" (The maximisers of every hard head were not re-decided exactly: the "
+                 f"sequence is longer than {CHECKED_POSITIONS}.)")]
+    if hard:
+        margin = next((n.rsplit(": ", 1)[1] for n in network.notes if "smallest margin" in n), "1/2")
+        lines += ["", f"**Approximate: hard heads as softmax(beta * scores), no mask.** One head deviates from "
+                  f"its hard value by at most 2 (N - m)/m exp(-beta g) max|v| (N keys, m maximisers, gap g; "
+                  f"here g >= {margin}; proof in usim.transformer.softmax_bound). Measured end to end "
+                  f"({SAMPLES} random inputs, N(0, 1) entries):", "", "| beta | largest deviation |", "|---|---|"]
+        for d in measure(network, BETAS, samples=SAMPLES):
+            lines.append(f"| {d.beta:g} | {d.largest:.3e} |")
+    if network.notes:
+        lines += ["", "**Notes.**", ""] + [f"- {n}" for n in network.notes]
+    return "\n".join(lines) + "\n"
+
+
+def run(args: argparse.Namespace) -> int:
+    from usim.encodings.layout import parse_dims
+
+    if (args.shape is None) == (args.sizes is None):
+        raise InputError("give --shape S (one network) or --sizes S1,S2,... (a size table)")
+    if args.sizes is not None:
+        if args.out is not None:
+            raise InputError("--out applies to --shape (--sizes prints a table only)")
+        print(sizes_table(args.claim, _shapes(args.sizes)))
+        return 0
+    shape = parse_dims(args.shape)
+    folder = _folder(args.out) if args.out is not None else None
+    weights, ob = _source(args.claim, shape)
+    length = ob.construction.input_layout.length
+    if length > MAX_POSITIONS:
+        raise ShapeError(f"the program's sequence has {length} positions, above usim compile's limit of "
+                         f"{MAX_POSITIONS} (use --sizes for the size alone)")
+    from usim.transformer.compiler import compile_program
+
+    start = time.perf_counter()
+    checked = length <= CHECKED_POSITIONS
+    network = compile_program(ob.construction.program, length, outputs=[ob.output_name], check=checked)
+    seconds = time.perf_counter() - start
+    module, torch_note = _torch_module(network, ob)
+    text = report(args.claim, weights, shape, ob, network, seconds, checked, torch_note)
+    print(text, end="")
+    if folder is not None:
+        _write(folder, network, text, module)
+    return 0
+
+
+def _torch_module(network, ob):
+    """The PyTorch module and one sentence on how it agrees with the network (or why there is none)."""
+    try:
+        import torch  # noqa: F401
+    except ImportError:
+        return None, "No PyTorch module: PyTorch is not installed (pip install usim[torch])."
+    from usim.encodings.numeric import NumericInterpretation
+    from usim.transformer.evaluate import run as run_network
+    from usim.transformer.network_to_torch import network_to_torch, run_torch
+
+    module = network_to_torch(network)
+    x = np.random.default_rng(1).normal(size=(SAMPLES, network.n))
+    index = [name for name, _ in network.outputs].index(ob.output_name)
+    with np.errstate(all="ignore"):
+        mine = np.asarray(run_network(network, NumericInterpretation(), x)[ob.output_name], dtype=float)
+        theirs = run_torch(module, x)[:, :, index]
+    return module, (f"Largest |PyTorch module (nn.MultiheadAttention with masks) - network|: "
+                    f"{float(np.nanmax(np.abs(theirs - mine))):.3e}.")
+
+
+def _write(folder: Path, network, text: str, module) -> None:
+    from usim.commands.simulate import write_atomically
+    from usim.transformer.network_to_arrays import network_arrays
+
+    arrays = network_arrays(network)
+    folder.mkdir(parents=True, exist_ok=True)
+    write_atomically(folder / "network.npz", lambda f: np.savez_compressed(f, **arrays))
+    written = ["network.npz"]
+    if module is not None:
+        import torch
+
+        example = torch.zeros(2, network.n, dtype=torch.float64)
+        exported = torch.export.export(module, (example,), dynamic_shapes={"x": {0: torch.export.Dim("batch")}})
+        write_atomically(folder / "model.pt2", lambda f: torch.export.save(exported, f))
+        written.append("model.pt2")
+    text += "\n**Files.** " + ", ".join(written) + ", report.md.\n"
+    write_atomically(folder / "report.md", lambda f: f.write(text.encode()))
+    print(f"wrote {', '.join(written)} and report.md to {folder}")
