@@ -64,33 +64,95 @@ class Plan:
     n: int
     order: list[Expr]
     static: dict[int, Any] = field(default_factory=dict)  # node id -> exact list or selection
+    dropped: set[int] = field(default_factory=set)  # static nodes whose values a lean plan let go
 
     def is_static(self, node: Expr) -> bool:
-        return node.id in self.static
+        return node.id in self.static or node.id in self.dropped
 
     def selection(self, selector: Selector) -> StaticSelection | None:
         value = self.static.get(selector.id)
         return value if isinstance(value, StaticSelection) else None
 
+    def releases(self, roots: tuple[SOp, ...]) -> dict[int, tuple[int, ...]]:
+        """For the dynamic node at each place of ``order``, the nodes whose
+        values no later node reads (the roots excepted): an evaluation can drop
+        them there, so it holds only the values still to be read, not one
+        sequence per node of the program."""
+        cached = getattr(self, "_releases", None)
+        if cached is not None and cached[0] == tuple(r.id for r in roots):
+            return cached[1]
+        last: dict[int, int] = {}
+        for place, node in enumerate(self.order):
+            if not self.is_static(node):
+                for child in node.children():
+                    last[child.id] = place
+        for root in roots:
+            last.pop(root.id, None)
+        releases: dict[int, list[int]] = {}
+        for node_id, place in last.items():
+            releases.setdefault(place, []).append(node_id)
+        frozen = {place: tuple(ids) for place, ids in releases.items()}
+        self._releases = (tuple(r.id for r in roots), frozen)
+        return frozen
 
-_PLANS: dict[tuple[tuple[int, ...], int], tuple[tuple[SOp, ...], Plan]] = {}
+
+_PLANS: dict[tuple[tuple[int, ...], int, bool], tuple[tuple[SOp, ...], Plan]] = {}
 _PLAN_CACHE_SIZE = 64
 
 
-def plan_for(roots: tuple[SOp, ...], n: int) -> Plan:
-    """The static pass for these outputs at length n (cached; roots kept alive)."""
-    key = (tuple(r.id for r in roots), n)
-    hit = _PLANS.get(key)
-    if hit is not None:
-        return hit[1]
+def _reads_tokens(order: list[Expr]) -> set[int]:
+    """The nodes that depend on the tokens, structurally."""
+    found: set[int] = set()
+    for node in order:
+        if isinstance(node, Tokens) or any(c.id in found for c in node.children()):
+            found.add(node.id)
+    return found
+
+
+def _lean_releases(order: list[Expr], roots: tuple[SOp, ...]) -> dict[int, list[int]]:
+    """For a lean plan: at each place of the static pass, the static values no
+    later static node reads and no token-dependent node or root needs."""
+    dynamic = _reads_tokens(order)
+    keep = {r.id for r in roots} | {c.id for node in order if node.id in dynamic for c in node.children()}
+    last: dict[int, int] = {}
+    for place, node in enumerate(order):
+        if node.id not in dynamic:
+            for child in node.children():
+                last[child.id] = place
+    releases: dict[int, list[int]] = {}
+    for node_id, place in last.items():
+        if node_id not in keep:
+            releases.setdefault(place, []).append(node_id)
+    return releases
+
+
+def plan_for(roots: tuple[SOp, ...], n: int, lean: bool = False) -> Plan:
+    """The static pass for these outputs at length n (cached; roots kept alive).
+
+    A ``lean`` plan keeps only the static values that the dynamic pass reads
+    (those of the roots and of the children of token-dependent nodes),
+    dropping the others as soon as the static pass is past their last use:
+    enough for :func:`evaluate_sops`, a fraction of the memory on a large
+    program (U's index arithmetic). Whoever reads every node (the pictures,
+    the definedness conditions, :func:`evaluate_all`) asks for the full plan.
+    """
+    ids = tuple(r.id for r in roots)
+    for key in ((ids, n, False), (ids, n, True)) if lean else ((ids, n, False),):
+        hit = _PLANS.get(key)
+        if hit is not None:
+            return hit[1]
     order = topological_order(roots)
     plan = Plan(n, order)
+    releases = _lean_releases(order, roots) if lean else {}
     depends_on_tokens: set[int] = set()
     # Index-only selects with the same predicate over the same key and query
     # nodes (the product block builds one per head) are decided once and share
     # one selection.
     decided: dict[tuple, StaticSelection] = {}
-    for node in order:
+    for place, node in enumerate(order):
+        for done in releases.get(place - 1, ()):
+            if plan.static.pop(done, None) is not None:
+                plan.dropped.add(done)
         if isinstance(node, Tokens) or any(c.id in depends_on_tokens for c in node.children()):
             depends_on_tokens.add(node.id)
             continue
@@ -112,10 +174,15 @@ def plan_for(roots: tuple[SOp, ...], n: int) -> Plan:
             if isinstance(node, Select):
                 decided[same] = plan.static[node.id]
         except NotExactError:
+            if lean:  # a static node left to the dynamic pass reads values a lean plan drops
+                return plan_for(roots, n, lean=False)
             depends_on_tokens.add(node.id)
+    for done in releases.get(len(order) - 1, ()):
+        if plan.static.pop(done, None) is not None:
+            plan.dropped.add(done)
     if len(_PLANS) >= _PLAN_CACHE_SIZE:
         _PLANS.pop(next(iter(_PLANS)))
-    _PLANS[key] = (roots, plan)
+    _PLANS[(ids, n, lean)] = (roots, plan)
     return plan
 
 
@@ -247,15 +314,18 @@ def _meaning(node: Expr, interp: Interpretation, plan: Plan, env: dict, n: int) 
 def evaluate_sops(roots: tuple[SOp, ...], interp: Interpretation, tokens: Any) -> list[Any]:
     """The values of ``roots`` on ``tokens`` (already in ``interp``'s domain)."""
     n = interp.length(tokens)
-    plan = plan_for(roots, n)
+    plan = plan_for(roots, n, lean=True)
+    releases = plan.releases(roots)
     env: dict[int, Any] = {}
-    for node in plan.order:
+    for place, node in enumerate(plan.order):
         if plan.is_static(node):
             continue
         if isinstance(node, Tokens):
             env[node.id] = tokens
         else:
             env[node.id] = _node_value(node, interp, plan, env, n)
+        for done in releases.get(place, ()):
+            env.pop(done, None)
     out = []
     for root in roots:
         if root.id in env:
