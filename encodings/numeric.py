@@ -347,13 +347,13 @@ class NumericInterpretation(Interpretation):
             out = np.broadcast_to(self._empty(values, default, semantics), (batch, n)).copy()
         nonempty = counts > 0
         if isinstance(selection, OuterSelection):  # one mean, over the same keys, at every selecting query
-            if nonempty.any():
-                with np.errstate(all="ignore"):
-                    out[:, nonempty] = values[:, selection.key_mask].mean(axis=1, keepdims=True)
+            chosen = int(np.count_nonzero(selection.key_mask))
+            with np.errstate(all="ignore"):
+                totals = values[:, selection.key_mask].sum(axis=1, keepdims=True)
+                if nonempty.any():
+                    out[:, nonempty] = totals / chosen
             if self.strict:
-                with np.errstate(all="ignore"):
-                    totals = values[:, selection.key_mask].sum(axis=1, keepdims=True)
-                several = int(np.count_nonzero(selection.key_mask)) > 1
+                several = chosen > 1
                 self._audit_average(out, np.where(nonempty, totals, 0), values, ~nonempty | several)
             return out
         if selection.is_gather:

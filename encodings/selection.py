@@ -153,8 +153,9 @@ def _as_integers(keys: Sequence, queries: Sequence) -> tuple[np.ndarray, np.ndar
     or the scaled values do not fit in int64.
     """
     if all(isinstance(a, np.ndarray) and a.dtype == np.int64 for a in (keys, queries)):
-        bound = max((int(np.abs(a).max()) for a in (keys, queries) if a.size), default=0)
-        return (keys, queries) if bound < _INT64_SAFE else None
+        safe = all(a.size == 0 or (-_INT64_SAFE < int(a.min()) and int(a.max()) < _INT64_SAFE)
+                   for a in (keys, queries))
+        return (keys, queries) if safe else None
     values = list(keys) + list(queries)
     scale = 1
     for v in values:

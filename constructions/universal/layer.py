@@ -29,7 +29,7 @@ from usim.encodings.runners import PRECISIONS, run_numeric_in_range
 from usim.errors import InputError, RangeError, ShapeError, UsimError
 
 MAX_N = 64  # sequence length n and --bound
-MAX_LENGTH = 20_000  # positions of U's input sequence
+MAX_LENGTH = 32_000  # positions of U's input sequence (n = d = 64, H = 2: 20739)
 VARIANT = {"activation": ("relu",), "norm": ("post", "none")}  # what U simulates
 SCALARS = ("scale", "eps1", "eps2")  # one positive number each
 

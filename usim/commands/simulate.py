@@ -36,9 +36,10 @@ are always there. An encoder file without them is refused, as is either entry
 in a file with no encoder.
 
 Limits (checked before U is built): the sequence length n and --bound at most
-64, and U's own sequence (every matrix, laid out) at most 20000 positions. The
-time to run U grows with its length times its heads: n = 64 or d = 64 takes one
-to three minutes.
+64, and U's own sequence (every matrix, laid out) at most 32000 positions. The
+time and memory of a run grow with U's length times its heads: torch's
+MultiheadAttention with H = 2 takes about 0.5 s at n = d = 16, 2.5 s and 0.4 GB
+at 32, 20 s and 4.3 GB at 64 (``benchmarks/bench_simulate.py``).
 
 With ``--torch``, a ``torch.nn.MultiheadAttention`` or
 ``torch.nn.TransformerEncoderLayer`` (float64, eval mode, dropout 0, post-norm,
@@ -77,7 +78,7 @@ from usim.errors import InputError
 
 TOLERANCE = 1e-10
 MAX_N = 64  # sequence length n and --bound: usim.constructions.universal.layer.MAX_N (a test checks)
-MAX_LENGTH = 20_000  # U's positions: usim.constructions.universal.layer.MAX_LENGTH (a test checks)
+MAX_LENGTH = 32_000  # U's positions: usim.constructions.universal.layer.MAX_LENGTH (a test checks)
 MAX_SEED = 2**64 - 1  # torch.manual_seed's largest
 
 
