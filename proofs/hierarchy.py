@@ -19,7 +19,7 @@ exp(0) = 1) and the padded query rows. U reads n from its header and leaves
 keys j >= n out of the softmax (e = 0 there) and sets rows i >= n to 0 (see
 :mod:`usim.constructions.universal`; the layer norm likewise masks with d).
 The broken variant without the key mask is refuted at every n < N'
-(erratum E10).
+(erratum E10); a swapped operand and a misplaced block are refuted too.
 
 Obligations ``N' x n x d``: the whole program U, composed with the static
 placement of the compact input <c, X, A, V> into U's layout (a routing: each
@@ -41,6 +41,7 @@ from usim.proofs._universal import (
     broken_universal,
     misplaced_block,
     softmax_stages,
+    swapped_operand,
     universal,
     whole_obligation,
     with_kind,
@@ -74,6 +75,15 @@ def _misplaced(shape: Shape) -> Obligation:
                             mutant="misplaced-block")
 
 
+def _swapped(shape: Shape) -> Obligation:
+    """U with its first product of two same-shaped blocks computed the other way round (X A as A X)."""
+    big, small = _specs(shape)
+    u = universal(big)
+    index, stage = swapped_operand(u)
+    return whole_obligation("hierarchy", shape, u, _target(big, small), small=small,
+                            broken=broken_universal(u, index, stage), mutant="swapped-operand")
+
+
 def _no_key_mask(shape: Shape) -> Obligation:
     """U without the softmax's key mask: padded keys weigh exp(0) = 1."""
     big, small = _specs(shape)
@@ -101,7 +111,7 @@ CLAIM = Claim(
     ),
     shapes=_shapes,
     obligation=_obligation,
-    mutants={"misplaced-block": _misplaced, "no-key-mask": _no_key_mask},
+    mutants={"swapped-operand": _swapped, "misplaced-block": _misplaced, "no-key-mask": _no_key_mask},
     engines=("sympy", "cvc5"),
     default_max_n=4,
     ci_max_n=2,

@@ -14,7 +14,7 @@ from usim.constructions.routing import Part, Piece, route, routing_table
 from usim.constructions.universal import HEADER, Spec, Step, build, compact_layout, simulation_program
 from usim.encodings.evaluate import EXACT, evaluate_sops
 from usim.encodings.layout import SequenceLayout
-from usim.encodings.runners import run_exact, run_numeric
+from usim.encodings.runners import run_numeric
 from usim.engine.claim import Status
 from usim.proofs import get
 from usim.engine.runner import check_obligation
