@@ -11,6 +11,9 @@ and the claim's own engines (``--engines`` to override). It prints the wall
 time, the obligations and the claim's verdict, then per engine and check the
 summed time, the verdicts and the slowest obligation, and per part (stages
 proved for every header, per n, per (n, d); padding lemmas) the summed time.
+With ``--json-dir DIR`` each run over every size writes its certificate,
+DIR/CLAIM.json, as ``usim prove CLAIM --max-n N --json-dir DIR`` would (the
+committed ones in docs/certificates are written so, see their README).
 Figures, not tests: read them as orders of magnitude on a shared machine.
 The default runs are the issue's: Theorem 6 at N = 8, 12, 16 and at
 n = d = 32; Corollary 6.1, Theorem 9 and Corollary 9.1 at N = 8.
@@ -19,9 +22,12 @@ n = d = 32; Corollary 6.1, Theorem 9 and Corollary 9.1 at N = 8.
 from __future__ import annotations
 
 import argparse
+import json
 import time
 from collections import defaultdict
+from pathlib import Path
 
+from usim.engine.certificate import certificate
 from usim.engine.claim import Status
 from usim.engine.runner import prove_claim
 from usim.proofs import get
@@ -37,7 +43,7 @@ def _part(shape: tuple[int, ...]) -> str:
             (False, True): "stages per d", (True, True): "stages per (n, d)"}[(n > 0, d > 0)]
 
 
-def run(spec: str, jobs: int, timeout: float, engines: list[str] | None) -> None:
+def run(spec: str, jobs: int, timeout: float, engines: list[str] | None, folder: Path | None = None) -> None:
     claim_id, _, bound_text = spec.partition(":")
     claim = get(claim_id)
     single = "x" in bound_text
@@ -74,6 +80,10 @@ def run(spec: str, jobs: int, timeout: float, engines: list[str] | None) -> None
     not_proved = [r for r in report.results if r.status is not Status.PROVED]
     for r in not_proved[:5]:
         print(f"    NOT PROVED {r.label}: {r.status.value}", flush=True)
+    if folder is not None and not single:
+        path = folder / f"{claim_id}.json"
+        path.write_text(json.dumps(certificate(report, timeout), indent=2) + "\n")
+        print(f"    certificate written to {path}", flush=True)
 
 
 def main() -> None:
@@ -82,10 +92,13 @@ def main() -> None:
     parser.add_argument("--jobs", type=int, default=2)
     parser.add_argument("--timeout", type=float, default=60.0)
     parser.add_argument("--engines", default=None, help="override the claims' engines (comma-separated)")
+    parser.add_argument("--json-dir", type=Path, default=None, help="write each full run's certificate there")
     args = parser.parse_args()
     engines = args.engines.split(",") if args.engines else None
+    if args.json_dir is not None:
+        args.json_dir.mkdir(parents=True, exist_ok=True)
     for spec in args.runs.split(","):
-        run(spec, args.jobs, args.timeout, engines)
+        run(spec, args.jobs, args.timeout, engines, args.json_dir)
 
 
 if __name__ == "__main__":
