@@ -34,7 +34,7 @@ engine takes to decide it:
 
 Problems: ``lemma4`` (softmax, r = c = n), ``lemma5`` (product, r = k = c = n),
 ``attention`` (softmax(X A X^T) X V against its formula, n = d = d_v: the
-registered claim ``theorem6``, shape n x n x 0, the whole program U, when it
+registered claim ``hierarchy``, shape n x n x n, the whole program U, when it
 exists, otherwise the direct problem), ``attention-direct`` (built here with
 sympy matrices: the left side step by step as the blocks compute it, Y1 = X A,
 Y2 = Y1 X^T, softmax by rows, times X V; the right side written from the
@@ -143,12 +143,12 @@ def build_problem(family: str, size: int, broken: bool) -> Problem:
         return _from_obligation(family, size, ob, broken)
     if family == "attention":
         ids = {c.id for c in all_claims()}
-        if "theorem6" in ids:
-            claim = get("theorem6")
-            whole = (size, size, 0)  # n = d, part 0: the whole program U against the formula
+        if "hierarchy" in ids:
+            claim = get("hierarchy")
+            whole = (size, size, size)  # U for n = d = size: the whole program against the formula
             if whole in claim.shapes(size) and (not broken or "swapped-operand" in claim.mutants):
                 ob = claim.mutants["swapped-operand"](whole) if broken else claim.obligation(whole)
-                return _from_obligation("theorem6", size, ob, broken)
+                return _from_obligation("hierarchy", size, ob, broken)
         return _attention_direct(size, broken)
     if family == "attention-direct":
         return _attention_direct(size, broken)

@@ -1,12 +1,15 @@
-"""How far the proofs of U go: time per size, per part and engine.
+"""How far the proofs of U go: time per bound, per part and engine.
 
     python benchmarks/bench_universal.py [--max-n 8] [--timeout 60] [--claims theorem6,corollary6_1]
 
-For each claim and each n = d = N (H = 2 for the multi-head claims), prints the
-time of the whole-program obligation (part 0, Theorem 6 only) and the total and
-slowest time of the stage obligations, per engine, with the status (PROVED,
-UNKNOWN = timeout). Each obligation runs in a forked process with a deadline.
-Figures, not tests: read them as orders of magnitude on a shared machine.
+For each claim, each bound N and each engine, the stage obligations of U_N at
+the header n = d = N (H = 2 for the multi-head claims): the total and slowest
+time, with the status (PROVED, UNKNOWN = timeout); for Theorem 6 also the
+whole program at n = d = N (the claim ``hierarchy`` at N x N x N). The sweeps
+over every size (stages once, the padding lemma per size) are
+``bench_sweeps.py``. Each obligation runs in a forked process with a
+deadline. Figures, not tests: read them as orders of magnitude on a shared
+machine.
 """
 
 from __future__ import annotations
@@ -18,26 +21,23 @@ from usim.engine.claim import Status
 from usim.proofs import get
 from usim.engine.runner import _run_engine, run_tasks
 
-SIZES = {  # claim -> the size prefix of its shapes at bound N
-    "theorem6": lambda n: (n, n),
-    "theorem6_users": lambda n: (n, n),
-    "corollary6_1": lambda n: (n, n),
-    "theorem9": lambda n: (n, n, 2),
-    "corollary9_1": lambda n: (n, n, 2),
-}
+HEADS = {"theorem9": 2, "corollary9_1": 2}  # H of the multi-head claims' U
 
 
 def bench(claim_id: str, n: int, engine: str, timeout: float) -> str:
     claim = get(claim_id)
-    size = SIZES[claim_id](n)
-    shapes = [s for s in claim.shapes(n) if s[:-1] == size]
+    shapes = [s for s in claim.shapes(n) if s[-1] != 0 and s[-3] in (0, n) and s[-2] in (0, n)
+              and (claim_id not in HEADS or s[1] == HEADS[claim_id])]
     start = time.perf_counter()
     tasks = [((s, None), engine, (lambda ob=claim.obligation(s): _run_engine(engine, ob, timeout)))
              for s in shapes]
+    if claim_id == "theorem6":
+        whole = get("hierarchy").obligation((n, n, n))
+        tasks.append((((n, n, n), "whole"), engine, lambda: _run_engine(engine, whole, timeout)))
     built = time.perf_counter() - start
     results = run_tasks(tasks, timeout, jobs=1)
-    whole = [r for (s, _), rs in results.items() if s[-1] == 0 for r in rs]
-    stages = [r for (s, _), rs in results.items() if s[-1] != 0 for r in rs]
+    whole = [r for (s, part), rs in results.items() if part == "whole" for r in rs]
+    stages = [r for (s, part), rs in results.items() if part is None for r in rs]
     parts = []
     if whole:
         parts.append(f"whole {whole[0].status.value} {whole[0].seconds:.1f}s")

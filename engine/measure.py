@@ -36,7 +36,12 @@ def numeric_deviation(ob: Obligation, seed: int = 0, batch: int = 8, scale: floa
     tokens = layout.encode_numeric(arrays)
     sym = symbol_matrices(layout, ob.domain)
     symbols = [s for m in sym.values() for row in m for s in row]
-    f = sympy.lambdify(symbols, expected_sequence(ob, sym), modules="numpy")
+    # names like A[1,2] are no Python identifiers: lambdify would replace each one in
+    # turn through every expression (quadratic); rename them all in one pass instead
+    plain = [sympy.Symbol(f"_x{i}") for i in range(len(symbols))]
+    rename = dict(zip(symbols, plain))
+    f = sympy.lambdify(plain, [sympy.sympify(e).xreplace(rename) for e in expected_sequence(ob, sym)],
+                       modules="numpy")
     columns = [arrays[b.name][:, i, j] for b in layout.blocks
                for i in range(b.shape.rows) for j in range(b.shape.cols)]
     with np.errstate(all="ignore"):
@@ -48,7 +53,7 @@ def numeric_deviation(ob: Obligation, seed: int = 0, batch: int = 8, scale: floa
         if ob.preconditions is not None:  # only inputs the claim is about (e.g. eps > 0)
             relations = ob.preconditions({k: sympy.Matrix(v) for k, v in sym.items()})
             for relation in relations:
-                holds = sympy.lambdify(symbols, relation, modules="numpy")(*columns)
+                holds = sympy.lambdify(plain, sympy.sympify(relation).xreplace(rename), modules="numpy")(*columns)
                 valid &= np.broadcast_to(np.asarray(holds, dtype=bool), (batch,))
         if not valid.any() or not got.size:
             return 0.0

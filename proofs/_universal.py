@@ -1,40 +1,66 @@
-"""What the proofs of U share: targets, the two levels of the proof, mutants.
+"""What the proofs of U share: the stages of U_N, the wiring, the hierarchy, mutants.
 
 A claim about U (Theorem 6, Corollary 6.1, Theorem 9, Corollary 9.1) is proved
-for each size in two levels, plus a direct check where it is affordable.
+for a bound N about ONE program: U_N, built for N x N (and H heads), serves
+every size n, d <= N, given a smaller T zero-padded with the header
+[n, d, c] (the paper's hierarchy; :mod:`usim.proofs._padding`). Nothing is
+proved size by size that does not depend on the size.
 
-Level 1, per stage (the obligations ``n x d [x H] x k``, k = 1..m): U is
-literally the composition stage_m o ... o stage_1 (``Universal.apply``), each
-stage a function of ONE sequence, the workspace W_k. The obligation of stage k
-runs that stage's program (the same builder, on ``tokens``) on fresh symbols
-for every block of W_k (zeros elsewhere; the header's n and d set to the
-bounds), and compares the whole output sequence with W_{k+1}: every block
-produced by the stage equals the *meaning* of its step (its kind's meaning in
-sympy from the formulas: a product is A*B, softmax is exp(c s_ij) / sum_l
-exp(c s_il), layer norm is (z - mu) / sqrt(var + eps) * g + b, ...), every
-block carried along is unchanged, every other position is 0. This proves the
-blocks (transpose, product, softmax, element-wise) *and* the routing heads of
-the stage together: a misplaced block or a swapped operand makes some position
-of W_{k+1} differ.
+Level 1, per stage (shapes ``N x n x d x k``, k = 1..m; ``N x H x n x d x k``
+with heads): U_N is literally the composition stage_m o ... o stage_1
+(``Universal.apply``), each stage a function of ONE sequence, the workspace
+W_k. The obligation of stage k runs that stage's program (the same builder,
+on ``tokens``) on fresh symbols for every block of W_k (zeros elsewhere) and
+compares the whole output sequence with W_{k+1}: every block produced by the
+stage equals the *masked meaning* of its step (its kind's meaning given the
+header's n and d, in the one table of kinds: a product is A*B, the masked
+softmax at n is exp(c s_ij) / sum_{l<n} exp(c s_il) on rows and keys below n
+and 0 elsewhere, ...), every block carried along is unchanged (the header
+too), every other position is 0. This proves the blocks (transpose, product,
+softmax, element-wise) *and* the routing heads of the stage together: a
+misplaced block or a swapped operand makes some position of W_{k+1} differ.
+
+Which header fields an obligation fixes: only those the stage's blocks read
+(the table's ``reads``). A stage that reads neither n nor d (products,
+transposes, sums) is proved ONCE, with n and d fresh symbols like every other
+input (shape ``N x 0 x 0 x k``: 0 = every value): its statement then holds
+for every header, so for every smaller size. A stage that reads n (softmax:
+key and row masks; bias: row mask) is proved per value n = 1..N with d free
+(``N x n x 0 x k``); one that reads n and d (layer norm) per (n, d). Leaving a
+field free is sound whatever the program does with it: the engines prove the
+statement for every real value of the symbol, so a block that did use it
+(a select or a ``where`` comparing it, arithmetic on it) against a meaning
+that does not is refuted (z3 finds a value) or left UNKNOWN (sympy cannot
+decide a Piecewise), never PROVED (``tests/soundness/test_header_fields.py``).
 
 Level 2, the wiring (checked when a claim's obligations are built): composing
 the steps of U as terms (product chains flattened, i.e. associativity, and
 (M^T)^T = M the only rewriting) gives exactly the claim's formula written by
-hand as a term over the same vocabulary (softmax, layernorm, ...). A wrong step
-list (Y2 = XT Y1) fails here with an error; it never yields PROVED.
+hand as a term over the same vocabulary (softmax, layernorm, ...), for U_N's
+sizes and, at each padding obligation, for T's sizes (whose route must be U_N's
+step for step). A wrong step list (Y2 = XT Y1) fails here with an error; it
+never yields PROVED.
+
+The padding lemma (shapes ``N x n x d x 0``, one per size): per step and size,
+the masked meaning on zero-padded arguments is the zero-padded meaning, checked
+exactly (:mod:`usim.proofs._padding`).
 
 Why the composition is then proved: the value of an expression graph depends
-only on the values of its children (one evaluator defines every node), so if
-stage k maps every sequence of layout W_k (padding 0) to the sequence of layout
-W_{k+1} holding the step meanings (padding 0), then, by induction over k, U
-maps its input W_1 to the sequence holding the composition of all step
-meanings, which Level 2 identifies with the formula. The header: the stage
-obligations fix n = N and d = D (U for exactly these sizes); smaller sizes in
-the same U are the hierarchy (:mod:`usim.proofs.hierarchy`).
+only on the values of its children (one evaluator defines every node). Take T
+of sizes (n, d) <= N, zero-padded into U_N's input W_1, header [n, d, c]. Each
+stage k maps every sequence of layout W_k whose header is [n, d, .] (a stage
+proved for every header, or the one proved at this n, or at this (n, d)) to
+the sequence of layout W_{k+1} holding its steps' masked meanings at (n, d),
+the header carried (padding 0). By induction over k, U_N maps W_1 to the
+sequence holding the composition of the masked meanings; by the padding lemma
+at (n, d), step by step, every block of it is T's block zero-padded; the last
+is T's result in the top-left corner, which Level 2 at T's sizes identifies
+with the formula. So U_N outputs the formula at (n, d) zero-padded, for every
+n, d <= N. At n = d = N nothing is padded: that is U_N on its own sizes.
 
-Part 0 (``n x d x 0``, Theorem 6 only, where affordable): the whole program U,
-on the compact layout <scale, X, A, V> with the header filled in, against the
-formula directly; no composition argument at all.
+A direct check without any composition argument, the whole program U_N' on
+every zero-padded size for every N' <= N against the padded formula, is the
+claim ``hierarchy`` (:mod:`usim.proofs.hierarchy`), affordable at small N.
 """
 
 from __future__ import annotations
@@ -47,11 +73,14 @@ import sympy
 
 from usim.constructions.base import Construction
 from usim.constructions.routing import fix
+from usim.constructions.routing import Part
+from usim.constructions.softmax import softmax_block
 from usim.constructions.universal import (
     HDR_D,
     HDR_N,
     HDR_SCALE,
     HEADER,
+    STEP_KINDS,
     Spec,
     Stage,
     Step,
@@ -60,11 +89,13 @@ from usim.constructions.universal import (
     compact_layout,
     simulation_program,
 )
-from usim.constructions.universal.kinds import add_row, softmax_rows
+from usim.constructions.universal.kinds import SIZE_FIELDS, add_row, header, in_place, softmax_rows
+from usim.constructions.universal.route import route_of
 from usim.encodings.layout import Block, SequenceLayout
 from usim.engine.choice import STAGE, WHOLE_PROGRAM
 from usim.engine.claim import Claim, Obligation, Shape
-from usim.errors import UsimError
+from usim.errors import ShapeError, UsimError
+from usim.proofs._padding import padding_obligation
 from usim.rasp.expr import tokens
 from usim.rasp.program import Program
 
@@ -108,46 +139,67 @@ def compose(steps: Sequence[Step], params: Sequence[str]) -> dict[str, Term]:
     return env
 
 
-def check_wiring(u: Universal, formula: Term) -> None:
-    """Raise unless U's steps compose to ``formula`` (Level 2)."""
-    params = [HEADER] + [name for name, _ in u.spec.parameter_shapes()]
-    env = compose(u.steps, params)
-    result = u.stages[-1].output.blocks[0].name
+def check_route(spec: Spec, steps: Sequence[Step], result: str, formula: Term) -> None:
+    """Raise unless ``steps`` (over ``spec``'s parameters) compose to ``formula`` (Level 2)."""
+    params = [HEADER] + [name for name, _ in spec.parameter_shapes()]
+    env = compose(steps, params)
     if env[result] != formula:
         raise UsimError(f"U's steps do not compose to the formula: they give {env[result]}, "
                         f"the claim states {formula}")
 
 
+def check_wiring(u: Universal, formula: Term) -> None:
+    """Raise unless U's steps compose to ``formula`` (Level 2)."""
+    check_route(u.spec, u.steps, u.stages[-1].output.blocks[0].name, formula)
+
+
 # ----------------------------------------------------------------------------
 # Level 1: one stage as an obligation.
 
-def _header_positions(layout: SequenceLayout) -> dict[int, int] | None:
-    for b in layout.blocks:
-        if b.name == HEADER:
-            return {b.offset + HDR_N: 0, b.offset + HDR_D: 0}
-    return None
+Sizes = Mapping[str, int]
+"""Values of the header's sizes a stage obligation fixes: {"n": 3}, {"n": 3, "d": 2}, {}."""
 
 
-def stage_program(u: Universal, stage: Stage) -> Program:
-    """Stage k on ``tokens``, the header's n and d set to U's bounds."""
-    hdr = _header_positions(stage.input)
+def stage_sizes(u: Universal, stage: Stage) -> frozenset[str]:
+    """The header's sizes (n, d) the stage's blocks read (the table of kinds says)."""
+    return frozenset().union(*(u.kinds[st.kind].reads_sizes for st in stage.steps))
+
+
+def _at(u: Universal, stage: Stage, at: Sizes | None) -> dict[str, int]:
+    """``at``, or U's own sizes for every field the stage reads."""
+    if at is None:
+        return {f: getattr(u.spec, f) for f in sorted(stage_sizes(u, stage))}
+    unknown = set(at) - set(SIZE_FIELDS)
+    if unknown:
+        raise UsimError(f"the header has no size {sorted(unknown)[0]!r}")
+    return dict(at)
+
+
+def stage_program(u: Universal, stage: Stage, at: Sizes | None = None) -> Program:
+    """Stage k on ``tokens``, the header's sizes in ``at`` set to their values (the
+    others, and the scale, are read from the input like every entry)."""
+    at = _at(u, stage, at)
     values = tokens
-    if hdr is not None:
-        n_pos, d_pos = sorted(hdr)
-        values = fix(tokens, {n_pos: u.spec.n, d_pos: u.spec.d})
+    hdr = next((b for b in stage.input.blocks if b.name == HEADER), None)
+    if hdr is not None and at:
+        values = fix(tokens, {hdr.offset + SIZE_FIELDS[f]: v for f, v in at.items()})
+    fixed = ", ".join(f"{f} = {v}" for f, v in at.items()) or "every header"
     return Program.of(f"{u.program.name}.stage{stage.index}", {"W": stage.apply(values)},
-                      f"stage {stage.index} of U for {u.spec}")
+                      f"stage {stage.index} of U for {u.spec.tag} ({fixed})")
 
 
-def stage_target(u: Universal, stage: Stage) -> Callable[[Mapping[str, sympy.Matrix]], dict]:
+def stage_target(u: Universal, stage: Stage, at: Sizes | None = None) -> Callable[[Mapping[str, sympy.Matrix]], dict]:
+    at = _at(u, stage, at)
+
     def target(m: Mapping[str, sympy.Matrix]) -> dict:
         env = dict(m)
         if HEADER in env:
-            env[HEADER] = sympy.Matrix([[u.spec.n, u.spec.d, m[HEADER][0, HDR_SCALE]]])
+            h = m[HEADER]
+            env[HEADER] = sympy.Matrix([[at.get("n", h[0, HDR_N]), at.get("d", h[0, HDR_D]), h[0, HDR_SCALE]]])
         scale = env[HEADER][0, HDR_SCALE] if HEADER in env else 1
 
         def meaning(st: Step) -> sympy.Matrix:  # from the formula, in the one table of kinds
-            return u.kinds[st.kind].meaning([env[a] for a in st.args], scale)
+            return u.kinds[st.kind].meaning_at([env[a] for a in st.args], scale, at.get("n"), at.get("d"))
 
         for st in stage.steps:
             env[st.out] = meaning(st)
@@ -172,15 +224,19 @@ def _stage_kind(stage: Stage) -> str | None:
     return None if any(st.kind == "layernorm" for st in stage.steps) else STAGE
 
 
-def stage_obligation(claim_id: str, shape: Shape, u: Universal, k: int,
+def stage_obligation(claim_id: str, shape: Shape, u: Universal, k: int, at: Sizes | None = None,
                      broken: Stage | None = None, mutant: str | None = None) -> Obligation:
+    """Stage k of U on fresh symbols for its workspace, the header's sizes in ``at``
+    fixed (default: U's own, for the fields the stage reads), against the masked
+    meanings of its steps."""
     stage = u.stages[k - 1]
-    right = Construction(f"U stage {k}", stage_program(u, stage), stage.input, stage.output)
+    at = _at(u, stage, at)
+    right = Construction(f"U stage {k}", stage_program(u, stage, at), stage.input, stage.output)
     construction = right
     if broken is not None:
-        construction = Construction(f"U stage {k} [{mutant}]", stage_program(u, broken),
+        construction = Construction(f"U stage {k} [{mutant}]", stage_program(u, broken, at),
                                     stage.input, stage.output)
-    return Obligation(claim_id, shape, construction, stage_target(u, stage),
+    return Obligation(claim_id, shape, construction, stage_target(u, stage, at),
                       preconditions=_preconditions(stage.input), reference=right, mutant=mutant,
                       cost_of=u.program, kind=_stage_kind(stage))
 
@@ -237,6 +293,22 @@ def with_kind(u: Universal, k: int, kind: Any) -> Stage:
     return replace(stage, kinds={**stage.kinds, kind.name: kind})
 
 
+def _unmasked_softmax(step, w, lay):
+    """Lemma 4 on c * S in place, without the key and row masks."""
+    m = lay.block(step.args[0])
+    scale = header(w, lay, HDR_SCALE, "scale")
+    soft = softmax_block(w * scale, m.shape.rows, m.shape.cols, offset=m.offset, guard=True)
+    return Part(soft, in_place(step.out, m, lay.length))
+
+
+UNMASKED_SOFTMAX = replace(STEP_KINDS["softmax"], block=_unmasked_softmax)
+"""The softmax block without the header's masks: padded keys weigh exp(0) = 1 (erratum E10)."""
+
+
+def softmax_stages(u: Universal) -> list[int]:
+    return [s.index for s in u.stages if any(st.kind == "softmax" for st in s.steps)]
+
+
 def broken_universal(u: Universal, k: int, stage: Stage) -> Universal:
     stages = list(u.stages)
     stages[k - 1] = stage
@@ -251,62 +323,105 @@ def universal(spec: Spec) -> Universal:
 # ----------------------------------------------------------------------------
 # Claims about U, built the same way.
 
-def universal_claim(claim_id: str, *, spec_of: Callable[[Shape], Spec], sizes: Callable[[int], Sequence[Shape]],
-                    formula: Callable[[Spec], Term], whole_target: Callable[[Spec], Callable] | None = None,
-                    **settings: Any) -> Claim:
-    """A claim about U: for every size, U built by ``spec_of(size)`` computes
-    ``formula`` (its wiring, Level 2), stage by stage (Level 1).
+Parts = tuple[int, int, int]
+"""(n, d, k) of a shape: k >= 1 stage k at header sizes n, d (0: free); k = 0 the padding lemma at n x d."""
 
-    A shape is a size and a part: 0 the whole program (only when
-    ``whole_target`` is given), k >= 1 stage k. The broken variants are the
-    same for every claim about U: a swapped operand, a misplaced block.
-    ``settings`` are the Claim's own fields (paper, title, statement, ...).
+
+def universal_parts(u: Universal) -> list[Parts]:
+    """U_N's parts: each stage once, or per value of the sizes it reads; then the
+    padding lemma at every size n, d <= N."""
+    bound = u.spec.n
+    parts: list[Parts] = []
+    for stage in u.stages:
+        reads = stage_sizes(u, stage)
+        ns = range(1, bound + 1) if "n" in reads else (0,)
+        ds = range(1, u.spec.d + 1) if "d" in reads else (0,)
+        parts += [(n, d, stage.index) for n in ns for d in ds]
+    return parts + [(n, d, 0) for n in range(1, bound + 1) for d in range(1, u.spec.d + 1)]
+
+
+def universal_claim(claim_id: str, *, spec_of: Callable[[int, int, int], Spec], formula: Callable[[Spec], Term],
+                    heads: Callable[[int], Sequence[int]] | None = None, **settings: Any) -> Claim:
+    """A claim about U: for bound N (and each H of ``heads(N)``), the one program U_N
+    built by ``spec_of(N, N, H)`` simulates T = ``spec_of(n, d, H)`` zero-padded, for
+    every n, d <= N: its stages (Level 1, each once or per value of the header sizes it
+    reads), its wiring at N and at every (n, d) (Level 2), and the padding lemma at
+    every (n, d). See the module docstring for why that proves it.
+
+    A shape is ``(N, n, d, k)``, with ``heads`` ``(N, H, n, d, k)``: k >= 1 stage k
+    of U_N with the header's n, d fixed to those values (0: left free, the stage reads
+    neither); k = 0 the padding lemma at size n x d. The broken variants, the same for
+    every claim about U: a swapped operand, a misplaced block, the softmax without its
+    key mask (refuted by the softmax stage at every n < N). ``settings`` are the
+    Claim's own fields (paper, title, statement, ...).
     """
 
-    def parts(size: Shape) -> list[int]:
-        u = universal(spec_of(size))
-        first = 0 if whole_target is not None else 1
-        return list(range(first, len(u.stages) + 1))
+    def unpack(shape: Shape) -> tuple[int, int, int, int, int]:
+        wanted = 4 if heads is None else 5
+        if len(shape) != wanted:
+            raise ShapeError(f"{claim_id}: a shape has {wanted} numbers "
+                             f"({'N x n x d x k' if heads is None else 'N x H x n x d x k'}), got "
+                             f"{'x'.join(map(str, shape))}")
+        if heads is None:
+            bound, n, d, k = shape
+            return bound, 1, n, d, k
+        return tuple(shape)  # type: ignore[return-value]
 
-    def shapes_for(sizes: Sequence[Shape]) -> list[Shape]:
-        return [tuple(size) + (k,) for size in sizes for k in parts(size)]
+    def pack(bound: int, h: int, n: int, d: int, k: int) -> Shape:
+        return (bound, n, d, k) if heads is None else (bound, h, n, d, k)
+
+    def big(shape: Shape) -> tuple[Universal, int, int, int]:
+        bound, h, n, d, k = unpack(shape)
+        u = universal(spec_of(bound, bound, h))
+        if not (0 <= k <= len(u.stages) and 0 <= n <= bound and 0 <= d <= bound):
+            raise ShapeError(f"{claim_id}: no shape {'x'.join(map(str, shape))} (U for {u.spec.tag} "
+                             f"has {len(u.stages)} stages)")
+        if k >= 1:
+            reads = stage_sizes(u, u.stages[k - 1])
+            if ("n" in reads) != (n > 0) or ("d" in reads) != (d > 0):
+                read = ", ".join(sorted(reads)) or "no size"
+                raise ShapeError(f"{claim_id}: no shape {'x'.join(map(str, shape))}: stage {k} reads {read} "
+                                 "from the header (give a value for each size it reads, 0 for the others)")
+        elif n < 1 or d < 1:
+            raise ShapeError(f"{claim_id}: the padding lemma needs a size n, d >= 1")
+        check_wiring(u, formula(u.spec))
+        return u, n, d, k
+
+    def sizes(n: int, d: int) -> dict[str, int]:
+        return {f: v for f, v in (("n", n), ("d", d)) if v}
 
     def obligation(shape: Shape) -> Obligation:
-        spec = spec_of(shape[:-1])
-        u = universal(spec)
-        check_wiring(u, formula(spec))
-        k = shape[-1]
+        u, n, d, k = big(shape)
         if k == 0:
-            return whole_obligation(claim_id, shape, u, whole_target(spec))
-        return stage_obligation(claim_id, shape, u, k)
+            small = spec_of(n, d, u.spec.heads)
+            check_route(small, route_of(small).steps, route_of(small).result, formula(small))
+            return padding_obligation(claim_id, shape, u, small)
+        return stage_obligation(claim_id, shape, u, k, sizes(n, d))
 
-    def swapped(shape: Shape) -> Obligation:
-        spec = spec_of(shape[:-1])
-        u = universal(spec)
-        k = shape[-1]
-        found = swapped_operand(u)
-        if found is None or k not in (0, found[0]):
-            return replace(obligation(shape), mutant="swapped-operand")
-        index, stage = found
-        if k == 0:
-            return whole_obligation(claim_id, shape, u, whole_target(spec),
-                                    broken=broken_universal(u, index, stage), mutant="swapped-operand")
-        return stage_obligation(claim_id, shape, u, k, broken=stage, mutant="swapped-operand")
+    def broken(name: str, stage_of: Callable[[Universal], tuple[int, Stage] | None]):
+        def build(shape: Shape) -> Obligation:
+            u, n, d, k = big(shape)
+            found = stage_of(u) if k >= 1 else None
+            if found is None or found[0] != k:  # a part the broken variant leaves as it is
+                return replace(obligation(shape), mutant=name)
+            return stage_obligation(claim_id, shape, u, k, sizes(n, d), broken=found[1], mutant=name)
+        return build
 
-    def misplaced(shape: Shape) -> Obligation:
-        spec = spec_of(shape[:-1])
-        u = universal(spec)
-        k = shape[-1]
-        if k not in (0, 1):
-            return replace(obligation(shape), mutant="misplaced-block")
-        stage = misplaced_block(u, 1)
-        if k == 0:
-            return whole_obligation(claim_id, shape, u, whole_target(spec),
-                                    broken=broken_universal(u, 1, stage), mutant="misplaced-block")
-        return stage_obligation(claim_id, shape, u, 1, broken=stage, mutant="misplaced-block")
+    def no_key_mask(shape: Shape) -> Obligation:
+        u, n, d, k = big(shape)
+        if k not in softmax_stages(u):
+            return replace(obligation(shape), mutant="no-key-mask")
+        return stage_obligation(claim_id, shape, u, k, sizes(n, d), broken=with_kind(u, k, UNMASKED_SOFTMAX),
+                                mutant="no-key-mask")
 
-    return Claim(id=claim_id, shapes=lambda n: shapes_for(sizes(n)), obligation=obligation,
-                 mutants={"swapped-operand": swapped, "misplaced-block": misplaced}, **settings)
+    def shapes(bound: int) -> list[Shape]:
+        return [pack(bound, h, *part) for h in (heads(bound) if heads else (1,))
+                for part in universal_parts(universal(spec_of(bound, bound, h)))]
+
+    mutants = {"swapped-operand": broken("swapped-operand", swapped_operand),
+               "misplaced-block": broken("misplaced-block", lambda u: (1, misplaced_block(u, 1))),
+               "no-key-mask": no_key_mask}
+    return Claim(id=claim_id, shapes=shapes, obligation=obligation, mutants=mutants, **settings)
 
 
 def attention_head_term(spec: Spec, h: int) -> Term:

@@ -1,13 +1,15 @@
 """Corollary 9.1 (arXiv v2): one RASP program U simulates an H-head encoder layer.
 
-Claim ``corollary9_1``, for every n, d <= N and H <= min(2, N): as
-Corollary 6.1 (:mod:`usim.proofs.corollary6_1_encoder`) with the attention of
-Theorem 9 ([head_0 | ... | head_{H-1}] W_O, merged heads, d_v = d):
+Claim ``corollary9_1``, for a bound N and every H <= min(4, N): as Corollary
+6.1 (:mod:`usim.proofs.corollary6_1_encoder`) with the attention of Theorem 9
+([head_0 | ... | head_{H-1}] W_O, merged heads, d_v = d), the one program
+U_{N,H} for every n, d <= N, zero-padded:
 
     Z   = LN1(X + [head_0 | ...] W_O)
     out = LN2(Z + ReLU(Z W1 + 1 b1) W2 + 1 b2),   eps1, eps2 > 0.
 
-Obligations ``n x d x H x k``: stage k of U (see :mod:`usim.proofs._universal`).
+Obligations ``N x H x n x d x k`` (see :mod:`usim.proofs._universal`); the
+engine is sympy, as for Corollary 6.1.
 """
 
 from __future__ import annotations
@@ -16,24 +18,28 @@ import sys
 
 from usim.constructions.universal import Spec
 from usim.proofs._universal import encoder_term, universal_claim
-from usim.proofs.theorem9_multihead import sizes
+from usim.proofs.corollary6_1_encoder import ENGINES
+from usim.proofs.theorem9_multihead import heads
 
 CLAIM = universal_claim(
     "corollary9_1",
-    spec_of=lambda size: Spec(size[0], size[1], heads=size[2], d_v=size[1], out_proj=True, encoder=True),
-    sizes=sizes,
+    spec_of=lambda n, d, h: Spec(n, d, heads=h, d_v=d, out_proj=True, encoder=True),
+    heads=heads,
     formula=encoder_term,
     paper="Corollary 9.1",
     title="U simulates an H-head post-norm encoder layer",
     statement=(
-        "For every n, d <= N and H <= 2, one RASP program U, for every real input with "
-        "eps1, eps2 > 0, run on <[n, d, c], X, A_0, V_0, ..., W_O, W1, b1, W2, b2, g1, be1, eps1, "
-        "g2, be2, eps2> outputs LN2(Z + ReLU(Z W1 + 1 b1) W2 + 1 b2) with "
-        "Z = LN1(X + [softmax(c X A_h X^T) X V_h]_h W_O). Shapes n x d x H x k: stage k of U."
+        "For every N and H <= min(4, N), one RASP program U_{N,H}: for every n, d <= N and every "
+        "real input with eps1, eps2 > 0, U_{N,H} run on <[n, d, c], X, A_0, V_0, ..., W_O, W1, b1, "
+        "W2, b2, g1, be1, eps1, g2, be2, eps2>, each zero-padded to its blocks, outputs "
+        "LN2(Z + ReLU(Z W1 + 1 b1) W2 + 1 b2) with Z = LN1(X + [softmax(c X A_h X^T) X V_h]_h W_O), "
+        "zero-padded to N x N. Shapes N x H x n x d x k: stage k of U_{N,H} at header n, d "
+        "(0: free); k = 0 the padding lemma."
     ),
-    default_max_n=3,
-    ci_max_n=2,
-    notes="merged heads, d_v = d, W_O (H d x d); post-norm; ReLU decided by z3",
+    engines=ENGINES,
+    default_max_n=8,
+    ci_max_n=3,
+    notes="merged heads, d_v = d, W_O (H d x d); post-norm",
     category="our statement",
 )
 

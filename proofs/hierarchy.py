@@ -1,4 +1,4 @@
-"""The hierarchy: U built for a bound simulates every smaller size, with the same program.
+"""The hierarchy, checked directly: U built for N' on every smaller size, as one program.
 
 Claim ``hierarchy``, for every N' <= N and every n, d <= N': the one program U
 built for (N', N') (attention in the paper's form, d_v = N'), given a smaller
@@ -6,16 +6,25 @@ T (X n x d, A d x d, V d x d) zero-padded into its blocks and the header
 [n, d, c], outputs softmax(c X A X^T) X V zero-padded to N' x N': the top-left
 n x d block is T(X), every other entry is 0.
 
+This is Theorem 6's statement (:mod:`usim.proofs.theorem6_attention`) proved
+another way, as a cross-check: ``theorem6`` proves it by reuse (U_N's stages
+once or per n, the padding lemma per size, the composition argument of
+:mod:`usim.proofs._universal`); here each obligation is the whole program U
+on one padded size, against the padded formula, with no argument at all. Its
+cost grows with U's length and the size, so it runs at small N only.
+
 Why padding is enough: zero columns of X, A, V change no product; what would
 change the result is the softmax over the N' - n padded keys (score 0, weight
 exp(0) = 1) and the padded query rows. U reads n from its header and leaves
 keys j >= n out of the softmax (e = 0 there) and sets rows i >= n to 0 (see
 :mod:`usim.constructions.universal`; the layer norm likewise masks with d).
+The broken variant without the key mask is refuted at every n < N'
+(erratum E10); a swapped operand and a misplaced block are refuted too.
 
 Obligations ``N' x n x d``: the whole program U, composed with the static
 placement of the compact input <c, X, A, V> into U's layout (a routing: each
 position is one input position or 0, and the header's n and d are set), against
-the padded formula; each proved by the engines directly, size by size.
+the padded formula, by sympy and cvc5 (the real exponential).
 """
 
 from __future__ import annotations
@@ -24,17 +33,15 @@ import sys
 
 import sympy
 
-from dataclasses import replace
-
-from usim.constructions.routing import Part
-from usim.constructions.softmax import softmax_block
-from usim.constructions.universal import HDR_SCALE, STEP_KINDS, Spec
-from usim.constructions.universal.kinds import header, in_place
+from usim.constructions.universal import Spec
 from usim.engine.claim import Claim, Obligation, Shape
 from usim.proofs._universal import (
+    UNMASKED_SOFTMAX,
     attention_formula,
     broken_universal,
     misplaced_block,
+    softmax_stages,
+    swapped_operand,
     universal,
     whole_obligation,
     with_kind,
@@ -68,22 +75,20 @@ def _misplaced(shape: Shape) -> Obligation:
                             mutant="misplaced-block")
 
 
-def _unmasked_softmax(step, w, lay):
-    """Lemma 4 on c * S in place, without the key and row masks."""
-    m = lay.block(step.args[0])
-    scale = header(w, lay, HDR_SCALE, "scale")
-    soft = softmax_block(w * scale, m.shape.rows, m.shape.cols, offset=m.offset, guard=True)
-    return Part(soft, in_place(step.out, m, lay.length))
-
-
-UNMASKED_SOFTMAX = replace(STEP_KINDS["softmax"], block=_unmasked_softmax)
+def _swapped(shape: Shape) -> Obligation:
+    """U with its first product of two same-shaped blocks computed the other way round (X A as A X)."""
+    big, small = _specs(shape)
+    u = universal(big)
+    index, stage = swapped_operand(u)
+    return whole_obligation("hierarchy", shape, u, _target(big, small), small=small,
+                            broken=broken_universal(u, index, stage), mutant="swapped-operand")
 
 
 def _no_key_mask(shape: Shape) -> Obligation:
     """U without the softmax's key mask: padded keys weigh exp(0) = 1."""
     big, small = _specs(shape)
     u = universal(big)
-    k = next(s.index for s in u.stages if any(st.kind == "softmax" for st in s.steps))
+    k = softmax_stages(u)[0]
     return whole_obligation("hierarchy", shape, u, _target(big, small), small=small,
                             broken=broken_universal(u, k, with_kind(u, k, UNMASKED_SOFTMAX)),
                             mutant="no-key-mask")
@@ -96,17 +101,19 @@ def _shapes(n: int) -> list[Shape]:
 CLAIM = Claim(
     id="hierarchy",
     paper="hierarchy (Section on universality)",
-    title="U built for N' x N' simulates every n x d <= N' x N' with the same program",
+    title="U built for N' x N' simulates every n x d <= N' x N' with the same program (whole program)",
     statement=(
         "For every N' <= N and n, d <= N': the RASP program U built for (N', N') run on "
         "<[n, d, c], X, A, V> with X (n x d), A, V (d x d) zero-padded to N' x N' outputs "
-        "softmax(c X A X^T) X V zero-padded to N' x N', for every real X, A, V and c. "
-        "Shapes N' x n x d."
+        "softmax(c X A X^T) X V zero-padded to N' x N', for every real X, A, V and c, each "
+        "obligation the whole program at once (Theorem 6's statement, checked without the "
+        "composition argument). Shapes N' x n x d."
     ),
     shapes=_shapes,
     obligation=_obligation,
-    mutants={"misplaced-block": _misplaced, "no-key-mask": _no_key_mask},
-    default_max_n=3,
+    mutants={"swapped-operand": _swapped, "misplaced-block": _misplaced, "no-key-mask": _no_key_mask},
+    engines=("sympy", "cvc5"),
+    default_max_n=4,
     ci_max_n=2,
     notes="sizes from the header [n, d, c]; key mask and row mask in the softmax",
     category="after correction",

@@ -144,7 +144,7 @@ OBLIGATIONS = [
     ("lemma4", None, (2, 3)), ("lemma5", None, (2, 3, 2)),
     ("lemma4", "missing-factor-c", (2, 3)), ("lemma4", "row-left-out", (2, 2)),
     ("lemma5", "missing-factor-k", (2, 2, 2)), ("lemma5", "off-by-one", (2, 3, 2)),
-    ("theorem6", None, (2, 2, 0)), ("theorem6", "swapped-operand", (2, 2, 0)),
+    ("hierarchy", None, (2, 2, 2)), ("hierarchy", "swapped-operand", (2, 2, 2)),
 ]
 
 
@@ -167,7 +167,7 @@ def test_both_paths_decide_every_position_of_an_obligation_alike(claim_id, mutan
 
 @pytest.mark.parametrize("claim_id, mutant, shape", [
     ("lemma4", "missing-factor-c", (2, 3)), ("lemma5", "missing-factor-k", (2, 2, 2)),
-    ("theorem6", "swapped-operand", (2, 2, 0)),
+    ("hierarchy", "swapped-operand", (2, 2, 2)),
 ])
 def test_the_sympy_engine_on_the_flint_path_refutes_broken_constructions(claim_id, mutant, shape):
     with canonical.accelerated(True) as on:
@@ -179,7 +179,7 @@ def test_the_sympy_engine_on_the_flint_path_refutes_broken_constructions(claim_i
 
 def test_the_sympy_engine_on_the_flint_path_proves_attention():
     with canonical.accelerated(True):
-        result = check_sympy(get("theorem6").obligation((3, 3, 0)), 60)
+        result = check_sympy(get("hierarchy").obligation((3, 3, 3)), 60)
     assert result.status is Status.PROVED, result.detail
 
 

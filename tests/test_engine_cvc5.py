@@ -28,7 +28,7 @@ def test_without_cvc5_the_engine_is_unknown_never_proved(monkeypatch):
 
 @needs_cvc5
 @pytest.mark.parametrize("claim_id, shape", [
-    ("lemma3", (2, 3)), ("lemma4", (3, 3)), ("lemma5", (2, 3, 2)), ("theorem6", (2, 2, 0)),
+    ("lemma3", (2, 3)), ("lemma4", (3, 3)), ("lemma5", (2, 3, 2)), ("hierarchy", (2, 2, 2)),
     ("maxmin", (4,)),
 ])
 def test_cvc5_proves_the_lemmas_and_attention(claim_id, shape):

@@ -96,8 +96,10 @@ def test_a_copy_with_a_wrong_bound_is_caught(tmp_path):
 def test_each_committed_certificate_is_about_the_code_as_it_is(claim):
     (cert,) = read_certificates(str(CERTIFICATES / f"{claim.id}.json.gz"), {c.id: c for c in all_claims()})
     small = {tuple(s) for s in claim.shapes(claim.ci_max_n)}
-    checked = [r for r in cert.obligations if tuple(r.shape) in small]
-    assert checked, f"{claim.id}: no obligation of the certificate is within the CI bound"
+    # a claim about U_N (its shapes start with N) shares no shape with U at the CI bound:
+    # then its first two obligations are rebuilt
+    checked = [r for r in cert.obligations if tuple(r.shape) in small] or cert.obligations[:2]
+    assert checked, f"{claim.id}: the certificate has no obligation"
     for recorded in checked:
         assert recorded.fingerprint == fingerprint(claim.obligation(recorded.shape)), \
             f"{claim.id} {recorded.label}: the obligation changed since the certificate was written"

@@ -8,17 +8,19 @@ from dataclasses import replace
 
 import numpy as np
 import pytest
+import sympy
 
 from usim.constructions.routing import Part, Piece, route, routing_table
 from usim.constructions.universal import HEADER, Spec, Step, build, compact_layout, simulation_program
 from usim.encodings.evaluate import EXACT, evaluate_sops
 from usim.encodings.layout import SequenceLayout
-from usim.encodings.runners import run_exact, run_numeric
+from usim.encodings.runners import run_numeric
 from usim.engine.claim import Status
 from usim.proofs import get
 from usim.engine.runner import check_obligation
 from usim.errors import UsimError
-from usim.proofs._universal import attention_term, check_wiring, universal
+from usim.proofs._padding import embeddings, pad
+from usim.proofs._universal import attention_term, check_wiring, softmax_stages, stage_sizes, universal
 from usim.rasp.expr import tokens
 
 # -- an independent reference, written from the formulas --------------------------
@@ -231,61 +233,111 @@ def test_wiring_check_accepts_u_and_rejects_a_swapped_step():
         check_wiring(replace(u, steps=steps), attention_term(u.spec))
 
 
-# -- proofs at small sizes ----------------------------------------------------------------
+# -- proofs at small sizes: one U_N for every n, d <= N ---------------------------------
+
+def _check(claim_id: str, shape, mutant: str | None = None, engines=None):
+    claim = get(claim_id)
+    ob = claim.mutants[mutant](shape) if mutant else claim.obligation(shape)
+    return check_obligation(ob, engines=engines, timeout=60, claim_engines=claim.engines)
+
 
 def _proved(claim_id: str, shape) -> None:
-    ob = get(claim_id).obligation(shape)
-    result = check_obligation(ob, timeout=60)
+    result = _check(claim_id, shape)
     assert result.status is Status.PROVED, [r.detail for r in result.results]
 
 
-@pytest.mark.parametrize("shape", [(2, 2, k) for k in range(5)] + [(1, 3, 0), (3, 1, 3)])
-def test_theorem6_small(shape):
+def test_u_n_is_proved_once_per_stage_per_header_size_it_reads_and_padded_per_size():
+    # theorem6 at N = 3: stages 1, 2, 4 (products, transpose) once for every header; stage 3
+    # (softmax: it reads n) once per n; the padding lemma at every n, d <= 3
+    assert get("theorem6").shapes(3) == [
+        (3, 0, 0, 1), (3, 0, 0, 2), (3, 1, 0, 3), (3, 2, 0, 3), (3, 3, 0, 3), (3, 0, 0, 4),
+        *[(3, n, d, 0) for n in (1, 2, 3) for d in (1, 2, 3)]]
+    # the encoder's layer norms read n and d: per (n, d); its biases read n
+    u = universal(Spec(2, 2, encoder=True))
+    per = {st.kind: sorted(stage_sizes(u, s)) for s in u.stages for st in s.steps}
+    assert per["layernorm"] == ["d", "n"] and per["bias"] == per["bias_relu"] == per["softmax"] == ["n"]
+    assert per["matmul"] == per["transpose"] == per["add"] == []
+    shapes = get("corollary6_1").shapes(2)
+    layer_norms = [s for s in shapes if s[3] in [k for k, st in enumerate(u.stages, 1)
+                                                   if st.steps[0].kind == "layernorm"]]
+    assert sorted(s[1:3] for s in layer_norms) == sorted([(n, d) for n in (1, 2) for d in (1, 2)] * 2)
+
+
+@pytest.mark.parametrize("shape", get("theorem6").shapes(2))
+def test_theorem6_every_part_at_n_2(shape):
     _proved("theorem6", shape)
 
 
-@pytest.mark.parametrize("shape", [(1, 2, k) for k in range(1, 13)])
-def test_corollary6_1_small(shape):
+@pytest.mark.parametrize("shape", [(2, 0, 0, 1), (2, 1, 0, 3), (2, 1, 2, 6), (2, 2, 1, 12), (2, 1, 0, 8),
+                                   (2, 2, 0, 10), (2, 1, 2, 0), (2, 2, 1, 0)])
+def test_corollary6_1_parts_at_n_2(shape):
     _proved("corollary6_1", shape)
 
 
-@pytest.mark.parametrize("shape", [(2, 2, 2, k) for k in range(1, 6)])
-def test_theorem9_small(shape):
+@pytest.mark.parametrize("shape", [(2, 2, 0, 0, 1), (2, 2, 1, 0, 3), (2, 2, 0, 0, 5), (2, 2, 1, 2, 0),
+                                   (2, 2, 2, 1, 0), (2, 1, 2, 1, 0)])
+def test_theorem9_parts_at_n_2(shape):
     _proved("theorem9", shape)
 
 
-def test_layer_norm_stage_proved_by_both_engines():
-    claim = get("corollary6_1")
+def test_theorem9_padding_lemma_places_w_o_head_by_head():
+    # U_{3,2}: W_O (6 x 3); T at d = 1: its W_O (2 x 1) has head 1's row at row 1, U's at row 3
+    u = universal(Spec(3, 3, heads=2, d_v=3, out_proj=True))
+    small = Spec(2, 1, heads=2, d_v=1, out_proj=True)
+    emb = embeddings(u, small)
+    w = sympy.Matrix([[5], [7]])
+    assert pad(w, u.shapes["WO"], emb["WO"]) == sympy.Matrix([[5, 0, 0], [0, 0, 0], [0, 0, 0],
+                                                              [7, 0, 0], [0, 0, 0], [0, 0, 0]])
+    c = sympy.Matrix([[1, 2], [3, 4]])  # [O_0 | O_1] at n = 2, d_v = 1: O_1 goes to column 3
+    assert pad(c, u.shapes["C"], emb["C"])[:, :4] == sympy.Matrix([[1, 0, 0, 2], [3, 0, 0, 4], [0, 0, 0, 0]])
+
+
+def test_layer_norm_stage_proved_by_sympy_and_z3_at_n_2():
     u = universal(Spec(2, 2, encoder=True))
     k = next(s.index for s in u.stages if s.steps[0].kind == "layernorm")
-    result = check_obligation(claim.obligation((2, 2, k)), timeout=60)
+    result = _check("corollary6_1", (2, 1, 2, k), engines=["sympy", "z3"])
     assert [r.status for r in result.results] == [Status.PROVED, Status.PROVED]
 
 
+def test_a_shape_that_leaves_a_read_size_free_is_an_error():
+    with pytest.raises(UsimError, match="stage 3 reads n"):
+        get("theorem6").obligation((3, 0, 0, 3))  # the softmax stage at no n
+    with pytest.raises(UsimError, match="stage 1 reads no size"):
+        get("theorem6").obligation((3, 2, 0, 1))
+
+
 @pytest.mark.parametrize("claim_id,mutant,shape", [
-    ("theorem6", "swapped-operand", (2, 2, 1)),
-    ("theorem6", "misplaced-block", (2, 2, 1)),
-    ("theorem6", "misplaced-block", (2, 2, 0)),
-    ("corollary6_1", "swapped-operand", (2, 2, 1)),
-    ("theorem9", "misplaced-block", (2, 2, 2, 1)),
+    ("theorem6", "swapped-operand", (2, 0, 0, 1)),
+    ("theorem6", "misplaced-block", (2, 0, 0, 1)),
+    ("corollary6_1", "swapped-operand", (2, 0, 0, 1)),
+    ("theorem9", "misplaced-block", (2, 2, 0, 0, 1)),
+    ("hierarchy", "misplaced-block", (2, 2, 2)),
     ("hierarchy", "no-key-mask", (2, 1, 2)),
 ])
 def test_broken_routings_are_refuted(claim_id, mutant, shape):
-    ob = get(claim_id).mutants[mutant](shape)
-    result = check_obligation(ob, engines=["sympy"], timeout=60)
+    result = _check(claim_id, shape, mutant, engines=["sympy"])
     assert result.status is Status.REFUTED
     assert result.counterexample is not None
 
 
 def test_misplaced_block_refuted_by_z3_too():
-    ob = get("theorem6").mutants["misplaced-block"]((2, 2, 1))
-    result = check_obligation(ob, engines=["z3"], timeout=60)
-    assert result.status is Status.REFUTED
+    assert _check("theorem6", (2, 0, 0, 1), "misplaced-block", engines=["z3"]).status is Status.REFUTED
+
+
+def test_a_softmax_without_its_key_mask_is_refuted_by_the_softmax_stage_below_n():
+    # the masked-stage obligation catches it: at n < N the padded keys would weigh exp(0) = 1,
+    # and the stage is compared with the masked softmax at that n; at n = N there is nothing to mask
+    k = softmax_stages(universal(Spec(3, 3)))[0]
+    for n in (1, 2):
+        result = _check("theorem6", (3, n, 0, k), "no-key-mask", engines=["sympy"])
+        assert result.status is Status.REFUTED
+        assert result.counterexample.entry.startswith("P[")
+    assert _check("theorem6", (3, 3, 0, k), "no-key-mask").status is Status.PROVED
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("claim_id,bound", [("theorem6", 4), ("corollary6_1", 3), ("theorem9", 3),
-                                            ("corollary9_1", 2), ("hierarchy", 3)])
+@pytest.mark.parametrize("claim_id,bound", [("theorem6", 6), ("theorem6_users", 4), ("corollary6_1", 4),
+                                            ("theorem9", 4), ("corollary9_1", 3), ("hierarchy", 3)])
 def test_acceptance_bounds(claim_id, bound):
     from usim.engine.runner import prove_claim
     report = prove_claim(get(claim_id), bound, timeout=60, jobs=2)

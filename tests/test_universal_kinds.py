@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
+import pytest
 import sympy
 
 from usim.constructions.routing import Part
@@ -11,6 +12,7 @@ from usim.constructions.universal.kinds import in_place
 from usim.encodings.runners import run_numeric
 from usim.engine.claim import Status
 from usim.engine.runner import check_obligation
+from usim.errors import UsimError
 from usim.proofs._universal import stage_obligation
 
 
@@ -45,3 +47,22 @@ def test_a_wrong_meaning_in_the_table_is_refuted():
     column = int(cx.entry.split(",")[1].rstrip("]"))  # D[0,j]
     x = sympy.Rational(cx.inputs["X"][0][column])
     assert (sympy.Rational(cx.expected), sympy.Rational(cx.got)) == (3 * x, 2 * x)
+
+
+def test_a_kind_says_which_header_fields_it_reads_and_its_masked_meaning():
+    softmax = STEP_KINDS["softmax"]
+    assert softmax.reads == {"n", "scale"} and softmax.reads_sizes == {"n"}
+    s = sympy.Matrix(2, 2, sympy.symbols("s:4"))
+    # at n = the block's size the masked meaning is the meaning; below it, the corner only
+    assert softmax.meaning_at([s], 1, n=2) == softmax.meaning([s], 1)
+    one = softmax.meaning_at([s], 1, n=1)
+    assert one == sympy.Matrix([[1, 0], [0, 0]])
+    with pytest.raises(UsimError, match="reads n"):
+        softmax.meaning_at([s], 1)
+
+
+def test_a_kind_reading_an_unknown_field_or_a_size_without_masked_meaning_is_refused():
+    with pytest.raises(ValueError, match="no field 'width'"):
+        StepKind("toy", meaning=lambda a, c: a[0], block=_double, reads={"width"})
+    with pytest.raises(ValueError, match="give its masked meaning"):
+        StepKind("toy", meaning=lambda a, c: a[0], block=_double, reads={"n"})

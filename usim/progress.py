@@ -3,8 +3,11 @@
 On a terminal (standard error is one), a live display drawn by ``rich``:
 claims done out of all, the current claim and obligation, its tasks done out of
 all, the time elapsed and the time left. Elsewhere (a CI log, a pipe) nothing
-moves: only the stable line per claim that is always printed. With
-``verbose``, one line per task as well. rich draws the display because it
+moves: besides the stable line per claim that is always printed (on standard
+output), a long claim writes a heartbeat on standard error at most every
+``HEARTBEAT`` seconds: its tasks done out of all, how many came from the
+cache, the last one finished, the time elapsed. With ``verbose``, one line per
+task as well. rich draws the display because it
 handles what hand-written escape codes get wrong (terminal width, redrawing
 under other output, Ctrl-C).
 """
@@ -12,7 +15,8 @@ under other output, Ctrl-C).
 from __future__ import annotations
 
 import sys
-from typing import TYPE_CHECKING, Sequence
+import time
+from typing import TYPE_CHECKING, Callable, Sequence
 
 if TYPE_CHECKING:  # pragma: no cover
     from usim.engine.runner import ClaimReport, Progress
@@ -35,14 +39,29 @@ def claim_line(report: "ClaimReport") -> str:
     return text[:100]
 
 
+HEARTBEAT = 30.0
+"""Seconds between two heartbeat lines of a run that has no live display."""
+
+
+def heartbeat_line(p: "Progress", cached: int, elapsed: float) -> str:
+    """Where a claim is: tasks done of all, cache hits, the last task, time elapsed."""
+    minutes, seconds = divmod(int(elapsed), 60)
+    hits = f", {cached} from the cache" if cached else ""
+    return (f"... {p.claim_id}: {p.done}/{p.total} tasks done{hits}; last {p.label} ({p.engine}); "
+            f"{minutes}m{seconds:02d}s")
+
+
 class ProveDisplay:
     """The progress of a run of several claims (a context manager)."""
 
-    def __init__(self, claims: int, quiet: bool = False, verbose: bool = False) -> None:
-        self.claims, self.verbose = claims, verbose
+    def __init__(self, claims: int, quiet: bool = False, verbose: bool = False,
+                 clock: Callable[[], float] = time.monotonic) -> None:
+        self.claims, self.verbose, self.quiet = claims, verbose, quiet
         self.live = sys.stderr.isatty() and not quiet
         self.finished = 0
         self.cached = 0
+        self._clock = clock
+        self._started = self._last_beat = clock()
         self._progress = None
         self._overall = self._current = None
 
@@ -82,8 +101,14 @@ class ProveDisplay:
     def event(self, p: "Progress") -> None:
         if p.kind == "running":
             self.cached = 0
+            self._started = self._last_beat = self._clock()
         elif p.kind == "done" and p.cached:
             self.cached += 1
+        if p.kind == "done" and not self.live and not self.quiet and not self.verbose:
+            now = self._clock()
+            if now - self._last_beat >= HEARTBEAT and p.done < p.total:
+                self._last_beat = now
+                print(heartbeat_line(p, self.cached, now - self._started), file=sys.stderr, flush=True)
         if self._progress is not None:
             if p.kind == "building":
                 self._progress.update(self._current, description=f"{p.claim_id}: building {p.label}",

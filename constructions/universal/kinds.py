@@ -14,7 +14,15 @@ kind in :data:`STEP_KINDS` says, in one place,
 * ``length``: the sequence length the block needs (default: the result's
   size; a product reads row i of A at every position of its layer-1 heads, and
   needs r*k as well);
-* ``reads_header``: the block reads n, d or c from U's header;
+* ``reads``: which fields of U's header the block reads: ``"n"``, ``"d"``,
+  ``"scale"`` (what the proofs may leave free: a stage none of whose blocks
+  reads n or d is proved once for every header, see
+  :mod:`usim.proofs._universal`);
+* ``masked``: what the block computes when it reads n or d, given them: its
+  *masked meaning* (default: the block reads neither, and computes
+  ``meaning``). Written from the formula too: the masked softmax at n is the
+  row softmax of the top-left n x n corner of its argument, placed in the
+  corner of a zero matrix, and so on (see below);
 * ``at_zero``: the block writes its result row-major from position 0 (a
   product, a transpose) rather than in place over its first argument;
 * ``routed``: there is no block: routing assembles the result (a concatenation).
@@ -26,7 +34,24 @@ an entry (``{**STEP_KINDS, "softmax": broken}``) in a stage's table.
 The masks (why the header): a smaller T is zero-padded into U's blocks, and the
 header's n and d make padding exact where a block averages over a dimension:
 keys j >= n leave the softmax, rows i >= n are set to 0 by the softmax and get
-no bias, columns j >= d leave the layer norm and are set to 0.
+no bias, columns j >= d leave the layer norm and are set to 0. The masked
+meanings say exactly that, for ANY content of the block (the stage proofs run
+on fresh symbols at every position, not on padded ones), with [i < n] the
+0/1 indicator and corner(M, r, c) the r x c zero matrix with M top-left:
+
+=============== =====================================================================
+softmax at n     corner(softmax_rows(S[:n, :n], c), r, c): rows i < n, keys j < n
+                 exp(c s_ij) / sum_{l<n} exp(c s_il); every other entry 0
+bias at n        A + [i < n] b: b added on rows i < n only, the other rows as they are
+bias_relu at n   max(A + [i < n] b, 0)
+layernorm at n,d corner(LN(Z[:n, :d], g[:d], be[:d], eps), r, c): mean and (biased)
+                 variance over the first d columns, rows i < n; every other entry 0
+=============== =====================================================================
+
+With n and d the block's own sizes each is the kind's ``meaning``. Why a
+masked meaning on zero-padded arguments is the zero-padded meaning (the
+padding lemma, which makes one U serve every smaller size) is in
+:mod:`usim.proofs.hierarchy`.
 """
 
 from __future__ import annotations
@@ -72,9 +97,46 @@ class StepKind:
     block: Callable[[Step, SOp, SequenceLayout], Part] | None
     shape: Callable[[Sequence[Shape2]], Shape2] = lambda shapes: shapes[0]
     length: Callable[[Sequence[Shape2], Shape2], int] = lambda args, out: out[0] * out[1]
-    reads_header: bool = False
+    reads: frozenset[str] = frozenset()
+    masked: Callable[[Sequence[sympy.Matrix], sympy.Expr, int | None, int | None], sympy.Matrix] | None = None
     at_zero: bool = False
     routed: bool = False
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "reads", frozenset(self.reads))
+        unknown = self.reads - set(HEADER_FIELDS)
+        if unknown:
+            raise ValueError(f"step kind {self.name}: the header has no field {sorted(unknown)[0]!r} "
+                             f"(fields: {', '.join(HEADER_FIELDS)})")
+        if self.masked is None and self.reads & set(SIZE_FIELDS):
+            raise ValueError(f"step kind {self.name} reads {', '.join(sorted(self.reads & set(SIZE_FIELDS)))} "
+                             "from the header: give its masked meaning")
+
+    @property
+    def reads_header(self) -> bool:
+        return bool(self.reads)
+
+    @property
+    def reads_sizes(self) -> frozenset[str]:
+        """The sizes (n, d) of the header the block reads."""
+        return self.reads & frozenset(SIZE_FIELDS)
+
+    def meaning_at(self, args: Sequence[sympy.Matrix], scale: sympy.Expr,
+                   n: int | None = None, d: int | None = None) -> sympy.Matrix:
+        """What the block computes on any workspace whose header holds n and d
+        (the masked meaning; ``meaning`` for a block that reads neither)."""
+        if self.masked is None:
+            return self.meaning(args, scale)
+        for field, value in (("n", n), ("d", d)):
+            if field in self.reads and value is None:
+                raise ShapeError(f"the step kind {self.name} reads {field} from the header: give its value")
+        return self.masked(args, scale, n, d)
+
+
+HEADER_FIELDS = {"n": HDR_N, "d": HDR_D, "scale": HDR_SCALE}
+"""The header's fields, by name, and their positions in it."""
+SIZE_FIELDS = {"n": HDR_N, "d": HDR_D}
+"""The fields that are sizes: a stage that reads one is proved per value of it."""
 
 
 # -- helpers of the blocks -----------------------------------------------------------
@@ -220,6 +282,50 @@ def add_row(m: sympy.Matrix, b: sympy.Matrix) -> sympy.Matrix:
     return m + sympy.ones(m.rows, 1) * b
 
 
+def corner(m: sympy.Matrix, rows: int, cols: int) -> sympy.Matrix:
+    """The rows x cols zero matrix with ``m`` in its top-left corner."""
+    if m.rows > rows or m.cols > cols:
+        raise ShapeError(f"a {m.rows}x{m.cols} matrix does not fit the corner of {rows}x{cols}")
+    out = sympy.zeros(rows, cols)
+    out[: m.rows, : m.cols] = m
+    return out
+
+
+def _sizes_fit(kind: str, m: sympy.Matrix, n: int | None, d: int | None) -> None:
+    for field, value, most in (("n", n, m.rows), ("d", d, m.cols)):
+        if value is not None and not 1 <= value <= most:
+            raise ShapeError(f"{kind} at {field} = {value} on a {m.rows}x{m.cols} block: "
+                             f"{field} must be between 1 and {most}")
+
+
+def masked_softmax(a: Sequence[sympy.Matrix], c: sympy.Expr, n: int | None, d: int | None) -> sympy.Matrix:
+    """Rows i < n: exp(c s_ij) / sum_{l<n} exp(c s_il) for keys j < n, 0 for j >= n; rows i >= n: 0."""
+    s = a[0]
+    _sizes_fit("softmax", s, n, None)
+    if n > s.cols:
+        raise ShapeError(f"softmax at n = {n} over {s.cols} keys")
+    return corner(softmax_rows(s[:n, :n], c), s.rows, s.cols)
+
+
+def rows_below(n: int, rows: int) -> sympy.Matrix:
+    """The column [i < n] for i < rows: 1 on the first n rows, 0 after."""
+    return sympy.Matrix(rows, 1, lambda i, _: 1 if i < n else 0)
+
+
+def masked_bias(a: Sequence[sympy.Matrix], c: sympy.Expr, n: int | None, d: int | None) -> sympy.Matrix:
+    """A + [i < n] b: b added on the first n rows, the other rows as they are."""
+    _sizes_fit("bias", a[0], n, None)
+    return a[0] + rows_below(n, a[0].rows) * a[1]
+
+
+def masked_layer_norm(a: Sequence[sympy.Matrix], c: sympy.Expr, n: int | None, d: int | None) -> sympy.Matrix:
+    """The layer norm of the top-left n x d corner (gains, biases: their first d), in the
+    corner of a zero matrix."""
+    z, g, b, eps = a
+    _sizes_fit("layernorm", z, n, d)
+    return corner(layer_norm(z[:n, :d], g[:, :d], b[:, :d], eps[0, 0]), z.rows, z.cols)
+
+
 def _product_shape(shapes: Sequence[Shape2]) -> Shape2:
     (r, k), (k2, c) = shapes
     if k != k2:
@@ -231,12 +337,15 @@ STEP_KINDS: Mapping[str, StepKind] = {kind.name: kind for kind in (
     StepKind("transpose", lambda a, c: a[0].T, transpose, shape=lambda s: (s[0][1], s[0][0]), at_zero=True),
     StepKind("matmul", lambda a, c: a[0] * a[1], matmul, shape=_product_shape, at_zero=True,
              length=lambda args, out: max(out[0] * out[1], out[0] * args[0][1])),
-    StepKind("softmax", lambda a, c: softmax_rows(a[0], c), softmax, reads_header=True),
-    StepKind("bias", lambda a, c: add_row(a[0], a[1]), bias, reads_header=True),
-    StepKind("bias_relu", lambda a, c: relu_of(add_row(a[0], a[1])), bias_relu, reads_header=True),
+    StepKind("softmax", lambda a, c: softmax_rows(a[0], c), softmax, reads={"n", "scale"},
+             masked=masked_softmax),
+    StepKind("bias", lambda a, c: add_row(a[0], a[1]), bias, reads={"n"}, masked=masked_bias),
+    StepKind("bias_relu", lambda a, c: relu_of(add_row(a[0], a[1])), bias_relu, reads={"n"},
+             masked=lambda a, c, n, d: relu_of(masked_bias(a, c, n, d))),
     StepKind("relu", lambda a, c: relu_of(a[0]), relu),
     StepKind("add", lambda a, c: a[0] + a[1], add),
-    StepKind("layernorm", lambda a, c: layer_norm(a[0], a[1], a[2], a[3][0, 0]), layernorm, reads_header=True),
+    StepKind("layernorm", lambda a, c: layer_norm(a[0], a[1], a[2], a[3][0, 0]), layernorm, reads={"n", "d"},
+             masked=masked_layer_norm),
     StepKind("concat", lambda a, c: sympy.Matrix.hstack(*a), None,
              shape=lambda s: (s[0][0], sum(x[1] for x in s)), routed=True),
 )}

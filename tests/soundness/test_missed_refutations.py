@@ -26,7 +26,7 @@ from usim.engine.runner import check_obligation
 from usim.rasp.expr import tokens, where
 from usim.rasp.rewrite import substitute
 
-LAYER_NORM = (2, 2, 6)  # stage 6 of U for Corollary 6.1 at n = d = 2: the first layer norm
+LAYER_NORM = (2, 2, 2, 6)  # stage 6 of U_2 for Corollary 6.1 at n = d = 2: the first layer norm
 
 
 def test_the_layer_norm_without_eps_is_refuted_where_a_row_is_constant():

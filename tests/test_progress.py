@@ -1,0 +1,51 @@
+"""What usim prove shows while it runs, away from a terminal: a heartbeat on long claims."""
+
+from __future__ import annotations
+
+from usim.engine.claim import Status
+from usim.engine.runner import Progress
+from usim.progress import HEARTBEAT, ProveDisplay, heartbeat_line
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.now = 0.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def _done(i: int, total: int, cached: bool = False) -> Progress:
+    return Progress("theorem6", "done", f"4x0x0x{i}", engine="sympy", status=Status.PROVED, seconds=1.0,
+                    done=i, total=total, cached=cached)
+
+
+def _run(display: ProveDisplay, clock: Clock, total: int, step: float) -> None:
+    display.event(Progress("theorem6", "running", "", total=total))
+    for i in range(1, total + 1):
+        clock.now += step
+        display.event(_done(i, total, cached=i % 2 == 0))
+
+
+def test_a_long_claim_writes_a_heartbeat_at_most_every_interval_on_standard_error(capsys):
+    clock = Clock()
+    display = ProveDisplay(1, clock=clock)  # under pytest standard error is no terminal
+    _run(display, clock, total=10, step=HEARTBEAT / 2)
+    out, err = capsys.readouterr()
+    beats = err.splitlines()
+    assert out == ""
+    assert len(beats) == 4  # at 30, 60, 90, 120 s; none at the last task (the claim line follows)
+    assert beats[0] == "... theorem6: 2/10 tasks done, 1 from the cache; last 4x0x0x2 (sympy); 0m30s"
+    assert beats[-1].endswith("2m00s")
+
+
+def test_a_short_claim_and_a_quiet_or_verbose_run_write_no_heartbeat(capsys):
+    clock = Clock()
+    _run(ProveDisplay(1, clock=clock), clock, total=10, step=1.0)
+    _run(ProveDisplay(1, quiet=True, clock=clock), clock, total=10, step=HEARTBEAT)
+    assert capsys.readouterr().err == ""
+
+
+def test_the_heartbeat_line_counts_from_the_claims_start():
+    line = heartbeat_line(_done(3, 7), cached=0, elapsed=125.0)
+    assert line == "... theorem6: 3/7 tasks done; last 4x0x0x3 (sympy); 2m05s"
