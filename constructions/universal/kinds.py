@@ -111,6 +111,9 @@ class StepKind:
         if self.masked is None and self.reads & set(SIZE_FIELDS):
             raise ValueError(f"step kind {self.name} reads {', '.join(sorted(self.reads & set(SIZE_FIELDS)))} "
                              "from the header: give its masked meaning")
+        if self.masked is not None and not self.reads & set(SIZE_FIELDS):
+            raise ValueError(f"step kind {self.name} has a masked meaning but reads no size (n, d) from the "
+                             "header: its stages are proved for every header, against its meaning")
 
     @property
     def reads_header(self) -> bool:
@@ -124,13 +127,18 @@ class StepKind:
     def meaning_at(self, args: Sequence[sympy.Matrix], scale: sympy.Expr,
                    n: int | None = None, d: int | None = None) -> sympy.Matrix:
         """What the block computes on any workspace whose header holds n and d
-        (the masked meaning; ``meaning`` for a block that reads neither)."""
+        (the masked meaning; ``meaning`` for a block that reads neither).
+
+        The masked meaning gets only the sizes the kind declares it reads (the
+        others are None, and a masked meaning that needs one raises): the stage
+        proofs fix only the declared sizes, so the padding lemma must state the
+        same function, or the two would check different meanings."""
         if self.masked is None:
             return self.meaning(args, scale)
         for field, value in (("n", n), ("d", d)):
             if field in self.reads and value is None:
                 raise ShapeError(f"the step kind {self.name} reads {field} from the header: give its value")
-        return self.masked(args, scale, n, d)
+        return self.masked(args, scale, n if "n" in self.reads else None, d if "d" in self.reads else None)
 
 
 HEADER_FIELDS = {"n": HDR_N, "d": HDR_D, "scale": HDR_SCALE}
@@ -291,17 +299,24 @@ def corner(m: sympy.Matrix, rows: int, cols: int) -> sympy.Matrix:
     return out
 
 
-def _sizes_fit(kind: str, m: sympy.Matrix, n: int | None, d: int | None) -> None:
-    for field, value, most in (("n", n, m.rows), ("d", d, m.cols)):
-        if value is not None and not 1 <= value <= most:
+def _sizes_fit(kind: str, m: sympy.Matrix, **needed: int | None) -> None:
+    """Raise unless each size the masked meaning needs is between 1 and the block's
+    (n: its rows, d: its columns); a needed size that was not given (its kind does
+    not declare it) is None here."""
+    most = {"n": m.rows, "d": m.cols}
+    for field, value in needed.items():
+        if value is None:
+            raise ShapeError(f"the masked {kind} needs {field} from the header, and its kind does not "
+                             f"declare that it reads {field}")
+        if not 1 <= value <= most[field]:
             raise ShapeError(f"{kind} at {field} = {value} on a {m.rows}x{m.cols} block: "
-                             f"{field} must be between 1 and {most}")
+                             f"{field} must be between 1 and {most[field]}")
 
 
 def masked_softmax(a: Sequence[sympy.Matrix], c: sympy.Expr, n: int | None, d: int | None) -> sympy.Matrix:
     """Rows i < n: exp(c s_ij) / sum_{l<n} exp(c s_il) for keys j < n, 0 for j >= n; rows i >= n: 0."""
     s = a[0]
-    _sizes_fit("softmax", s, n, None)
+    _sizes_fit("softmax", s, n=n)
     if n > s.cols:
         raise ShapeError(f"softmax at n = {n} over {s.cols} keys")
     return corner(softmax_rows(s[:n, :n], c), s.rows, s.cols)
@@ -314,7 +329,7 @@ def rows_below(n: int, rows: int) -> sympy.Matrix:
 
 def masked_bias(a: Sequence[sympy.Matrix], c: sympy.Expr, n: int | None, d: int | None) -> sympy.Matrix:
     """A + [i < n] b: b added on the first n rows, the other rows as they are."""
-    _sizes_fit("bias", a[0], n, None)
+    _sizes_fit("bias", a[0], n=n)
     return a[0] + rows_below(n, a[0].rows) * a[1]
 
 
@@ -322,7 +337,7 @@ def masked_layer_norm(a: Sequence[sympy.Matrix], c: sympy.Expr, n: int | None, d
     """The layer norm of the top-left n x d corner (gains, biases: their first d), in the
     corner of a zero matrix."""
     z, g, b, eps = a
-    _sizes_fit("layernorm", z, n, d)
+    _sizes_fit("layernorm", z, n=n, d=d)
     return corner(layer_norm(z[:n, :d], g[:, :d], b[:, :d], eps[0, 0]), z.rows, z.cols)
 
 

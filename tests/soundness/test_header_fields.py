@@ -26,6 +26,7 @@ from usim.constructions.universal.kinds import corner, header, in_place, softmax
 from usim.engine.claim import Status
 from usim.engine.engines import cvc5_available
 from usim.engine.runner import check_obligation
+from usim.errors import ShapeError
 from usim.proofs._padding import padding_obligation
 from usim.proofs._universal import UNMASKED_SOFTMAX, softmax_stages, stage_obligation, universal
 from usim.rasp.expr import Predicate, aggregate, indices, select, where
@@ -116,3 +117,51 @@ def test_a_table_wrong_in_block_and_meaning_alike_is_refuted_by_the_padding_lemm
     # the right table at the same size
     assert check_obligation(padding_obligation("toy", (3, 2, 3, 0), universal(Spec(3, 3)), Spec(2, 3)),
                             timeout=60).status is Status.PROVED
+
+
+def _layer_norm_masking_rows_only(step, w, lay):
+    """The layer norm of each row over ALL its columns, rows i >= n set to 0 (reads n, not d)."""
+    from usim.constructions.base import gather, inside
+    from usim.constructions.universal.kinds import _column, broadcast
+    from usim.rasp.expr import sqrt
+
+    z, gamma, beta, eps = (lay.block(a) for a in step.args)
+    p, (r, c, o) = indices, (z.shape.rows, z.shape.cols, z.offset)
+    row = where(inside(o, o + r * c), (p - o) // c, -1 - p).named("ln_row")
+    n = header(w, lay, HDR_N, "n")
+    g = gather(w, gamma.offset + _column(z)).named("gamma")
+    be = gather(w, beta.offset + _column(z)).named("beta")
+    keep = ((p - o) // c < n).named("kept_entry")
+    same_row = select(row, row, Predicate.EQ)
+    mean = aggregate(same_row, where(keep, w, 0)).named("mu")
+    dev = where(keep, w - mean, 0)
+    var = aggregate(same_row, dev * dev).named("var")
+    out = where(keep, dev / sqrt(var + broadcast(w, eps.offset, "eps")) * g + be, 0)
+    return Part(out, in_place(step.out, z, lay.length))
+
+
+def test_a_masked_meaning_that_uses_a_size_its_kind_does_not_declare_is_never_proved():
+    # found in review: the kind declares it reads n only, its masked meaning (the real one)
+    # also cuts at d, and its block normalises over every column. The stage proofs fix n
+    # only; had the padding lemma been given d, both would be PROVED for a U that is
+    # wrong at d < N. The masked meaning gets only the declared sizes, and needs d.
+    kind = replace(STEP_KINDS["layernorm"], block=_layer_norm_masking_rows_only, reads={"n"})
+    u = build(Spec(2, 2, encoder=True), kinds={**STEP_KINDS, "layernorm": kind})
+    stages = [s.index for s in u.stages if any(st.kind == "layernorm" for st in s.steps)]
+    for k in stages:
+        with pytest.raises(ShapeError, match="needs d from the header"):
+            check_obligation(stage_obligation("toy", (2, 1, 0, k), u, k, {"n": 1}), engines=["sympy"], timeout=60)
+    with pytest.raises(ShapeError, match="needs d from the header"):
+        check_obligation(padding_obligation("toy", (2, 2, 1, 0), u, Spec(2, 1, encoder=True)),
+                         engines=["sympy"], timeout=60)
+    # declared, the same block is refuted where it normalises over padded columns
+    declared = replace(kind, reads={"n", "d"})
+    u = build(Spec(2, 2, encoder=True), kinds={**STEP_KINDS, "layernorm": declared})
+    result = check_obligation(stage_obligation("toy", (2, 1, 1, stages[0]), u, stages[0], {"n": 1, "d": 1}),
+                              engines=["sympy"], timeout=60)
+    assert result.status is Status.REFUTED and result.counterexample is not None
+
+
+def test_a_kind_with_a_masked_meaning_but_no_size_read_is_refused():
+    with pytest.raises(ValueError, match="reads no size"):
+        replace(STEP_KINDS["softmax"], reads={"scale"})
