@@ -13,7 +13,7 @@ undefined output (NaN) an :class:`~usim.errors.UndefinedError`;
 from __future__ import annotations
 
 from functools import lru_cache
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence, TypeVar
 
 import numpy as np
 
@@ -22,7 +22,7 @@ from usim.encodings.exact import as_exact
 from usim.encodings.numeric import NumericInterpretation, RangeFault, type_name
 from usim.encodings.smt import SmtInterpretation
 from usim.encodings.symbolic import SymbolicInterpretation
-from usim.errors import EvaluationError, InputError, RangeError, UndefinedError
+from usim.errors import EvaluationError, InputError, NotExactError, RangeError, UndefinedError
 from usim.rasp.program import Program
 
 NUMERIC = NumericInterpretation()
@@ -145,3 +145,25 @@ def run_smt(program: Program, tokens: Sequence[Any]) -> tuple[dict[str, list], l
     """Outputs as z3 terms, and the facts recorded (e.g. exp(t) > 0)."""
     interp = SmtInterpretation()
     return evaluate(program, interp, list(tokens)), interp.facts
+
+
+Trace = TypeVar("Trace")
+Close = Callable[[Any, Any], bool]
+
+
+def traces_at(tokens: Sequence[Any], *runs: Callable[[Any, Any], Trace]) -> tuple[list[Trace], Close]:
+    """Each ``run(interpretation, inputs)`` at these tokens, and how to compare two of
+    their values: exactly (Fractions; equality) where every run can be evaluated so,
+    else in float64 (close within rtol 1e-9, atol 1e-12, NaN equal to NaN). Used to
+    say where two programs or networks first differ, a diagnosis, never a proof."""
+    try:
+        return [run(EXACT, list(tokens)) for run in runs], lambda a, b: a == b
+    except (NotExactError, EvaluationError, ZeroDivisionError):
+        numeric = NumericInterpretation()
+        array = np.asarray([[float(t) for t in tokens]])
+
+        def close(a: Any, b: Any) -> bool:
+            a, b = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
+            return a.shape == b.shape and bool(np.allclose(a, b, rtol=1e-9, atol=1e-12, equal_nan=True))
+
+        return [run(numeric, array) for run in runs], close

@@ -26,7 +26,7 @@ import sympy
 from usim.encodings.domain import Undefined
 from usim.encodings.evaluate import EXACT, evaluate_all, evaluate_sops
 from usim.encodings.layout import SequenceLayout
-from usim.encodings.numeric import NumericInterpretation
+from usim.encodings.runners import traces_at
 from usim.encodings.symbolic import PointInterpretation
 from usim.engine.claim import Counterexample, Obligation
 from usim.errors import EvaluationError, NotExactError, UndefinedError
@@ -265,14 +265,8 @@ def divergence(ob: Obligation, tokens: Sequence[Fraction]) -> str | None:
     program, reference = ob.construction.program, ob.reference.program
     if isinstance(program, Network) or isinstance(reference, Network):
         return first_difference(program, reference, tokens)
-    try:
-        mine, theirs = evaluate_all(program, EXACT, list(tokens)), evaluate_all(reference, EXACT, list(tokens))
-        close = lambda a, b: a == b  # noqa: E731
-    except (NotExactError, EvaluationError, ZeroDivisionError):
-        numeric = NumericInterpretation()
-        array = np.asarray([[float(t) for t in tokens]])
-        mine, theirs = evaluate_all(program, numeric, array), evaluate_all(reference, numeric, array)
-        close = lambda a, b: bool(np.allclose(a, b, rtol=1e-9, atol=1e-12))  # noqa: E731
+    (mine, theirs), close = traces_at(tokens, lambda i, t: evaluate_all(program, i, t),
+                                      lambda i, t: evaluate_all(reference, i, t))
     by_name = {n.name: n for n in reference.nodes() if isinstance(n, SOp) and n.has_name}
     for node in program.nodes():
         if not (isinstance(node, SOp) and node.has_name and node.name in by_name):

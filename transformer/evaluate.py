@@ -308,19 +308,11 @@ def first_difference(network: Network, reference: Network, tokens: Sequence[Any]
     """The first dimension (in the order the compiler made them) where
     ``network`` and the right ``reference`` differ at these tokens, with the
     position and both values; None when none does (or the two are not both networks)."""
-    from usim.encodings.numeric import NumericInterpretation
-    from usim.errors import NotExactError
+    from usim.encodings.runners import traces_at
 
     if not isinstance(network, Network) or not isinstance(reference, Network):
         return None
-    try:
-        mine, theirs = trace(network, EXACT, list(tokens)), trace(reference, EXACT, list(tokens))
-        close = lambda a, b: a == b  # noqa: E731
-    except (NotExactError, EvaluationError, ZeroDivisionError):
-        numeric = NumericInterpretation()
-        array = np.asarray([[float(t) for t in tokens]])
-        mine, theirs = trace(network, numeric, array), trace(reference, numeric, array)
-        close = lambda a, b: bool(np.isclose(float(a), float(b), rtol=1e-9, atol=1e-12, equal_nan=True))  # noqa: E731
+    (mine, theirs), close = traces_at(tokens, lambda i, t: trace(network, i, t), lambda i, t: trace(reference, i, t))
     for label, values in mine.items():
         if label not in theirs:
             continue
