@@ -186,7 +186,8 @@ def plan_for(roots: tuple[SOp, ...], n: int, lean: bool = False) -> Plan:
     return plan
 
 
-def _describe(node: Expr) -> str:
+def describe(node: Expr) -> str:
+    """A node as errors name it: its name and its expression (``name = expr``)."""
     try:
         text = expression(node)[0]
     except Exception:  # pragma: no cover - printing must never hide the real error
@@ -205,7 +206,7 @@ def _node_value(node: Expr, interp: Interpretation, plan: Plan, env: dict, n: in
             isinstance(out, list) or isinstance(out, np.ndarray) and out.dtype == object):
         fresh = [p for p, v in enumerate(out) if type(v) is Undefined and v.origin is None]
         if fresh:
-            described = _describe(node)
+            described = describe(node)
             for p in fresh:
                 out[p] = Undefined(out[p].reason, f"{described} at position {p}")
     return out
@@ -301,12 +302,12 @@ def _meaning(node: Expr, interp: Interpretation, plan: Plan, env: dict, n: int) 
                 return interp.lift(counts)
             return interp.width(selection)
     except NotExactError as error:
-        raise NotExactError(f"in {_describe(node)}: {error}") from None
+        raise NotExactError(f"in {describe(node)}: {error}") from None
     except UsimError:
         raise
     except (ArithmeticError, ValueError) as error:
         raise EvaluationError(
-            f"{interp.name} evaluation failed in {_describe(node)}: {error or type(error).__name__}"
+            f"{interp.name} evaluation failed in {describe(node)}: {error or type(error).__name__}"
         ) from None
     raise TypeError(f"unknown expression {node!r}")
 

@@ -70,7 +70,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from usim.encodings.domain import Undefined
-from usim.encodings.evaluate import _describe, evaluate_all, plan_for
+from usim.encodings.evaluate import describe, evaluate_all, plan_for
 from usim.encodings.exact import ExactInterpretation
 from usim.encodings.selection import StaticSelection
 from usim.errors import NotExactError, UsimError
@@ -359,7 +359,7 @@ class _Realiser:
         return Form((), (Fraction(0),) * self.n)
 
     def refuse(self, node: Expr, why: str) -> CompileError:
-        return CompileError(f"{self.program.name}: cannot compile {_describe(node)}: {why}")
+        return CompileError(f"{self.program.name}: cannot compile {describe(node)}: {why}")
 
     def relu(self, f: Form, label: str) -> Form:
         if f.is_static:
