@@ -46,6 +46,18 @@ def test_a_short_claim_and_a_quiet_or_verbose_run_write_no_heartbeat(capsys):
     assert capsys.readouterr().err == ""
 
 
+def test_building_the_obligations_beats_too_and_the_time_counts_from_the_claims_start(capsys):
+    clock = Clock()
+    display = ProveDisplay(1, clock=clock)
+    for i in range(4):  # as the runner says it: before building each obligation, 20 s each
+        display.event(Progress("theorem6", "building", f"4x0x0x{i + 1}", done=i, total=4))
+        clock.now += 20
+    _run(display, clock, total=4, step=HEARTBEAT)
+    beats = capsys.readouterr().err.splitlines()
+    assert beats[0] == "... theorem6: 2/4 obligations built, building 4x0x0x3; 0m40s"
+    assert beats[1] == "... theorem6: 1/4 tasks done; last 4x0x0x1 (sympy); 1m50s"
+
+
 def test_the_heartbeat_line_counts_from_the_claims_start():
     line = heartbeat_line(_done(3, 7), cached=0, elapsed=125.0)
     assert line == "... theorem6: 3/7 tasks done; last 4x0x0x3 (sympy); 2m05s"

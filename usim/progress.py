@@ -5,8 +5,9 @@ claims done out of all, the current claim and obligation, its tasks done out of
 all, the time elapsed and the time left. Elsewhere (a CI log, a pipe) nothing
 moves: besides the stable line per claim that is always printed (on standard
 output), a long claim writes a heartbeat on standard error at most every
-``HEARTBEAT`` seconds: its tasks done out of all, how many came from the
-cache, the last one finished, the time elapsed. With ``verbose``, one line per
+``HEARTBEAT`` seconds: its obligations built, then its tasks done out of all,
+how many came from the cache, the last one finished, the time since the claim
+started. With ``verbose``, one line per
 task as well. rich draws the display because it
 handles what hand-written escape codes get wrong (terminal width, redrawing
 under other output, Ctrl-C).
@@ -44,8 +45,12 @@ HEARTBEAT = 30.0
 
 
 def heartbeat_line(p: "Progress", cached: int, elapsed: float) -> str:
-    """Where a claim is: tasks done of all, cache hits, the last task, time elapsed."""
+    """Where a claim is: obligations built, or tasks done of all, cache hits and the
+    last task; the time since the claim started."""
     minutes, seconds = divmod(int(elapsed), 60)
+    if p.kind == "building":
+        return (f"... {p.claim_id}: {p.done}/{p.total} obligations built, building {p.label}; "
+                f"{minutes}m{seconds:02d}s")
     hits = f", {cached} from the cache" if cached else ""
     return (f"... {p.claim_id}: {p.done}/{p.total} tasks done{hits}; last {p.label} ({p.engine}); "
             f"{minutes}m{seconds:02d}s")
@@ -61,6 +66,7 @@ class ProveDisplay:
         self.finished = 0
         self.cached = 0
         self._clock = clock
+        self._claim: str | None = None  # the claim under way, its start, the last heartbeat
         self._started = self._last_beat = clock()
         self._progress = None
         self._overall = self._current = None
@@ -99,12 +105,14 @@ class ProveDisplay:
             print(line, flush=True)
 
     def event(self, p: "Progress") -> None:
+        if p.claim_id != self._claim:
+            self._claim, self._started = p.claim_id, self._clock()
+            self._last_beat = self._started
         if p.kind == "running":
             self.cached = 0
-            self._started = self._last_beat = self._clock()
         elif p.kind == "done" and p.cached:
             self.cached += 1
-        if p.kind == "done" and not self.live and not self.quiet and not self.verbose:
+        if p.kind in ("building", "done") and not self.live and not self.quiet and not self.verbose:
             now = self._clock()
             if now - self._last_beat >= HEARTBEAT and p.done < p.total:
                 self._last_beat = now
@@ -127,6 +135,7 @@ class ProveDisplay:
 
     def claim_done(self, report: "ClaimReport") -> None:
         self.finished += 1
+        self._claim = None
         if self._progress is not None:
             self._progress.update(self._overall, completed=self.finished)
         self.say(claim_line(report))
