@@ -220,7 +220,7 @@ def _preconditions(layout: SequenceLayout):
 
 def _stage_kind(stage: Stage) -> str | None:
     """cvc5 answers a stage unless it takes a square root (layer norm), which
-    it cannot state; then the claim's engines (sympy and z3)."""
+    it cannot state; then the claim's own engines."""
     return None if any(st.kind == "layernorm" for st in stage.steps) else STAGE
 
 
@@ -242,7 +242,7 @@ def stage_obligation(claim_id: str, shape: Shape, u: Universal, k: int, at: Size
 
 
 # ----------------------------------------------------------------------------
-# Part 0: the whole program against the formula.
+# The whole program against the formula (the claim `hierarchy`, a cross-check).
 
 def whole_obligation(claim_id: str, shape: Shape, u: Universal, formula_target,
                      small: Spec | None = None, broken: Universal | None = None,

@@ -24,10 +24,13 @@ of products, sums and the transpose once for every header; the softmax, bias
 and bias-ReLU stages per n (they mask rows i >= n); the two layer-norm stages
 per (n, d) (they average over d columns of the n rows); k = 0 the padding lemma
 per size. The whole program at once does not finish in 60 s even at n = d = 2
-(sqrt over exp atoms). The engine is sympy alone: cvc5 cannot state the square
-root, z3 times out on the layer-norm stage (300 s at N = 8), and each would
+(sqrt over exp atoms). The claim's engine is sympy alone, which is what the
+layer-norm stages and the padding lemmas get: cvc5 cannot state the square
+root, z3 times out on the layer-norm stage (300 s at N = 8), and either would
 spend its deadline on every layer-norm stage, N^2 of them per bound
-(``docs/scale.md``).
+(``docs/scale.md``). Every other stage is a stage of U like Theorem 6's and
+gets the engine choice for that kind (:mod:`usim.engine.choice`): sympy and
+cvc5 (z3 without cvc5).
 """
 
 from __future__ import annotations
@@ -38,9 +41,9 @@ from usim.constructions.universal import Spec
 from usim.proofs._universal import encoder_term, universal_claim
 
 ENGINES = ("sympy",)
-"""The layer-norm stages (N^2 per bound) are decided by sympy alone: cvc5 has no
-square root, z3 times out (docs/scale.md); a second engine per stage kind
-needs the runner's engine choice by obligation."""
+"""The engines of the layer-norm stages (N^2 per bound) and the padding lemmas:
+sympy alone (cvc5 has no square root, z3 times out: docs/scale.md); the other
+stages get the choice for a stage of U."""
 
 CLAIM = universal_claim(
     "corollary6_1",
