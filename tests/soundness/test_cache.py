@@ -43,3 +43,17 @@ def test_a_users_program_changed_in_one_constant_is_refuted_not_served_from_the_
     assert prove_claim(right, 2, cache=cache).cached == 4  # sympy, z3, definedness, witness
     wrong = prove_claim(claim(tokens * tokens + 2), 2, cache=cache)
     assert wrong.status is Status.REFUTED and wrong.cached == 0
+
+
+def test_every_folder_the_package_installs_is_part_of_the_source_digest():
+    # found in review: the transformer package (how a network is evaluated) was left out,
+    # so a cached verdict of a weights claim survived a change to its evaluator
+    import tomllib
+    from pathlib import Path
+
+    from usim.engine.identity import SOURCE_PACKAGES
+
+    pyproject = tomllib.loads((Path(__file__).resolve().parents[2] / "pyproject.toml").read_text())
+    folders = pyproject["tool"]["setuptools"]["package-dir"]
+    top = {name for name, folder in folders.items() if "/" not in folder}
+    assert top <= set(SOURCE_PACKAGES), sorted(top - set(SOURCE_PACKAGES))
