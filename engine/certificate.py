@@ -31,7 +31,7 @@ from pathlib import Path
 from typing import Any, Iterable, Mapping
 
 from usim import __version__
-from usim.engine.claim import Claim, EngineResult, ObligationResult, Status, claim_status
+from usim.engine.claim import Claim, EngineResult, ObligationResult, Status, claim_status, shape_label
 from usim.errors import UsimError
 
 VERSION = 2
@@ -158,7 +158,7 @@ def obligation_result(row: Any, claim_id: str, where: str) -> ObligationResult:
     shape = row.get("shape")
     if not (isinstance(shape, list) and all(isinstance(d, int) and not isinstance(d, bool) for d in shape)):
         raise CertificateError(f"{where}: an obligation has no valid shape")
-    label = "x".join(map(str, shape))
+    label = shape_label(shape)
     at = f"{where}, shape {label}"
     engines = row.get("engines")
     if not isinstance(engines, list):
@@ -218,6 +218,8 @@ def _all_sizes_result(result: Any, claim_id: str, at: str) -> Status:
     if engine != Status.PROVED.value:
         return Status.UNKNOWN
     tie = result.get("tie")
+    if tie is not None and not isinstance(tie, dict):
+        raise CertificateError(f"{at}: the tie of the family to the builder is malformed")
     if tie is not None and (tie.get("problems") or not tie.get("shapes")):
         return Status.ERROR
     if result.get("mutant") is None and tie is None:
@@ -225,7 +227,10 @@ def _all_sizes_result(result: Any, claim_id: str, at: str) -> Status:
     witness = result.get("witness")
     if not isinstance(witness, dict):
         return Status.UNKNOWN
-    return Status.PROVED if witness.get("status") == Status.PROVED.value else Status(witness.get("status"))
+    try:
+        return Status(witness.get("status"))
+    except ValueError:
+        raise CertificateError(f"{at}: the witness has no status usim knows ({witness.get('status')!r})") from None
 
 
 def all_sizes_status(section: Any, bounded: Status, claim_id: str, where: str) -> Status:
@@ -295,7 +300,7 @@ def check(data: Any, where: str, claims: Mapping[str, Claim] | None = None) -> C
 
 
 def _check_shapes(claim: Claim, bound: int, obligations: Iterable[ObligationResult], at: str) -> None:
-    wanted = ["x".join(map(str, s)) for s in claim.shapes(bound)]
+    wanted = [shape_label(s) for s in claim.shapes(bound)]
     got = [r.label for r in obligations]
     if sorted(wanted) != sorted(got):
         missing = sorted(set(wanted) - set(got))

@@ -47,6 +47,12 @@ class Status(enum.Enum):
     ERROR = "ERROR"  # the engines disagree, or an engine failed: a bug to report
 
 
+def shape_label(shape: Iterable[int], mutant: str | None = None) -> str:
+    """How a shape is written everywhere (``3x2``), with its broken variant if any
+    (``3x2 [off-by-one]``)."""
+    return "x".join(str(d) for d in shape) + (f" [{mutant}]" if mutant else "")
+
+
 def combine(statuses: Iterable[Status]) -> Status:
     """The verdict of several engines on one question.
 
@@ -136,7 +142,7 @@ class Obligation:
 
     @property
     def label(self) -> str:
-        return "x".join(str(d) for d in self.shape)
+        return shape_label(self.shape)
 
     @property
     def output_name(self) -> str:
@@ -340,7 +346,7 @@ class ObligationResult:
 
     @property
     def label(self) -> str:
-        return "x".join(str(d) for d in self.shape)
+        return shape_label(self.shape)
 
     @property
     def equality_status(self) -> Status:

@@ -46,7 +46,7 @@ from typing import TYPE_CHECKING, Any, Callable, Mapping
 
 from usim.engine import identity as this_usim
 from usim.engine.identity import Identity, identity_difference
-from usim.engine.claim import EngineResult, Obligation, Status
+from usim.engine.claim import EngineResult, Obligation, Status, shape_label
 from usim.engine.runner import Task, _run_engine, run_tasks
 from usim.engine.statement import fingerprint
 from usim.errors import UsimError
@@ -85,7 +85,7 @@ class RemoteTask:
     @property
     def label(self) -> str:
         shape, mutant = self.key
-        return "x".join(map(str, shape)) + (f" [{mutant}]" if mutant else "")
+        return shape_label(shape, mutant)
 
 
 @dataclass(frozen=True)

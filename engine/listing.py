@@ -51,7 +51,7 @@ import sympy
 
 from usim.constructions.base import Construction
 from usim.encodings.layout import SequenceLayout
-from usim.engine.claim import Claim, Matrices, Obligation, ObligationResult, Shape, Status
+from usim.engine.claim import Claim, Matrices, Obligation, ObligationResult, Shape, Status, shape_label
 from usim.errors import NotExactError, ShapeError, UsimError
 from usim.rasp import expr as E
 from usim.rasp.cost import Cost, cost, repl_heads
@@ -122,7 +122,7 @@ class Spec:
         return self.claim_id or f"spec:{self.name}"
 
     def label(self, shape: Shape) -> str:
-        return "x".join(map(str, shape))
+        return shape_label(shape)
 
 
 # names under which a listing may hold a dimension
@@ -627,7 +627,7 @@ class ShapeReport:
 
     @property
     def label(self) -> str:
-        return "x".join(map(str, self.shape))
+        return shape_label(self.shape)
 
     @property
     def status(self) -> Status:

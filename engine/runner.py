@@ -30,7 +30,7 @@ from typing import Callable, Iterable, Mapping, Protocol, Sequence
 from usim.engine.cache import VerdictCache
 from usim.engine.choice import choose
 from usim.engine.measure import numeric_crosscheck
-from usim.engine.claim import Claim, EngineResult, Obligation, ObligationResult, Status, claim_status
+from usim.engine.claim import Claim, EngineResult, Obligation, ObligationResult, Status, claim_status, shape_label
 from usim.engine.definedness import ENGINE as DEFINEDNESS
 from usim.engine.definedness import check_definedness
 from usim.engine.engines import ENGINES
@@ -219,10 +219,6 @@ class Progress:
     cached: bool = False
 
 
-def _label(shape: tuple, mutant: str | None) -> str:
-    return "x".join(map(str, shape)) + (f" [{mutant}]" if mutant else "")
-
-
 @dataclass
 class ClaimReport:
     claim: Claim
@@ -310,7 +306,7 @@ def prove_claim(
 
     for index, shape in enumerate(shapes):
         if progress:
-            progress(Progress(claim.id, "building", _label(shape, None), done=index, total=len(shapes)))
+            progress(Progress(claim.id, "building", shape_label(shape), done=index, total=len(shapes)))
         ob = claim.obligation(shape)
         costs[ob.label] = ob.claimed_cost.as_dict()
         try:
@@ -330,7 +326,7 @@ def prove_claim(
     def on_done(key: tuple, result: EngineResult) -> None:
         done[0] += 1
         if progress:
-            progress(Progress(claim.id, "done", _label(*key), result.engine, result.status, result.seconds,
+            progress(Progress(claim.id, "done", shape_label(*key), result.engine, result.status, result.seconds,
                               done[0], total, cached=result.cached))
 
     raw: dict[tuple, list[EngineResult]] = {}

@@ -124,3 +124,31 @@ def test_all_sizes_for_a_claim_without_a_statement_for_every_size_is_one_line(ca
     assert main(["prove", "relu", "--all-sizes"]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "no statement for every size" in err[0]
+
+
+def test_a_malformed_all_sizes_section_with_a_good_digest_is_one_line(tmp_path, capsys):
+    from usim.engine.certificate import digest
+
+    path = tmp_path / "cert.json"
+    assert main(["prove", "lemma3", "--all-sizes", "--max-n", "2", "--json", str(path), "-q", "-j", "1"]) == 0
+    good = json.loads(path.read_text())
+    for edit in (lambda r: r.__setitem__("tie", [1]), lambda r: r["witness"].__setitem__("status", "BOGUS")):
+        data = json.loads(json.dumps(good))
+        edit(data["all_sizes"]["result"])
+        data["digest"] = digest(data)
+        path.write_text(json.dumps(data))
+        capsys.readouterr()
+        assert main(["verify", str(path), "-q"]) == 2
+        err = capsys.readouterr().err.strip().splitlines()
+        assert len(err) == 1 and ("malformed" in err[0] or "no status usim knows" in err[0]), err
+
+
+def test_usim_prove_all_sizes_writes_its_certificates_to_json_dir_and_refuses_a_cluster(tmp_path, capsys):
+    folder = tmp_path / "certs"
+    assert main(["prove", "lemma3", "--all-sizes", "--max-n", "2", "--json-dir", str(folder), "-q", "-j", "1"]) == 0
+    data = json.loads((folder / "lemma3.all-sizes.json").read_text())
+    assert data["all_sizes"]["status"] == "PROVED"
+    capsys.readouterr()
+    assert main(["prove", "lemma3", "--all-sizes", "--cluster", "tcp://localhost:1", "-q"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "--cluster" in err[0]

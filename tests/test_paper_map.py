@@ -103,3 +103,14 @@ def test_each_committed_certificate_is_about_the_code_as_it_is(claim):
     for recorded in checked:
         assert recorded.fingerprint == fingerprint(claim.obligation(recorded.shape)), \
             f"{claim.id} {recorded.label}: the obligation changed since the certificate was written"
+
+
+def test_a_file_that_is_no_text_or_a_certificates_path_that_is_a_file_is_one_line(tmp_path, capsys):
+    binary = tmp_path / "map.md"
+    binary.write_bytes(b"\xff\xfe\x00 not utf-8")
+    assert main(["paper-map", "--certificates", str(ROOT / "docs" / "certificates"), "--file", str(binary)]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "cannot read" in err[0] and "UTF-8" in err[0]
+    assert main(["paper-map", "--certificates", str(binary), "--file", str(ROOT / "paper_map.md")]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "is a file, not a folder" in err[0]

@@ -79,7 +79,7 @@ def _rows(text: str, claims: Iterable[Claim], folder: Path):
     lines = text.splitlines()
     found = _table(lines)
     if found is None:
-        raise InputError("paper_map.md has no claims table (a header with 'usim claim', 'status', 'bound')")
+        raise InputError("the file has no claims table (a header with 'usim claim', 'status', 'bound')")
     header, columns = found
     known = {c.id for c in claims}
     by_id = {e.claim.id: e for e in entries(claims, folder)}

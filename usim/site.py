@@ -133,7 +133,8 @@ class ClaimEntry:
 def entries(claims: Iterable[Claim], folder: Path) -> list[ClaimEntry]:
     """Every claim with its certificate from ``folder`` (CLAIM.json), checked."""
     if not folder.is_dir():
-        raise InputError(f"the certificates folder {folder} does not exist (write it with "
+        what = "is a file, not a folder" if folder.exists() else "does not exist"
+        raise InputError(f"the certificates folder {folder} {what} (write one with "
                          "usim prove all --json-dir FOLDER)")
     claims = list(claims)
     known = {c.id: c for c in claims}

@@ -35,7 +35,7 @@ import sympy
 import z3
 
 from usim.constructions.base import Construction
-from usim.engine.claim import EngineResult, Obligation, ObligationResult, Status
+from usim.engine.claim import EngineResult, Obligation, ObligationResult, Status, shape_label
 from usim.engine.parametric.evaluate import DECISIONS
 from usim.engine.parametric.prove import ParametricVerdict, prove_family
 from usim.engine.canonical import Verdict, compare
@@ -82,7 +82,7 @@ def tie(fc: FamilyClaim, bound: int) -> Tie:
     problems: list[str] = []
     count = 0
     for shape in itertools.product(range(1, bound + 1), repeat=len(fc.dims)):
-        label = "x".join(map(str, shape))
+        label = shape_label(shape)
         if fc.holds_at(shape) != (shape in wanted):
             problems.append(f"{label}: the side conditions {'hold' if fc.holds_at(shape) else 'fail'} but the "
                             f"claim {'does not have' if shape not in wanted else 'has'} this shape")
@@ -170,7 +170,7 @@ class AllSizesResult:
 
     @property
     def label(self) -> str:
-        return "x".join(map(str, self.shape)) if self.shape else ""
+        return shape_label(self.shape) if self.shape else ""
 
     def as_dict(self) -> dict:
         v = self.verdict

@@ -109,7 +109,9 @@ class Atoms:
         if nonnegative and not self.mentions(body, var):
             return self.whole(extent) * body  # extent >= 0 equal terms: extent times the term
         assumptions = {"positive": True} if positive else {"real": True}
-        return self._symbol(("total", var.get_id(), extent.get_id(), sympy.srepr(body)),
+        # the assumption is part of the key: positivity proved in one context is never
+        # lent to the same sum met where it was not proved
+        return self._symbol(("total", var.get_id(), extent.get_id(), sympy.srepr(body), positive),
                             Total(var, extent, body), f"sum_{var}", **assumptions)
 
     # -- reading and rewriting ------------------------------------------------------------

@@ -33,7 +33,10 @@ def run(args: argparse.Namespace) -> int:
     path = Path(args.file)
     if not path.is_file():
         raise UsimError(f"no such file: {args.file}")
-    text = path.read_text()
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as error:
+        raise UsimError(f"cannot read {args.file} as UTF-8 text: {error}") from None
     claims = all_claims()
     if args.write:
         new = update(text, claims, Path(args.certificates))

@@ -13,7 +13,6 @@ Exit status 0 only if every claim is PROVED for every size (and, with
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Sequence
@@ -25,6 +24,7 @@ if TYPE_CHECKING:  # pragma: no cover
 
 
 def run_all_sizes(args: argparse.Namespace, claims: Sequence["Claim"], engines: list[str] | None) -> int:
+    from usim.commands.prove import write_json
     from usim.engine.cache import VerdictCache, default_folder
     from usim.engine.certificate import bundle, certificate
     from usim.engine.parametric.allsizes import prove_claim_all_sizes
@@ -33,6 +33,9 @@ def run_all_sizes(args: argparse.Namespace, claims: Sequence["Claim"], engines: 
     from usim.render import SUMMARY_HEADER, describe_failures, summary_row, table
     from usim.render_all_sizes import all_sizes_lines, all_sizes_verdict
 
+    if getattr(args, "cluster", None):
+        raise UsimError("--all-sizes runs here: the proof for every size is one solver run per claim "
+                        "(leave out --cluster)")
     if "all" in args.claim:  # every claim stated for every size
         from usim.proofs import families as all_families
 
@@ -61,13 +64,16 @@ def run_all_sizes(args: argparse.Namespace, claims: Sequence["Claim"], engines: 
         print()
         print("\n".join(all_sizes_lines(report)))
         print(f"\n{report.family.id}: {all_sizes_verdict(report)}")
+    certs = {r.family.id: certificate(r.bounded, args.timeout, all_sizes=r.as_dict()) for r in reports}
     if args.json:
-        data = bundle([certificate(r.bounded, args.timeout, all_sizes=r.as_dict()) for r in reports])
-        try:
-            Path(args.json).write_text(json.dumps(data, indent=2) + "\n")
-        except OSError as error:
-            raise UsimError(f"cannot write the certificate to {args.json}: {error.strerror}") from None
+        write_json(Path(args.json), bundle(list(certs.values())))
         print(f"certificate written to {args.json}")
+    if getattr(args, "json_dir", None):  # beside the bounded ones: usim site and paper-map read both
+        folder = Path(args.json_dir)
+        folder.mkdir(exist_ok=True)
+        for claim_id, cert in certs.items():
+            write_json(folder / f"{claim_id}.all-sizes.json", cert)
+        print(f"{len(certs)} certificate(s) written to {folder}/")
     from usim.engine.claim import Status
 
     ok = all(r.status is Status.PROVED for r in reports)
