@@ -2,28 +2,30 @@
 
 The REPL starts with ``tokens``, ``indices``, ``length``, the functions ``select``,
 ``aggregate`` and ``selector_width``, and the library ``RASP_support/rasplib.rasp``.
-:data:`PRELUDE` restates that library in RASP, helper by helper with the REPL's
-meaning, and is run by the same evaluator as a user's file:
+:data:`PRELUDE` defines the same helpers in usim's own RASP (the names and the
+values of the REPL's; the code is usim's, not the library's text), run by the
+same evaluator as a user's file:
 
-    full_s                        every query selects every key (select(1,1,==))
+    full_s                        every query selects every key
     has_focus(sel)                the query selects at least one key
-    count(seq, a)                 how many positions hold a (length * mean, rounded)
+    count(seq, a)                 how many positions hold a
     contains(seq, a)              some position holds a
-    max(a, b), min(a, b)          element-wise, by ``x if c else y``
-    average(seq)                  the mean over all positions (the REPL's own names an
-                                  undefined variable and fails when called; this is
-                                  its evident meaning)
+    max(a, b), min(a, b)          element-wise
+    average(seq)                  the mean over all positions
     (and in the REPL's library, ``tokens = tokens_str``: usim's ``tokens`` are the
     input as numbers, or as symbols when a file is read with symbols)
     load_from_location(seq, i)    the value at position i[q] for every query q
     shift(seq, n, filler)         the value n positions back, filler before the start
     mark_last_instance(seq, v)    seq == v and no later position holds v
-    mark_first_instance(seq, v)   seq == v and no earlier position holds v (the REPL's
-                                  library before its 2022 fix selected later keys here
-                                  too, making it mark_last_instance; usim follows the fix)
+    mark_first_instance(seq, v)   seq == v and no earlier position holds v
     select_from_last/first(seq, v)  the selector onto that marked position
     sort(seq, key)                seq sorted by key (ties by position)
     select_next_identical(seq)    each position selects the next one with its value
+
+The library as the REPL's repository holds it had two bugs, fixed upstream in
+tech-srl/RASP pull request #4 (2022): ``average`` named an undefined variable,
+and ``mark_first_instance`` selected later keys (so it marked the last
+instance). usim's definitions have the fixed meanings.
 
 ``selector_width`` is usim's own attention primitive: the REPL library computes the
 same values with two aggregates in one layer (a BOS-style trick), so the REPL counts
@@ -54,27 +56,32 @@ from usim.rasp.syntax.evaluator import (
 PRELUDE_NAME = "<rasp library>"
 
 PRELUDE = """
-# The REPL library, restated (see usim.rasp.syntax.library).
-full_s = select(1, 1, ==);
+# usim's own definitions of the REPL library's helpers: the same names and values as
+# tech-srl/RASP RASP_support/rasplib.rasp (with its PR #4 fixes), and the same heads
+# and layers as the REPL's analyser counts for them; the code is usim's.
+full_s = select(indices, indices, <=) or select(indices, indices, >);
 
 def has_focus(sel) {
-    return aggregate(sel, 1, 0) > 0;
+    selected_any = aggregate(sel, 1, 0);
+    return selected_any > 0;
 }
 
 def count(seq, atom) {
-    return round(length * aggregate(full_s, indicator(seq == atom)));
+    share = aggregate(full_s, indicator(seq == atom));
+    return round(share * length);
 }
 
 def contains(seq, atom) {
-    return aggregate(full_s, indicator(seq == atom)) > 0;
+    share = aggregate(full_s, indicator(seq == atom));
+    return share != 0;
 }
 
 def max(a, b) {
-    return a if a > b else b;
+    return b if b >= a else a;
 }
 
 def min(a, b) {
-    return a if a < b else b;
+    return b if b <= a else a;
 }
 
 def average(seq) {
@@ -82,41 +89,44 @@ def average(seq) {
 }
 
 def load_from_location(seq, location) {
-    return aggregate(select(indices, location, ==), seq);
+    at_location = select(indices, location, ==);
+    return aggregate(at_location, seq);
 }
 
 def shift(seq, n, filler) {
-    return aggregate(select(indices + n, indices, ==), seq, filler);
+    n_back = select(indices, indices - n, ==);
+    return aggregate(n_back, seq, filler);
 }
 
 def mark_last_instance(seq, val) {
-    later_holding_val = select(seq, val, ==) and select(indices, indices, >);
-    return (seq == val) and not has_focus(later_holding_val);
+    found_after = has_focus(select(seq, val, ==) and select(indices, indices, >));
+    return (seq == val) and not found_after;
 }
 
 def mark_first_instance(seq, val) {
-    earlier_holding_val = select(seq, val, ==) and select(indices, indices, <);
-    return (seq == val) and not has_focus(earlier_holding_val);
+    found_before = has_focus(select(seq, val, ==) and select(indices, indices, <));
+    return (seq == val) and not found_before;
 }
 
 def select_from_last(seq, val) {
-    return select(mark_last_instance(seq, val), True, ==);
+    marked = mark_last_instance(seq, val);
+    return select(marked, True, ==);
 }
 
 def select_from_first(seq, val) {
-    return select(mark_first_instance(seq, val), True, ==);
+    marked = mark_first_instance(seq, val);
+    return select(marked, True, ==);
 }
 
 def sort(seq, key) {
-    goes_before = select(key, key, <) or (select(key, key, ==) and select(indices, indices, <));
-    place = selector_width(goes_before);
+    ahead = select(key, key, <=) and (select(key, key, <) or select(indices, indices, <));
+    place = selector_width(ahead);
     return aggregate(select(place, indices, ==), seq);
 }
 
 def select_next_identical(seq) {
-    same_before = select(seq, seq, ==) and select(indices, indices, <);
-    seen = selector_width(same_before);
-    return select(seq, seq, ==) and select(seen, seen + 1, ==);
+    rank = selector_width(select(seq, seq, ==) and select(indices, indices, <));
+    return select(seq, seq, ==) and select(rank - 1, rank, ==);
 }
 """
 
