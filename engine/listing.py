@@ -286,6 +286,23 @@ def _sum_rule(rasp: RaspFile, function: str, spec: Spec) -> dict[str, tuple[str,
     return {}
 
 
+def _assigned(statements: Iterable[T.Node]) -> set[str]:
+    """The names these statements assign directly (not in a loop's body: a loop
+    counter left behind is no dimension)."""
+    return {name for st in statements if isinstance(st, T.Assign) for name in st.names}
+
+
+def _mentions(node: Any, name: str) -> bool:
+    """Whether the syntax tree reads the variable ``name`` anywhere."""
+    if isinstance(node, T.Name):
+        return node.id == name
+    if isinstance(node, (tuple, list)):
+        return any(_mentions(x, name) for x in node)
+    if dataclasses.is_dataclass(node):
+        return any(_mentions(getattr(node, f.name), name) for f in dataclasses.fields(node))
+    return False
+
+
 def plan_shapes(rasp: RaspFile, function: str, spec: Spec, shapes: Sequence[Shape] | None,
                 max_n: int | None) -> ShapePlan:
     parameters: dict[str, str] = {}
@@ -306,7 +323,15 @@ def plan_shapes(rasp: RaspFile, function: str, spec: Spec, shapes: Sequence[Shap
     probe = rasp.build(function, _arguments(parameters, spec, candidates[0]))
     fixed: dict[str, tuple[str, int]] = _sum_rule(rasp, function, spec)
     derived: dict[str, Derived] = {}
-    for scope in (rasp.env.vars, probe.locals):  # the function's own variables win
+    # a dimension is fixed by a variable the function assigns itself, or by a file-level
+    # one the file reads somewhere; never by a loop counter or a variable nothing reads
+    found = rasp.function_of(function)
+    body = found.body if found is not None else ()
+    own = _assigned(body) | set(found.params if found is not None else ())  # a parameter: bound by the call
+    statements = rasp.tree.statements
+    file_level = {n: v for n, v in rasp.env.vars.items() if n in _assigned(statements) and _mentions(statements, n)}
+    local = {n: v for n, v in probe.locals.items() if found is None or n in own}
+    for scope in (file_level, local):  # the function's own variables win
         for name, value in scope.items():
             dim = _dimension_of(name, spec)
             if dim in spec.dims and dim not in parameters.values():
