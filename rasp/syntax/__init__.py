@@ -244,6 +244,10 @@ def load_file(path: str | Path, symbols: bool = False, inputs: Sequence[str] | N
         from usim.errors import InputError
 
         raise InputError(f"{path} is not UTF-8 text: {error}") from None
+    except OSError as error:  # a folder, no permission, ...
+        from usim.errors import InputError
+
+        raise InputError(f"cannot read {path}: {error.strerror}") from None
     return load_text(text, str(path), symbols, inputs)
 
 

@@ -71,3 +71,10 @@ def test_usim_run_on_a_listing_reports_an_undefined_output_in_one_line(capsys):
     line = one_line(capsys, ["run", str(EXAMPLES / "det3.rasp"), "-f", "inverse", "--input",
                              "[1, 2, 3, 4, 5, 6, 7, 8, 9]"])
     assert "the output inverse is undefined" in line
+
+
+def test_a_folder_given_as_the_listing_is_one_line(tmp_path, capsys):
+    line = one_line(capsys, ["check", str(tmp_path), "--function", "f", "--spec", "transpose"])
+    assert "cannot read" in line and str(tmp_path) in line
+    line = one_line(capsys, ["run", str(tmp_path), "--function", "f", "--input", "[1]"])
+    assert "cannot read" in line
