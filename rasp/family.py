@@ -536,7 +536,7 @@ class _Instance:
         if isinstance(node, SelectorNot):
             return SelectorNot(*children)
         if isinstance(node, Aggregate):
-            return Aggregate(children[0], children[1], node.default, node.semantics)
+            return Aggregate(children[0], children[1], node.default, node.semantics, node.single)
         if isinstance(node, SelectorWidth):
             return SelectorWidth(children[0])
         raise FamilyError(f"cannot instantiate {node!r}")
