@@ -142,7 +142,15 @@ _COMPARE = {
     Predicate.LE: np.less_equal, Predicate.GT: np.greater, Predicate.GE: np.greater_equal,
 }
 
-_INT64_SAFE = 2**62
+INT64_SAFE = 2**62
+"""Integers below this in magnitude are kept in int64: no sum or product of two of
+them leaves int64 before the result is checked against it again."""
+
+
+def largest_magnitude(a: np.ndarray) -> int:
+    """max |a_i| of an integer array, as a Python int (np.abs would wrap -2**63
+    onto itself); 0 for an empty one."""
+    return max(-int(a.min()), int(a.max())) if a.size else 0
 
 
 def _as_integers(keys: Sequence, queries: Sequence) -> tuple[np.ndarray, np.ndarray] | None:
@@ -153,8 +161,7 @@ def _as_integers(keys: Sequence, queries: Sequence) -> tuple[np.ndarray, np.ndar
     or the scaled values do not fit in int64.
     """
     if all(isinstance(a, np.ndarray) and a.dtype == np.int64 for a in (keys, queries)):
-        safe = all(a.size == 0 or (-_INT64_SAFE < int(a.min()) and int(a.max()) < _INT64_SAFE)
-                   for a in (keys, queries))
+        safe = all(largest_magnitude(a) < INT64_SAFE for a in (keys, queries))
         return (keys, queries) if safe else None
     values = list(keys) + list(queries)
     scale = 1
@@ -164,7 +171,7 @@ def _as_integers(keys: Sequence, queries: Sequence) -> tuple[np.ndarray, np.ndar
         elif not isinstance(v, (int, np.integer)):  # bool is an int
             return None
     scaled = [int(v * scale) for v in values] if scale != 1 else [int(v) for v in values]
-    if scaled and max(abs(min(scaled)), abs(max(scaled))) >= _INT64_SAFE:
+    if scaled and max(abs(min(scaled)), abs(max(scaled))) >= INT64_SAFE:
         return None
     array = np.asarray(scaled, dtype=np.int64)
     return array[: len(keys)], array[len(keys):]

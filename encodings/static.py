@@ -32,10 +32,10 @@ from typing import Any, ClassVar, Sequence
 import numpy as np
 
 from usim.encodings.interpretation import Interpretation
-from usim.encodings.selection import OuterSelection, StaticSelection
+from usim.encodings.selection import INT64_SAFE, OuterSelection, StaticSelection, largest_magnitude
 from usim.rasp.expr import Constant, Expr, Indices, Length, Op, Predicate, Semantics
 
-_BOUND = 2**62  # no sum or product of operands below it in magnitude leaves int64 (checked)
+_BOUND = INT64_SAFE  # no sum or product of operands below it in magnitude leaves int64 (checked)
 
 _LINEAR = {  # results within twice the operands' bound: exact on int64 below _BOUND // 2
     Op.ADD: np.add, Op.SUB: np.subtract, Op.NEG: np.negative, Op.ABS: np.abs,
@@ -59,7 +59,7 @@ def as_array(values: Sequence[Any]) -> np.ndarray:
     if array is not None and array.ndim == 1 and len(values):
         if array.dtype == bool:
             return array
-        if array.dtype.kind in "iu" and int(np.abs(array).max()) < _BOUND:
+        if array.dtype.kind in "iu" and largest_magnitude(array) < _BOUND:
             return array.astype(np.int64)
     out = np.empty(len(values), dtype=object)
     out[:] = values
@@ -73,10 +73,6 @@ def as_list(values: Any) -> list[Any]:
 
 def _integers(*arrays: np.ndarray) -> bool:
     return all(isinstance(a, np.ndarray) and a.dtype == np.int64 for a in arrays)
-
-
-def _bounded(a: np.ndarray) -> int:
-    return int(np.abs(a).max()) if a.size else 0
 
 
 class StaticInterpretation(Interpretation):
@@ -134,7 +130,7 @@ class StaticInterpretation(Interpretation):
             return None
         if not _integers(*args):
             return None
-        bounds = [_bounded(a) for a in args]
+        bounds = [largest_magnitude(a) for a in args]
         if op in _LINEAR:
             return _LINEAR[op](*args) if max(bounds) < _BOUND // 2 else None
         if op is Op.MUL:
@@ -186,7 +182,7 @@ class StaticInterpretation(Interpretation):
     def aggregate_static(self, selection: StaticSelection, values: np.ndarray, default: Any,
                          semantics: Semantics) -> np.ndarray:
         counts = selection.counts
-        if not (_integers(values) and _bounded(values) * max(1, selection.n) < _BOUND) \
+        if not (_integers(values) and largest_magnitude(values) * max(1, selection.n) < _BOUND) \
                 or (semantics is Semantics.AHAT and not counts.all()):
             return self._exactly("aggregate_static", selection, values, default, semantics)
         out = np.full(selection.n, 0, dtype=np.int64)
