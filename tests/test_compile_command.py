@@ -80,6 +80,7 @@ def test_any_claim_whose_program_compiles(capsys):
     (["theorem6", "--sizes", "2x2", "--out", "x"], "--out applies to --shape"),
     (["theorem6", "--sizes", ","], "at least one shape"),
     (["lemma3", "--shape", "2x"], "cannot read the shape"),
+    (["lemma3", "--shape", "99999x99999"], "above the limit"),  # refused before listing the shapes
 ])
 def test_a_mistake_is_one_line_and_exit_2(argv, says, capsys):
     assert main(["compile", *argv]) == 2
@@ -98,3 +99,10 @@ def test_the_output_folder_is_checked_first_and_made_only_after_compiling(tmp_pa
     assert not (tmp_path / "new").exists()  # nothing is created before the network is
     assert main(["compile", "lemma3", "--shape", "2x2", "--out", str(tmp_path / "new" / "folder")]) == 0
     assert (tmp_path / "new" / "folder" / "network.npz").exists()
+
+
+def test_a_folder_that_cannot_be_created_is_one_line(capsys):
+    # /proc passes the access check as root, and refuses the folder only when it is made
+    assert main(["compile", "lemma3", "--shape", "2x2", "--out", "/proc/usim-cannot-be-here"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "cannot" in err[0]

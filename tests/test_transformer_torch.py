@@ -100,3 +100,9 @@ def test_the_module_usim_compile_writes_reproduces_torch_multihead_attention(tmp
     p, want = _mha(n, d, heads, 7)
     got = p.result(module(torch.tensor(p.sequence)).detach().numpy()[0, :, 0])
     np.testing.assert_allclose(got, want, rtol=0, atol=1e-10)
+
+
+def test_simulate_compiled_refuses_a_layer_whose_u_is_longer_than_compile_builds(capsys):
+    assert main(["simulate", "--torch", "mha", "--n", "16", "--d", "16", "--compiled"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "above the 1024" in err[0]

@@ -40,6 +40,7 @@ square), 4096 with --sizes.
 from __future__ import annotations
 
 import argparse
+import math
 import time
 from pathlib import Path
 
@@ -103,6 +104,9 @@ def _source(claim_id: str, shape: tuple[int, ...]):
     all_claims()  # registers the weights claims' sources
     weights = BASES.get(claim_id, claim_id)
     claim = get(weights)
+    if math.prod(shape) > MAX_SIZE_POSITIONS:  # refused before listing every shape up to it
+        raise ShapeError(f"{claim_id} at {'x'.join(map(str, shape))}: at least {math.prod(shape)} positions, "
+                         f"above the limit of {MAX_SIZE_POSITIONS}")
     listed = claim.shapes(max(shape))
     wanted = tuple(shape) + ((0,) if weights in SOURCES else ())
     if wanted not in listed:
@@ -244,14 +248,21 @@ def _write(folder: Path, network, text: str, module) -> None:
     from usim.transformer.network_to_arrays import network_arrays
 
     arrays = network_arrays(network)
-    folder.mkdir(parents=True, exist_ok=True)
-    write_atomically(folder / "network.npz", lambda f: np.savez_compressed(f, **arrays))
-    written = ["network.npz"]
-    if module is not None:
+    exported = None
+    if module is not None:  # exported before anything is written: a failure leaves no half folder
         import torch
 
         example = torch.zeros(2, network.n, dtype=torch.float64)
         exported = torch.export.export(module, (example,), dynamic_shapes={"x": {0: torch.export.Dim("batch")}})
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as error:
+        raise InputError(f"cannot create {folder}: {error.strerror}") from None
+    write_atomically(folder / "network.npz", lambda f: np.savez_compressed(f, **arrays))
+    written = ["network.npz"]
+    if exported is not None:
+        import torch
+
         write_atomically(folder / "model.pt2", lambda f: torch.export.save(exported, f))
         written.append("model.pt2")
     text += "\n**Files.** " + ", ".join(written) + ", report.md.\n"

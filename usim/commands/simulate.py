@@ -159,7 +159,10 @@ def writable(text: str, suffix: str) -> Path:
 
 def write_atomically(path: Path, write: Callable[[IO[bytes]], None]) -> None:
     """Write through a temporary file in the same folder, then rename: never half a file."""
-    handle = tempfile.NamedTemporaryFile(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp", delete=False)
+    try:
+        handle = tempfile.NamedTemporaryFile(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp", delete=False)
+    except OSError as error:
+        raise InputError(f"cannot write {path}: {_one_line(error)}") from None
     try:
         with handle:
             write(handle)
@@ -200,13 +203,17 @@ def _torch_options(args: argparse.Namespace) -> dict[str, int]:
 
 def _compiled(arrays):
     """T(X) by U compiled to a network and run as a PyTorch module; U; the network's size."""
+    from usim.commands.compile import CHECKED_POSITIONS, MAX_POSITIONS
     from usim.constructions.universal.layer import prepare
     from usim.transformer.compiler import compile_universal
     from usim.transformer.network_to_torch import network_to_torch, run_torch
     from usim.transformer.size import size_of
 
     p = prepare(arrays)
-    network = compile_universal(p.u, check=p.u.length <= 256)
+    if p.u.length > MAX_POSITIONS:
+        raise InputError(f"--compiled: U for this layer has {p.u.length} positions, above the {MAX_POSITIONS} "
+                         "that usim compile builds a network for (run it without --compiled)")
+    network = compile_universal(p.u, check=p.u.length <= CHECKED_POSITIONS)
     y = p.result(run_torch(network_to_torch(network), p.sequence)[0, :, 0])
     if not np.all(np.isfinite(y)):
         from usim.errors import RangeError
