@@ -161,6 +161,18 @@ def _where(mask: np.ndarray) -> str:
     return f"at {at}" if count == 1 else f"at {count} positions, the first at {at}"
 
 
+def largest_difference(a: Any, b: Any) -> float:
+    """max |a - b| over float arrays, where a position undefined (NaN) on one side
+    only counts as an infinite difference and one undefined on both sides as none
+    (numpy's nanmax would drop both); 0.0 for empty arrays."""
+    a, b = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
+    with np.errstate(invalid="ignore"):
+        difference = np.abs(a - b)
+    one_sided = np.isnan(a) != np.isnan(b)
+    difference = np.where(one_sided, np.inf, np.where(np.isnan(a) & np.isnan(b), 0.0, difference))
+    return float(difference.max()) if difference.size else 0.0
+
+
 def _largest(mask: np.ndarray, args: Sequence[Any]) -> float | None:
     """The largest magnitude among ``args`` at the positions of ``mask``."""
     found = None

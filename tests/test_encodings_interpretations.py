@@ -499,3 +499,11 @@ def test_a_selector_on_a_selector_width_stays_symbolic_and_translates() -> None:
     terms = [to_z3(e, names, SmtInterpretation()) for e in out]
     pairs = [(names[f"x{p}"], z3.RealVal(v)) for p, v in enumerate(values)]
     assert [z3.simplify(z3.substitute(t, *pairs)).as_fraction() for t in terms] == sorted(values)
+
+
+def test_the_largest_difference_counts_an_undefined_value_on_one_side_only():
+    from usim.encodings.numeric import largest_difference
+
+    assert largest_difference([1.0, np.nan], [1.5, np.nan]) == 0.5
+    assert largest_difference([1.0, np.nan], [1.0, 2.0]) == float("inf")
+    assert largest_difference([], []) == 0.0

@@ -36,7 +36,7 @@ from typing import Sequence
 
 import numpy as np
 
-from usim.encodings.numeric import NumericInterpretation
+from usim.encodings.numeric import NumericInterpretation, largest_difference
 from usim.transformer.evaluate import run
 from usim.transformer.model import Network
 
@@ -67,6 +67,6 @@ def measure(network: Network, betas: Sequence[float], samples: int = 64, seed: i
         out = []
         for beta in betas:
             soft = run(network, numeric, x, hard_as_softmax=float(beta))
-            worst = max(float(np.nanmax(np.abs(np.asarray(soft[k], dtype=float) - exact[k]))) for k in exact)
+            worst = max(largest_difference(soft[k], exact[k]) for k in exact)
             out.append(Deviation(float(beta), worst, samples))
     return out

@@ -146,7 +146,7 @@ def sizes_table(claim_id: str, shapes: list[tuple[int, ...]]) -> str:
 
 def report(claim_id: str, weights: str, shape: tuple[int, ...], ob, network, seconds: float,
            checked: bool, torch_note: str) -> str:
-    from usim.encodings.numeric import NumericInterpretation
+    from usim.encodings.numeric import NumericInterpretation, largest_difference
     from usim.encodings.runners import run_numeric
     from usim.transformer.evaluate import run as run_network
     from usim.transformer.model import HARD
@@ -167,7 +167,7 @@ def report(claim_id: str, weights: str, shape: tuple[int, ...], ob, network, sec
     with np.errstate(all="ignore"):
         mine = np.asarray(run_network(network, numeric, x)[ob.output_name], dtype=float)
         program = np.asarray(run_numeric(ob.construction.program, x)[ob.output_name], dtype=float)
-    deviation = float(np.nanmax(np.abs(mine - program)))
+    deviation = largest_difference(mine, program)
     hard = sum(h.kind == HARD for layer in network.layers for h in layer.heads)
     lines += ["", "**Exact.** Every weight is a rational number (the .npz holds them as float64). Under "
               "average-hard attention, and under softmax attention with each hard head's maximisers as its "
@@ -229,7 +229,7 @@ def _torch_module(network, ob):
         import torch  # noqa: F401
     except ImportError:
         return None, "No PyTorch module: PyTorch is not installed (pip install usim[torch])."
-    from usim.encodings.numeric import NumericInterpretation
+    from usim.encodings.numeric import NumericInterpretation, largest_difference
     from usim.transformer.evaluate import run as run_network
     from usim.transformer.network_to_torch import network_to_torch, run_torch
 
@@ -240,7 +240,7 @@ def _torch_module(network, ob):
         mine = np.asarray(run_network(network, NumericInterpretation(), x)[ob.output_name], dtype=float)
         theirs = run_torch(module, x)[:, :, index]
     return module, (f"Largest |PyTorch module (nn.MultiheadAttention with masks) - network|: "
-                    f"{float(np.nanmax(np.abs(theirs - mine))):.3e}.")
+                    f"{largest_difference(theirs, mine):.3e}.")
 
 
 def _write(folder: Path, network, text: str, module) -> None:
