@@ -310,6 +310,14 @@ def _check_shapes(claim: Claim, bound: int, obligations: Iterable[ObligationResu
         raise CertificateError(f"{at}: its obligations are not the claim's shapes up to N={bound} ({detail})")
 
 
+def write_certificate(path: Path, data: Mapping[str, Any]) -> None:
+    """A certificate (or a bundle) written as indented JSON."""
+    try:
+        path.write_text(json.dumps(data, indent=2) + "\n")
+    except OSError as error:
+        raise UsimError(f"cannot write the certificate to {path}: {error.strerror}") from None
+
+
 def read_certificates(path: str, claims: Mapping[str, Claim] | None = None) -> list[Certificate]:
     """Every certificate in the file at ``path`` (JSON, or gzip-compressed JSON
     named ``*.gz``), each checked (see :func:`check`)."""

@@ -29,6 +29,11 @@ from usim.transformer.circuit_to_network import circuit_to_network
 from usim.transformer.model import Network
 from usim.transformer.rasp_to_circuit import rasp_to_circuit
 
+MAX_POSITIONS = 1024
+"""The longest sequence usim builds a network for (usim compile, usim simulate --compiled)."""
+CHECKED_POSITIONS = 256
+"""Up to this length the maximisers of every head are re-decided exactly when compiling."""
+
 
 def compile_program(program: Program, n: int, *, outputs: Sequence[str] | None = None,
                     name: str | None = None, check: bool = True) -> Network:

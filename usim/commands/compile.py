@@ -48,9 +48,7 @@ import numpy as np
 
 from usim.errors import InputError, ShapeError
 
-MAX_POSITIONS = 1024
-MAX_SIZE_POSITIONS = 4096
-CHECKED_POSITIONS = 256  # the maximisers of every head are re-decided exactly up to this length
+MAX_SIZE_POSITIONS = 4096  # --sizes: the size alone, no network run
 BETAS = (10, 20, 40, 80)
 SAMPLES = 64
 
@@ -148,6 +146,7 @@ def report(claim_id: str, weights: str, shape: tuple[int, ...], ob, network, sec
            checked: bool, torch_note: str) -> str:
     from usim.encodings.numeric import NumericInterpretation, largest_difference
     from usim.encodings.runners import run_numeric
+    from usim.transformer.compiler import CHECKED_POSITIONS
     from usim.transformer.evaluate import run as run_network
     from usim.transformer.model import HARD
     from usim.transformer.size import size_of
@@ -206,11 +205,11 @@ def run(args: argparse.Namespace) -> int:
     folder = _folder(args.out) if args.out is not None else None
     weights, ob = _source(args.claim, shape)
     length = ob.construction.input_layout.length
+    from usim.transformer.compiler import CHECKED_POSITIONS, MAX_POSITIONS, compile_program
+
     if length > MAX_POSITIONS:
         raise ShapeError(f"the program's sequence has {length} positions, above usim compile's limit of "
                          f"{MAX_POSITIONS} (use --sizes for the size alone)")
-    from usim.transformer.compiler import compile_program
-
     start = time.perf_counter()
     checked = length <= CHECKED_POSITIONS
     network = compile_program(ob.construction.program, length, outputs=[ob.output_name], check=checked)

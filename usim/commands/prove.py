@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import json
 import math
 import os
 import sys
@@ -144,7 +143,7 @@ def run(args: argparse.Namespace) -> int:
     import time
 
     from usim.engine.cache import VerdictCache, default_folder
-    from usim.engine.certificate import bundle, certificate
+    from usim.engine.certificate import bundle, certificate, write_certificate
     from usim.proofs import all_claims
     from usim.engine.runner import prove_claim
     from usim.progress import ProveDisplay, summary
@@ -184,13 +183,13 @@ def run(args: argparse.Namespace) -> int:
     print()
     print(summary(reports, time.perf_counter() - started))
     if args.json:
-        write_json(Path(args.json), bundle([certificate(r, args.timeout) for r in reports]))
+        write_certificate(Path(args.json), bundle([certificate(r, args.timeout) for r in reports]))
         print(f"certificate written to {args.json}")
     if getattr(args, "json_dir", None):
         folder = Path(args.json_dir)
         folder.mkdir(exist_ok=True)
         for r in reports:
-            write_json(folder / f"{r.claim.id}.json", certificate(r, args.timeout))
+            write_certificate(folder / f"{r.claim.id}.json", certificate(r, args.timeout))
         print(f"{len(reports)} certificate(s) written to {folder}/")
     ok = all(r.status is r.claim.expected for r in reports)
     if args.mutants:
@@ -220,13 +219,6 @@ def on_cluster(address: str | None) -> Iterator["Dispatch | None"]:
         yield ClusterDispatch(client, registered_obligation)
     finally:
         client.close()
-
-
-def write_json(path: Path, data: object) -> None:
-    try:
-        path.write_text(json.dumps(data, indent=2) + "\n")
-    except OSError as error:
-        raise UsimError(f"cannot write the certificate to {path}: {error.strerror}") from None
 
 
 def prove_main(*claim_ids: str) -> int:

@@ -24,9 +24,8 @@ if TYPE_CHECKING:  # pragma: no cover
 
 
 def run_all_sizes(args: argparse.Namespace, claims: Sequence["Claim"], engines: list[str] | None) -> int:
-    from usim.commands.prove import write_json
     from usim.engine.cache import VerdictCache, default_folder
-    from usim.engine.certificate import bundle, certificate
+    from usim.engine.certificate import bundle, certificate, write_certificate
     from usim.engine.parametric.allsizes import prove_claim_all_sizes
     from usim.progress import ProveDisplay
     from usim.proofs import family
@@ -66,13 +65,13 @@ def run_all_sizes(args: argparse.Namespace, claims: Sequence["Claim"], engines: 
         print(f"\n{report.family.id}: {all_sizes_verdict(report)}")
     certs = {r.family.id: certificate(r.bounded, args.timeout, all_sizes=r.as_dict()) for r in reports}
     if args.json:
-        write_json(Path(args.json), bundle(list(certs.values())))
+        write_certificate(Path(args.json), bundle(list(certs.values())))
         print(f"certificate written to {args.json}")
     if getattr(args, "json_dir", None):  # beside the bounded ones: usim site and paper-map read both
         folder = Path(args.json_dir)
         folder.mkdir(exist_ok=True)
         for claim_id, cert in certs.items():
-            write_json(folder / f"{claim_id}.all-sizes.json", cert)
+            write_certificate(folder / f"{claim_id}.all-sizes.json", cert)
         print(f"{len(certs)} certificate(s) written to {folder}/")
     from usim.engine.claim import Status
 

@@ -203,9 +203,8 @@ def _torch_options(args: argparse.Namespace) -> dict[str, int]:
 
 def _compiled(arrays):
     """T(X) by U compiled to a network and run as a PyTorch module; U; the network's size."""
-    from usim.commands.compile import CHECKED_POSITIONS, MAX_POSITIONS
     from usim.constructions.universal.layer import prepare
-    from usim.transformer.compiler import compile_universal
+    from usim.transformer.compiler import CHECKED_POSITIONS, MAX_POSITIONS, compile_universal
     from usim.transformer.network_to_torch import network_to_torch, run_torch
     from usim.transformer.size import size_of
 
