@@ -825,6 +825,19 @@ def _run_listing(rasp: RaspFile, function: str, values: Sequence[Any],
     return _run(Program.of(name, {name: built.sop}), name, values)
 
 
+def _settle_alphabet(rasp: RaspFile, function: str, spec: Spec, plan: ShapePlan) -> None:
+    """Build the function at every shape once before anything is proved: a ``+``
+    of symbols may make strings the alphabet has no code for yet, and the file
+    is then read again with a wider alphabet (:meth:`RaspFile.build`), which
+    renumbers every symbol. After this, every shape's obligation, the examples'
+    runs and the report use one alphabet."""
+    for shape in plan.shapes:
+        try:
+            rasp.build(function, _arguments(plan.parameters, spec, shape))
+        except (UsimError, ShapeError):
+            pass  # reported with its shape when the shape is checked
+
+
 def check(path: str, function: str, spec: Spec, shapes: Sequence[Shape] | None = None,
           max_n: int | None = None, engines: Sequence[str] | None = None, timeout: float = 60.0,
           seed: int = 0, samples: int = 500, progress: Callable[["ShapeReport"], None] | None = None,
@@ -853,6 +866,8 @@ def check(path: str, function: str, spec: Spec, shapes: Sequence[Shape] | None =
     plan = plan_shapes(rasp, function, spec, shapes, max_n)
     if on_plan:
         on_plan(plan)
+    if symbols:
+        _settle_alphabet(rasp, function, spec, plan)
     examples = _example_lines(rasp, function, spec, plan, padding)
     report = CheckReport(path, function, spec, plan, set(), examples, padding=padding, source_text=text,
                          parameters=dict(plan.parameters), alphabet=rasp.alphabet)
@@ -865,6 +880,9 @@ def check(path: str, function: str, spec: Spec, shapes: Sequence[Shape] | None =
         start = time.perf_counter()
         try:
             ob = obligation_for(rasp, function, spec, shape, plan.parameters, padding)
+            if rasp.alphabet is not report.alphabet:  # codes of one alphabet in every obligation
+                raise UsimError(f"{function} made new strings at {spec.label(shape)} after the alphabet "
+                                "was settled (usim's fault: please report it)")
             # the statement itself may be refused here (a float in the target, ...)
             result = check_obligation(ob, engines=engines, timeout=timeout, claim_engines=spec.engines)
         except (UsimError, ShapeError) as error:
@@ -950,6 +968,8 @@ def listing_certificate(report: CheckReport, timeout: float, seconds: float) -> 
               "parameters": dict(report.parameters)}
     if report.alphabet is not None:
         source["alphabet"] = list(report.alphabet.inputs)
+        if report.alphabet.symbols != report.alphabet.inputs:  # the codes' order (strings + makes)
+            source["symbols"] = list(report.alphabet.symbols)
     return certificate(claim_report, timeout, source)
 
 
@@ -964,6 +984,12 @@ def listing_source(source: Mapping[str, Any], resolve: Callable[[Mapping[str, An
     alphabet = source.get("alphabet")
     rasp = load_text(source["text"], str(source.get("file", "<certificate>")), spec.reads == "symbol",
                      list(alphabet) if alphabet else None)
+    symbols = source.get("symbols")
+    if symbols is not None:
+        if rasp.alphabet is None or not isinstance(symbols, list) or not all(isinstance(x, str) for x in symbols):
+            raise UsimError("the certificate's listing source is malformed (its symbols are not a list of "
+                            "strings of a listing read with symbols)")
+        rasp.widen(symbols)  # the alphabet the obligations were proved with
     function = str(source.get("function"))
     parameters = dict(source.get("parameters") or {})
     padding = str(source.get("padding") or "zero")

@@ -22,10 +22,11 @@ CASES = [
     ("histogram", "histogram", "histogram_others"),
     ("sort_symbols", "sort", "sort_unstable"),
     ("most_frequent", "most_frequent", "most_frequent_last"),
+    ("histogram_doubled", "histogram", "histogram_bigrams"),  # strings joined with +
 ]
 
 
-@pytest.mark.parametrize("function, name, broken", CASES, ids=[c[1] for c in CASES])
+@pytest.mark.parametrize("function, name, broken", CASES, ids=[c[0] for c in CASES])
 def test_a_program_over_symbols_is_proved_for_every_length_and_refuted_when_broken(function, name, broken):
     report = check(str(LISTING), function, spec(name), max_n=3, alphabet=("a", "b", "c"), timeout=60)
     assert [s.label for s in report.shapes] == ["1", "2", "3"]
@@ -66,7 +67,8 @@ def test_a_symbol_is_never_equal_to_a_number_whatever_its_code():
 
 @pytest.mark.parametrize("text, message", [
     ("z = tokens < 1;", "cannot order a symbol and a number"),
-    ("z = tokens + \"a\";", r"cannot apply \+ to symbols"),
+    ("z = tokens + 1;", r"cannot apply \+ to symbols and numbers"),
+    ("z = tokens - tokens;", r"cannot apply - to symbols \(only \+ joins strings\)"),
     ("z = tokens if indices == 0 else 1;", "one branch gives symbols and the other numbers"),
     ("z = select(tokens, indices, <);", "cannot order symbols against numbers"),
     ("z = -tokens;", "cannot apply - to a sequence of symbols"),
@@ -111,3 +113,59 @@ def test_a_certificate_over_symbols_records_its_alphabet_and_is_verified(tmp_pat
     capsys.readouterr()
     assert main(["verify", str(cert), "-q"]) == 0
     assert "reproduced (2 obligation(s), status PROVED)" in capsys.readouterr().out
+
+
+# -- strings made at run time: + on symbols ------------------------------------------
+
+JOINS = """
+previous = aggregate(select(indices, indices - 1, ==), tokens, "^");
+pair = previous + tokens;
+shout = tokens + "!";
+closes = pair in ["()", "[]"];
+def collected(flags) {
+    out = "";
+    for name in flags {
+        out = out + (name if flags[name] else "");
+    }
+    return out;
+}
+seen = collected({"a": tokens == "a", "b": selector_width(select(tokens, "b", ==)) > 0});
+order = selector_width(select(pair, pair, <));
+"""
+
+
+@pytest.mark.parametrize("name, tokens, expected", [
+    ("pair", "ab(", ["^a", "ab", "b("]),
+    ("shout", "ab", ["a!", "b!"]),
+    ("closes", "()[)", [False, True, False, False]),
+    ("seen", "ab", ["ab", "b"]),     # as the REPL's loop over a dict builds them
+    ("seen", "cc", ["", ""]),
+    ("order", "ba", [0, 1]),          # "^b" < "ba": joined strings order as strings
+])
+def test_plus_on_symbols_joins_strings_as_the_repl_does(name, tokens, expected):
+    f = load_text(JOINS, "t.rasp", symbols=True, inputs=["(", ")", "[", "]", "a", "b", "c"])
+    assert f.run(name, list(tokens)) == expected
+    assert "string concatenation" in f.uses
+
+
+def test_a_plus_in_a_function_the_reading_never_ran_widens_the_alphabet_when_called():
+    text = "def stutter() { return tokens + tokens + tokens; }"
+    f = load_text(text, "t.rasp", symbols=True, inputs=["a", "b"])
+    assert "aaa" not in f.alphabet.symbols  # the body runs only when called
+    assert f.run("stutter", list("ab")) == ["aaa", "bbb"]
+    assert {"aa", "aaa", "bbb"} <= set(f.alphabet.symbols)
+    assert list(f.alphabet.symbols) == sorted(f.alphabet.symbols)  # codes still in string order
+
+
+def test_a_run_outside_the_symbols_the_joins_were_made_for_is_refused():
+    # "c" has a code (the file writes it), but the table of z was made for a and b only
+    f = load_text('z = tokens + tokens; w = tokens == "c";', "t.rasp", symbols=True, inputs=["a", "b"])
+    assert f.run("w", list("ac")) == [False, True]
+    with pytest.raises(UsimError, match="the input holds 'c', outside the symbols it ranges over"):
+        f.run("z", list("ac"))
+
+
+def test_a_join_with_too_many_strings_is_one_clear_error():
+    text = "x = tokens; " + " ".join("x = x + x;" for _ in range(4))
+    with pytest.raises(UsimError, match="a table of more than 4096 strings"):
+        load_text(text, "t.rasp", symbols=True, inputs=list("abcdefghij"))

@@ -16,19 +16,21 @@ import re
 from dataclasses import dataclass, field, fields
 from pathlib import Path
 from fractions import Fraction
-from typing import Any, Mapping, Sequence
+from typing import Any, Callable, Mapping, Sequence
 
 from usim.errors import UsimError
 from usim.rasp import expr as E
 from usim.rasp.program import Program
 from usim.rasp.syntax import tree
 from usim.rasp.syntax.errors import RaspEvaluationError, RaspFileError, RaspSyntaxError
-from usim.rasp.syntax.evaluator import Env, Evaluator, Example, RaspFunction, describe
+from usim.rasp.syntax.evaluator import (CONCATENATION, Env, Evaluator, Example, NewStrings, RaspFunction,
+                                        describe)
 from usim.rasp.syntax.library import base_env
 from usim.rasp.syntax.parser import parse, parse_expression
 from usim.rasp.syntax.symbols import Alphabet, Collecting
 
 EXPRESSION_FILE = "<expression>"
+MAX_SYMBOLS = 20_000  # different strings a file read with symbols may make
 
 __all__ = [
     "Built", "Example", "RaspEvaluationError", "RaspFile", "RaspFileError", "RaspFunction",
@@ -100,7 +102,44 @@ class RaspFile:
 
     def build(self, name: str, args: Mapping[str, Any] | None = None) -> Built:
         """The sequence ``name`` is (a function is called with ``args`` by parameter
-        name); ``name`` may also be an expression, e.g. ``Det(Cofactor())``."""
+        name); ``name`` may also be an expression, e.g. ``Det(Cofactor())``.
+
+        A call that joins symbols into strings the alphabet has no code for
+        (a ``+`` inside a function, which the file's reading did not run)
+        widens the alphabet first: the file is read again with every string the
+        call makes, so :attr:`alphabet` may change here, and with it every code
+        (sequences built before belong to the narrower alphabet)."""
+        try:
+            return self._build(name, args)
+        except NewStrings:
+            self._widen(lambda wider: wider._build(name, args))
+            return self._build(name, args)
+
+    def _widen(self, action: Callable[["RaspFile"], Any]) -> None:
+        """Read the file again, collecting every string it and ``action`` make,
+        then once more with the alphabet of them all (the codes stay in the
+        strings' sorted order)."""
+        alphabet = self.alphabet
+        assert alphabet is not None  # only symbols are joined
+        collecting = Collecting(alphabet.inputs)
+        action(_run(self.tree, collecting))
+        self.widen(collecting.seen)
+
+    def widen(self, symbols: Sequence[str]) -> None:
+        """Read the file again with ``symbols`` added to its alphabet (a
+        certificate's alphabet, so that its obligations are built again with
+        the codes they were proved with)."""
+        alphabet = self.alphabet
+        if alphabet is None:
+            raise UsimError(f"{self.filename} is not read with symbols: it has no alphabet to widen")
+        every = set(alphabet.symbols) | set(symbols)
+        if every == set(alphabet.symbols):
+            return
+        _within_limit(self.filename, every)
+        wider = _run(self.tree, Alphabet.of(every, alphabet.inputs))
+        self.env, self.evaluator = wider.env, wider.evaluator
+
+    def _build(self, name: str, args: Mapping[str, Any] | None = None) -> Built:
         args = dict(args or {})
         value = self.get(name)
         scope: Mapping[str, Any] = {}
@@ -190,7 +229,9 @@ def load_text(text: str, filename: str = "<string>", symbols: bool = False,
     By default the input and every sequence hold numbers (a string meeting a
     sequence is an error). With ``symbols`` the input is read as symbols, as
     the REPL's ``tokens_str``: the file is run once to collect every string it
-    uses, then again with the alphabet of them all, sorted (strings as codes,
+    uses and makes (a ``+`` of symbols makes the strings it can join, so a file
+    that joins strings is read a second time once the input's symbols are
+    known), then again with the alphabet of them all, sorted (strings as codes,
     :mod:`usim.rasp.syntax.symbols`). The input ranges over ``inputs`` (by
     default the symbols of the file's examples, else every symbol it uses)."""
     module = parse(text, filename)
@@ -203,8 +244,20 @@ def load_text(text: str, filename: str = "<string>", symbols: bool = False,
         if not chosen:
             raise UsimError(f"{filename}: no symbol to read the input as: give an alphabet "
                             "(--alphabet abc) or an example of strings (set example \"abc\")")
+        if CONCATENATION in first.uses and not set(chosen) <= set(inputs or ()):
+            # the first reading did not know the input's symbols, so it could
+            # not make the strings a + joins to them: read it again knowing them
+            again = _run(module, Collecting(chosen))
+            seen |= set(again.evaluator.alphabet.seen)  # type: ignore[union-attr]
+        _within_limit(filename, seen | examples)
         alphabet = Alphabet.of(seen | examples, chosen)
     return _run(module, alphabet)
+
+
+def _within_limit(filename: str, symbols: set[str]) -> None:
+    if len(symbols) > MAX_SYMBOLS:
+        raise UsimError(f"{filename}: the file can make {len(symbols)} different strings, "
+                        f"more than the {MAX_SYMBOLS} usim gives codes to")
 
 
 def string_literals(module: tree.Module) -> set[str]:

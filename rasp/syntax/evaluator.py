@@ -8,6 +8,8 @@ statement never runs a program: it builds the expression graph, exactly as the
 REPL builds its unfinished objects.
 
 Operations, with the REPL's meaning
+    ``a + b`` of symbols (strings): the joined string, as the REPL's Python
+        concatenates them (a table over the strings each side can hold).
     ``a + b`` etc.  on two atoms: exact arithmetic (decimals are exact rationals,
         ``/`` is exact division, ``^`` a power kept exact when the result is
         rational); with a sequence on either side: an element-wise map. ``^``
@@ -80,6 +82,8 @@ PREDICATES = {"==": E.Predicate.EQ, "!=": E.Predicate.NE, "<": E.Predicate.LT,
               "<=": E.Predicate.LE, ">": E.Predicate.GT, ">=": E.Predicate.GE}
 _PRIMITIVES = (E.Tokens, E.Indices, E.Length)
 MAX_CALL_DEPTH = 100  # nested calls of RASP functions (the REPL has no recursion either)
+MAX_CONCATENATION_TABLE = 4096  # pairs of strings one + on symbols may join
+CONCATENATION = "string concatenation"  # in Evaluator.uses when a + joins symbols
 
 
 def normal(x: Any) -> Any:
@@ -200,6 +204,15 @@ class Example:
         return all(isinstance(v, str) for v in self.values) and bool(self.values)
 
 
+class NewStrings(UsimError):
+    """A ``+`` of symbols made a string the alphabet has no code for: the file
+    must be read again with a wider alphabet (:meth:`usim.rasp.syntax.RaspFile.build`
+    does). Its message names the ``+``."""
+
+    def __init__(self, error: RaspEvaluationError) -> None:
+        super().__init__(str(error))
+
+
 class _Exit(Exception):
     """`exit` / `quit`: stop running the file."""
 
@@ -224,6 +237,8 @@ class Evaluator:
     _guarded: bool = False
     alphabet: Alphabet | None = None  # None: usim's numbers only; else strings are symbols (codes)
     kinds: dict[int, str] = field(default_factory=dict)  # sequence id -> number / boolean / symbol
+    _codes: dict[int, tuple[int, ...]] = field(default_factory=dict)  # symbol_codes, by sequence id
+    _joins: set[int] = field(default_factory=set)  # the tables of + on symbols, by sequence id
 
     def __post_init__(self) -> None:
         if self.alphabet is not None:
@@ -595,9 +610,12 @@ class Evaluator:
         b = self.atom_for_sequence(getattr(node, "right", node), right)
         kinds = {self.kind(a), self.kind(b)}
         if SYMBOL in kinds:
+            if op == "+" and kinds == {SYMBOL}:
+                return self.concatenate(node, a, b)
             if op in _ARITHMETIC:
-                raise self.error(node, f"cannot apply {op} to symbols (usim compares symbols; the REPL "
-                                       "would compute new strings, which have no code)")
+                raise self.error(node, f"cannot apply {op} to symbols and numbers (the REPL "
+                                       "raises a type error)" if kinds != {SYMBOL} else
+                                 f"cannot apply {op} to symbols (only + joins strings)")
             if kinds != {SYMBOL}:
                 if op in ("==", "!="):  # a string is never equal to a number (the REPL: False)
                     return self.mark(E.Constant(op == "!="), BOOLEAN)
@@ -607,6 +625,80 @@ class Evaluator:
         # with an atom on the left, Python falls back to the sequence's reflected
         # operator (3 - x is x.__rsub__(3), 0 + x is x itself)
         return function(a, b)
+
+    def concatenate(self, node: T.Node, left: E.SOp, right: E.SOp) -> E.SOp:
+        """``left + right`` on symbols: the REPL's string concatenation, as a table.
+
+        A string made at run time needs a code, so the strings a sequence of
+        symbols can hold are worked out from how it is built
+        (:meth:`symbol_codes`: a superset of the values it takes on every input
+        over the input's symbols), and the table gives, for every pair of them,
+        the code of the joined string: ``where(left == a1, where(right == b1,
+        code(a1 + b1), ...), ...)``, the last entry of each list taken without a
+        test (the value is one of the list). The joined strings join the
+        alphabet: :func:`usim.rasp.syntax.load_text` and
+        :meth:`usim.rasp.syntax.RaspFile.build` read the file until the alphabet
+        holds every string it can make, and a run on an input outside the input's
+        symbols is refused (:meth:`run`).
+        """
+        firsts, seconds = self.symbol_codes(node, left), self.symbol_codes(node, right)
+        if len(firsts) * len(seconds) > MAX_CONCATENATION_TABLE:
+            raise self.error(node, f"this + joins {len(firsts)} strings to {len(seconds)}: a table of "
+                                   f"more than {MAX_CONCATENATION_TABLE} strings (usim gives every "
+                                   "string a program can make its own code)")
+        alphabet = self.alphabet
+        assert alphabet is not None  # a sequence of symbols exists only with an alphabet
+        self.uses.add(CONCATENATION)
+        if not firsts or not seconds:  # a side undefined everywhere: so is the result
+            return self.mark(_undefined(), SYMBOL)
+
+        def joined(first: int, second: int) -> E.SOp:
+            text = alphabet.symbol(first) + alphabet.symbol(second)
+            try:
+                return E.Constant(alphabet.code(text))
+            except UsimError:
+                raise NewStrings(self.error(node, f"the string {text!r} this + makes has no code "
+                                                  "in the alphabet")) from None
+
+        def row(first: int) -> E.SOp:
+            result = joined(first, seconds[-1])
+            for second in reversed(seconds[:-1]):
+                result = E.where(right == second, joined(first, second), result)
+            return result
+
+        table = row(firsts[-1])
+        for first in reversed(firsts[:-1]):
+            table = E.where(left == first, row(first), table)
+        self._joins.add(table.id)
+        return self.mark(table, SYMBOL)
+
+    def symbol_codes(self, node: T.Node, sop: E.SOp) -> tuple[int, ...]:
+        """The codes a sequence of symbols can hold, from how it is built: the
+        input's symbols, constants, what an aggregate moves (and its default),
+        either branch of a ``where``; sorted. More codes than it can hold only
+        make a table larger, never wrong; none: the sequence is undefined
+        everywhere."""
+        codes = self._codes.get(sop.id)
+        if codes is not None:
+            return codes
+        found: set[int] = set()
+        if isinstance(sop, E.Tokens):
+            found.update(self.alphabet.input_codes)  # type: ignore[union-attr]
+        elif isinstance(sop, E.Constant) and is_number(sop.value):
+            found.add(int(sop.value))
+        elif isinstance(sop, E.Aggregate) and sop.single:
+            if not _selects_nothing(sop.selector):
+                found.update(self.symbol_codes(node, sop.values))
+            if sop.default is not None:
+                found.add(int(sop.default))
+        elif isinstance(sop, E.Map) and sop.op is E.Op.WHERE:
+            found.update(self.symbol_codes(node, sop.args[1]))
+            found.update(self.symbol_codes(node, sop.args[2]))
+        else:  # pragma: no cover - every sequence of symbols is built from the above
+            raise self.error(node, f"cannot tell which strings {sop.name} holds, to join them")
+        codes = tuple(sorted(found))
+        self._codes[sop.id] = codes
+        return codes
 
     def _sequence(self, node: T.Node, value: Any) -> E.SOp:
         value = self.atom_for_sequence(node, value)
@@ -697,8 +789,7 @@ class Evaluator:
             raise self.error(node, "a table indexed by a sequence must hold atoms of one kind (numbers, "
                                    "booleans or strings)")
         kind = kinds.pop()
-        nothing = E.select(E.indices, E.indices, E.Predicate.FALSE)
-        result: E.SOp = self.mark(E.aggregate(nothing, 0, default=None, single=kind != NUMBER), kind)
+        result: E.SOp = self.mark(_undefined(single=kind != NUMBER), kind)
         for key, value in reversed(pairs):
             hit = self.elementwise(node, "==", index, key)
             result = self.mark(E.where(hit, self._sequence(node, value), result), kind)
@@ -846,6 +937,11 @@ class Evaluator:
             raise InputError("the input is empty")
         if self.alphabet is not None:
             tokens = self.alphabet.encode(values)
+            outside = sorted({v for v in values if v not in self.alphabet.inputs})
+            if outside and self._joins_strings(sop):
+                raise InputError(f"the input holds {', '.join(map(repr, outside))}, outside the symbols it "
+                                 f"ranges over ({', '.join(map(repr, self.alphabet.inputs))}): the strings a + "
+                                 "makes are known only for those")
         elif all(is_number(v) or isinstance(v, bool) for v in values):
             tokens = values
         else:
@@ -861,6 +957,12 @@ class Evaluator:
             out = [float(v) for v in run_numeric(program, [float(v) for v in tokens])[name][0]]
         return self.shown(sop, out)
 
+    def _joins_strings(self, sop: E.SOp) -> bool:
+        """Whether ``sop`` reads a table of ``+`` on symbols (made for the input's symbols)."""
+        from usim.rasp.program import topological_order
+
+        return any(node.id in self._joins for node in topological_order([sop]))
+
     def shown(self, sop: E.SOp, values: list[Any]) -> list[Any]:
         """Values of ``sop`` as its kind: symbols back from their codes, booleans as booleans."""
         kind = self.kind(sop)
@@ -869,6 +971,16 @@ class Evaluator:
         if kind == BOOLEAN:
             return [bool(v) for v in values]
         return values
+
+
+def _undefined(single: bool = True) -> E.SOp:
+    """A sequence undefined everywhere: it takes a value from no key and has no
+    default (``single``: a value of symbols or booleans, moved, never averaged)."""
+    return E.aggregate(E.select(E.indices, E.indices, E.Predicate.FALSE), 0, default=None, single=single)
+
+
+def _selects_nothing(selector: E.Selector) -> bool:
+    return isinstance(selector, E.Select) and selector.predicate is E.Predicate.FALSE
 
 
 def round_half_even(x: E.SOp) -> E.SOp:

@@ -12,8 +12,11 @@ REPL's rules itself (:mod:`usim.rasp.syntax.evaluator`):
 
 * a symbol compared with a number is never equal (``==`` is False, ``!=`` True
   everywhere) and cannot be ordered (an error, as Python's TypeError in the REPL);
-* no arithmetic on symbols (the REPL would concatenate strings: a string
-  outside the alphabet, which usim does not model);
+* no arithmetic on symbols but ``+`` of two symbols, the REPL's string
+  concatenation: the strings it can make are worked out from how its operands
+  are built, get codes of their own (the alphabet is every string the file can
+  make, still sorted), and the ``+`` is a table from pairs of codes to the
+  joined string's code (:meth:`usim.rasp.syntax.evaluator.Evaluator.concatenate`);
 * an aggregate of symbols or booleans only moves a value: undefined where it
   selects more than one key (the REPL refuses to average non-numbers); an
   aggregate of symbols whose default is not a symbol is undefined where it
