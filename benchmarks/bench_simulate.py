@@ -113,6 +113,7 @@ def one_size(n: int, heads: int, repeat: int) -> dict:
     except UsimError as error:
         return {"n": n, "refused": str(error)}
     seconds = time.perf_counter() - start
+    peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # U's run alone, before torch loads
     program_cost = cost(sim.u.program)
     reference, label = torch_forward(a, heads), "PyTorch"
     if reference is None:
@@ -121,7 +122,7 @@ def one_size(n: int, heads: int, repeat: int) -> dict:
     return {
         "n": n, "length": sim.u.length, "layers": program_cost.layers, "heads": sum(program_cost.heads_per_layer),
         "nodes": len(sim.u.program.nodes()), "seconds": seconds,
-        "peak_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, "forward": forward,
+        "peak_mb": peak_mb, "forward": forward,
         "forward_by": label, "multiply_adds": multiply_adds(n, heads),
         "max_difference": float(np.max(np.abs(sim.y - expected))), "dtype": sim.dtype.__name__,
     }
