@@ -67,6 +67,7 @@ def torch_forward(a: dict[str, np.ndarray], heads: int):
         import torch
     except ImportError:
         return None
+    torch.set_num_threads(1)  # a layer this small: threads only add their synchronisation
     d = a["X"].shape[1]
     mha = torch.nn.MultiheadAttention(d, heads, bias=True, batch_first=True, dtype=torch.float64).eval()
     with torch.no_grad():

@@ -146,8 +146,8 @@ def plan_for(roots: tuple[SOp, ...], n: int, lean: bool = False) -> Plan:
     releases = _lean_releases(order, roots) if lean else {}
     depends_on_tokens: set[int] = set()
     # Index-only selects with the same predicate over the same key and query
-    # nodes (the product block builds one per head) are decided once and share
-    # one selection.
+    # nodes, or constants of one value (the product block builds one per head),
+    # are decided once and share one selection.
     decided: dict[tuple, StaticSelection] = {}
     for place, node in enumerate(order):
         for done in releases.get(place - 1, ()):
@@ -160,7 +160,7 @@ def plan_for(roots: tuple[SOp, ...], n: int, lean: bool = False) -> Plan:
             depends_on_tokens.add(node.id)  # a child had no exact value
             continue
         if isinstance(node, Select):
-            same = (node.predicate, node.keys.id, node.queries.id)
+            same = (node.predicate, _operand(node.keys), _operand(node.queries))
             if same in decided:
                 plan.static[node.id] = decided[same]
                 continue
@@ -184,6 +184,14 @@ def plan_for(roots: tuple[SOp, ...], n: int, lean: bool = False) -> Plan:
         _PLANS.pop(next(iter(_PLANS)))
     _PLANS[(ids, n, lean)] = (roots, plan)
     return plan
+
+
+def _operand(node: SOp) -> tuple:
+    """What a select's key or query is, for sharing decisions: a constant by its
+    value (and type: True is not 1 here), any other node by itself."""
+    if isinstance(node, Constant):
+        return ("constant", type(node.value).__name__, node.value)
+    return ("node", node.id)
 
 
 def describe(node: Expr) -> str:

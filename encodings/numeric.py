@@ -359,14 +359,20 @@ class NumericInterpretation(Interpretation):
             out = np.broadcast_to(self._empty(values, default, semantics), (batch, n)).copy()
         nonempty = counts > 0
         if isinstance(selection, OuterSelection):  # one mean, over the same keys, at every selecting query
-            chosen = int(np.count_nonzero(selection.key_mask))
+            chosen = selection.key_index.size
+            queries = np.flatnonzero(nonempty)
             with np.errstate(all="ignore"):
-                totals = values[:, selection.key_mask].sum(axis=1, keepdims=True)
-                if nonempty.any():
-                    out[:, nonempty] = totals / chosen
+                totals = values[:, selection.key_index].sum(axis=1, keepdims=True)
+                means = np.broadcast_to(totals / chosen, (batch, queries.size)) if chosen else None
+                if queries.size:
+                    out[:, queries] = means
             if self.strict:
-                several = chosen > 1
-                self._audit_average(out, np.where(nonempty, totals, 0), values, ~nonempty | several)
+                # the selecting queries; an empty row holds the default (a constant) or,
+                # under AHAT, an average of every value, audited as such
+                if queries.size:
+                    self._audit_average(means, np.broadcast_to(totals, means.shape), values, chosen > 1)
+                if semantics is Semantics.AHAT and queries.size < n:
+                    self._audit_average(out[:, ~nonempty], None, values)
             return out
         if selection.is_gather:
             queries = np.nonzero(nonempty)[0]

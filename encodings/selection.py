@@ -112,6 +112,7 @@ class OuterSelection(StaticSelection):
         object.__setattr__(self, "query_mask", np.asarray(query_mask, dtype=bool))
         object.__setattr__(self, "key_mask", np.asarray(key_mask, dtype=bool))
         object.__setattr__(self, "_pairs", None)
+        object.__setattr__(self, "_key_index", None)
 
     def _materialised(self) -> tuple[np.ndarray, np.ndarray]:
         if self._pairs is None:
@@ -125,7 +126,17 @@ class OuterSelection(StaticSelection):
 
     @property
     def counts(self) -> np.ndarray:
-        return np.where(self.query_mask, int(self.key_mask.sum()), 0).astype(np.int64)
+        # computed when asked, never kept: one array of n per head adds up on U
+        return np.where(self.query_mask, self.key_index.size, 0).astype(np.int64)
+
+    @property
+    def key_index(self) -> np.ndarray:
+        """The selected keys, in order (the same for every selecting query)."""
+        if self._key_index is None:
+            index = np.flatnonzero(self.key_mask)
+            index.setflags(write=False)
+            object.__setattr__(self, "_key_index", index)
+        return self._key_index
 
     def __and__(self, other: StaticSelection) -> StaticSelection:
         if isinstance(other, OuterSelection):

@@ -27,6 +27,7 @@ from usim.rasp.expr import (
     indices,
     length,
     maximum,
+    tokens,
     minimum,
     select,
     where,
@@ -133,3 +134,14 @@ def test_integers_stay_int64_and_everything_else_becomes_exact_objects():
 def test_outputs_read_from_the_static_pass_are_python_numbers():
     (out,) = evaluate_sops((indices * 2,), EXACT, [Fraction(0)] * 3)
     assert out == [0, 2, 4] and all(type(v) is int for v in out)
+
+
+def test_selects_over_equal_constants_are_decided_once_and_mean_the_same():
+    # the product block builds one `select(indices, k, <)` per head, each with its own constant node
+    first, second, other = (select(indices, k, Predicate.LT) for k in (3, 3, 2))
+    outs = [aggregate(s, tokens).named(f"out{i}") for i, s in enumerate((first, second, other))]
+    plan = plan_for(tuple(outs), 5)
+    assert plan.static[first.id] is plan.static[second.id]
+    assert plan.static[other.id] is not plan.static[first.id]
+    values = evaluate_sops(tuple(outs), EXACT, [1, 2, 3, 4, 5])
+    assert values[0] == values[1] == [2] * 5 and values[2] == [Fraction(3, 2)] * 5
