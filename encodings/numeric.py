@@ -273,13 +273,19 @@ class NumericInterpretation(Interpretation):
         ``nonzero`` says it should not be; ``args`` (or a function giving them)
         measure the offending magnitude."""
         r = np.asarray(result)
-        overflow = np.isinf(r)
-        if overflow.any():
-            raise self._fault("overflow", f"{label} overflows {self._type} (beyond "
-                              f"{_short(self._info.max)}) {_where(overflow)}", overflow, args)
+        with np.errstate(all="ignore"):  # a finite sum: no infinity among the entries, in one pass
+            finite = r.dtype.kind == "f" and bool(np.isfinite(np.add.reduce(r, axis=None)))
+        if not finite:
+            overflow = np.isinf(r)
+            if overflow.any():
+                raise self._fault("overflow", f"{label} overflows {self._type} (beyond "
+                                  f"{_short(self._info.max)}) {_where(overflow)}", overflow, args)
+        checks_rounding = np.any(rounding)
+        if not checks_rounding and nonzero is None:
+            return
         with np.errstate(invalid="ignore"):
             magnitude = np.abs(r)
-            if np.any(rounding):
+            if checks_rounding:
                 subnormal = (r != 0) & (magnitude < self._info.smallest_normal) & rounding
                 if subnormal.any():
                     raise self._fault("subnormal", f"{label} gives a subnormal {self._type} (below "
@@ -354,12 +360,11 @@ class NumericInterpretation(Interpretation):
     ) -> np.ndarray:
         values = np.asarray(values, dtype=self.dtype)
         batch, n = values.shape[0], selection.n
-        counts = selection.counts
         with np.errstate(all="ignore"):
             out = np.broadcast_to(self._empty(values, default, semantics), (batch, n)).copy()
-        nonempty = counts > 0
         if isinstance(selection, OuterSelection):  # one mean, over the same keys, at every selecting query
             chosen = selection.key_index.size
+            nonempty = selection.query_mask if chosen else np.zeros(n, dtype=bool)
             queries = np.flatnonzero(nonempty)
             with np.errstate(all="ignore"):
                 totals = values[:, selection.key_index].sum(axis=1, keepdims=True)
@@ -374,6 +379,8 @@ class NumericInterpretation(Interpretation):
                 if semantics is Semantics.AHAT and queries.size < n:
                     self._audit_average(out[:, ~nonempty], None, values)
             return out
+        counts = selection.counts
+        nonempty = counts > 0
         if selection.is_gather:
             queries = np.nonzero(nonempty)[0]
             out[:, queries] = values[:, selection.keys]
