@@ -34,10 +34,10 @@ from usim.encodings.smt import SmtInterpretation
 from usim.engine.claim import EngineResult, Obligation, Status
 from usim.engine.replay import (
     entry_names,
-    expected_sequence,
     replay_undefined,
     search_witness,
     symbol_matrices,
+    symbolic_target,
 )
 from usim.engine.signs import known_signs
 from usim.engine.translate import TranslationError, model_point, to_z3
@@ -52,7 +52,7 @@ def conditions(ob: Obligation) -> list[tuple[str, Any]]:
     """The distinct conditions (where, condition) under which construction and
     target are defined at every output position."""
     layout = ob.construction.input_layout
-    matrices = symbol_matrices(layout, ob.domain)
+    matrices, expected = symbolic_target(ob)
     tokens = layout.encode(matrices)
     names = entry_names(ob.construction.output_layout)
     found: dict[Any, str] = {}
@@ -68,7 +68,7 @@ def conditions(ob: Obligation) -> list[tuple[str, Any]]:
                     else program_conditions(program, ob.output_name, tokens))
     for p, condition in enumerate(construction):
         add(f"the construction at {names[p]}", condition)
-    for p, entry in enumerate(expected_sequence(ob, matrices)):
+    for p, entry in enumerate(expected):
         for condition in expression_conditions(entry):
             add(f"the target at {names[p]}", condition)
     return [(where, condition) for condition, where in found.items()]

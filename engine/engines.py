@@ -59,12 +59,11 @@ from usim.engine.canonical import Atoms, Verdict, compare
 from usim.engine.claim import Counterexample, EngineResult, Obligation, Status
 from usim.engine.replay import (
     entry_names,
-    expected_sequence,
     output_of,
     preconditions_hold,
     replay,
     search_witness,
-    symbol_matrices,
+    symbolic_target,
 )
 from usim.engine.options import ENGINE_NAMES
 from usim.engine.translate import TranslationError, model_point, to_z3
@@ -111,9 +110,8 @@ def _refuted_or_unknown(engine: str, ob: Obligation, clock: _Clock, reason: str,
 def check_sympy(ob: Obligation, timeout: float) -> EngineResult:
     clock = _Clock(timeout)
     layout = ob.construction.input_layout
-    matrices = symbol_matrices(layout, ob.domain)
+    matrices, expected = symbolic_target(ob)
     got = output_of(ob, SymbolicInterpretation(), layout.encode(matrices))
-    expected = expected_sequence(ob, matrices)
     names = entry_names(ob.construction.output_layout)
     atoms = Atoms()
     undecided = []
@@ -154,8 +152,8 @@ def _z3_problem(ob: Obligation, clock: _Clock | None = None) -> _Z3Problem:
     z3_matrices = layout.symbols(lambda name: consts[name])
     interp = SmtInterpretation()
     got = output_of(ob, interp, layout.encode(z3_matrices, fill=z3.IntVal(0)))
-    sym_matrices = symbol_matrices(layout, ob.domain)
-    expected = [to_z3(e, consts, interp) for e in expected_sequence(ob, sym_matrices)]
+    sym_matrices, sym_expected = symbolic_target(ob)
+    expected = [to_z3(e, consts, interp) for e in sym_expected]
     preconditions = [to_z3(r, consts, interp) for r in
                      (ob.preconditions({k: sympy.Matrix(v) for k, v in sym_matrices.items()})
                       if ob.preconditions else [])]
@@ -252,8 +250,7 @@ def check_exhaustive(ob: Obligation, timeout: float) -> EngineResult:
     if total > EXHAUSTIVE_LIMIT:
         return EngineResult("exhaustive", Status.UNKNOWN, 0.0,
                             f"{total} inputs exceed the exhaustive limit {EXHAUSTIVE_LIMIT}")
-    sym = symbol_matrices(layout, ob.domain)
-    expected_exprs = expected_sequence(ob, sym)
+    sym, expected_exprs = symbolic_target(ob)
     symbols = [s for row in (r for m in sym.values() for r in m) for s in row]
     evaluate_expected: Callable = sympy.lambdify(symbols, expected_exprs, modules=[{}, "sympy"])
     checked = undefined = 0
@@ -463,9 +460,8 @@ def check_cvc5(ob: Obligation, timeout: float) -> EngineResult:
     if not cvc5_available():
         return EngineResult("cvc5", Status.UNKNOWN, 0.0, "cvc5 is not installed (pip install cvc5)")
     layout = ob.construction.input_layout
-    matrices = symbol_matrices(layout, ob.domain)
+    matrices, expected = symbolic_target(ob)
     got = output_of(ob, SymbolicInterpretation(), layout.encode(matrices))
-    expected = expected_sequence(ob, matrices)
     smt = SmtLib("Int" if ob.domain == "integer" else "Real")
     try:
         for name in entry_names(layout):

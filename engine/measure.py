@@ -21,7 +21,7 @@ def numeric_deviation(ob: Obligation, seed: int = 0, batch: int = 8, scale: floa
     random float64 inputs that meet the preconditions: cross-validation and
     measurement only, never proof. Real inputs are drawn from N(0, scale^2)."""
     from usim.encodings.numeric import NumericInterpretation
-    from usim.engine.replay import expected_sequence, output_of, symbol_matrices
+    from usim.engine.replay import output_of, symbolic_target
 
     layout = ob.construction.input_layout
     rng = np.random.default_rng(seed)
@@ -34,13 +34,13 @@ def numeric_deviation(ob: Obligation, seed: int = 0, batch: int = 8, scale: floa
         draw = lambda shape: rng.normal(scale=scale, size=shape)  # noqa: E731
     arrays = {b.name: draw((batch, b.shape.rows, b.shape.cols)) for b in layout.blocks}
     tokens = layout.encode_numeric(arrays)
-    sym = symbol_matrices(layout, ob.domain)
+    sym, expected_exprs = symbolic_target(ob)
     symbols = [s for m in sym.values() for row in m for s in row]
     # names like A[1,2] are no Python identifiers: lambdify would replace each one in
     # turn through every expression (quadratic); rename them all in one pass instead
     plain = [sympy.Symbol(f"_x{i}") for i in range(len(symbols))]
     rename = dict(zip(symbols, plain))
-    f = sympy.lambdify(plain, [sympy.sympify(e).xreplace(rename) for e in expected_sequence(ob, sym)],
+    f = sympy.lambdify(plain, [sympy.sympify(e).xreplace(rename) for e in expected_exprs],
                        modules="numpy")
     columns = [arrays[b.name][:, i, j] for b in layout.blocks
                for i in range(b.shape.rows) for j in range(b.shape.cols)]

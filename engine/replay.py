@@ -15,6 +15,7 @@ it diverges is the first residual dimension that differs from the right network'
 from __future__ import annotations
 
 import random
+import weakref
 import zlib
 from dataclasses import dataclass
 from fractions import Fraction
@@ -54,13 +55,59 @@ def symbol_matrices(layout: SequenceLayout, domain: str = "real") -> dict[str, l
     return layout.symbols(lambda name: sympy.Symbol(name, **kw))
 
 
-def expected_sequence(ob: Obligation, matrices: Mapping[str, Any]) -> list[Any]:
-    """The target's output blocks laid out, padding after them."""
-    sympy_matrices = {k: sympy.Matrix(v) for k, v in matrices.items()}
-    blocks = ob.target(sympy_matrices)
+def expected_sequence(ob: Obligation, matrices: Mapping[str, Any] | None,
+                      blocks: Mapping[str, Any] | None = None) -> list[Any]:
+    """The target's output blocks (computed from ``matrices``, or given) laid
+    out, padding after them."""
+    if blocks is None:
+        blocks = ob.target({k: sympy.Matrix(v) for k, v in (matrices or {}).items()})
     layout = ob.construction.output_layout
     return layout.encode({k: sympy.Matrix(v) if not hasattr(v, "shape") else v
                           for k, v in blocks.items()}, fill=sympy.sympify(ob.padding))
+
+
+_SYMBOLIC_TARGETS: dict[int, dict[str, Any]] = {}
+
+
+def _memo(ob: Obligation) -> dict[str, Any]:
+    """What is computed once about ``ob``'s symbolic statement (see
+    :func:`symbolic_target`), kept while the obligation lives."""
+    key = id(ob)
+    found = _SYMBOLIC_TARGETS.get(key)
+    if found is not None and found["ob"]() is ob:
+        return found
+    found = {"ob": weakref.ref(ob)}
+    _SYMBOLIC_TARGETS[key] = found
+    weakref.finalize(ob, _SYMBOLIC_TARGETS.pop, key, None)
+    return found
+
+
+def symbolic_blocks(ob: Obligation) -> Mapping[str, Any]:
+    """The target's output blocks on the input's symbol matrices (computed once
+    per obligation; an error of the target function is raised as it is)."""
+    memo = _memo(ob)
+    if "blocks" not in memo:
+        matrices = symbol_matrices(ob.construction.input_layout, ob.domain)
+        memo["blocks"] = ob.target({k: sympy.Matrix(v) for k, v in matrices.items()})
+    return memo["blocks"]
+
+
+def symbolic_target(ob: Obligation) -> tuple[dict[str, list[list[sympy.Symbol]]], list[Any]]:
+    """The input's symbol matrices and the target's sequence over them, computed
+    once per obligation.
+
+    Building the target of one of U's stages at n = d = 32 takes seconds of
+    sympy arithmetic, and the statement's validation, its fingerprint, the float
+    cross-check and every engine and check (run in children forked from the
+    process that built it) read the same one. It is kept while the obligation
+    lives, keyed by the obligation object itself: the same object is the same
+    statement (obligations are frozen), and the symbols are sympy's cached
+    symbols, the same in every call."""
+    memo = _memo(ob)
+    if "expected" not in memo:
+        memo["expected"] = tuple(expected_sequence(ob, None, symbolic_blocks(ob)))
+    matrices = symbol_matrices(ob.construction.input_layout, ob.domain)
+    return matrices, list(memo["expected"])
 
 
 def output_of(ob: Obligation, interp, tokens: Sequence[Any]) -> list[Any]:

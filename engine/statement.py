@@ -25,7 +25,7 @@ from typing import Any
 import sympy
 
 from usim.engine.claim import Obligation
-from usim.engine.replay import entry_names, expected_sequence, symbol_matrices
+from usim.engine.replay import entry_names, symbolic_blocks, symbolic_target
 from usim.errors import InputError, ShapeError, UsimError
 from usim.rasp.fingerprint import fingerprint as program_fingerprint
 from usim.transformer.model import Network
@@ -51,10 +51,8 @@ def _preconditions(ob: Obligation, matrices) -> list[Any]:
 
 def validate(ob: Obligation) -> tuple[list[Any], list[Any]]:
     """Check the statement; return its symbolic target sequence and preconditions."""
-    layout = ob.construction.input_layout
-    matrices = symbol_matrices(layout, ob.domain)
     try:
-        blocks = ob.target({k: sympy.Matrix(v) for k, v in matrices.items()})
+        blocks = symbolic_blocks(ob)
     except UsimError:
         raise
     except Exception as error:  # the user's target function failed on the symbolic inputs
@@ -65,7 +63,7 @@ def validate(ob: Obligation) -> tuple[list[Any], list[Any]]:
         raise ShapeError(f"{_where(ob)}: the target gives the blocks {sorted(given)}, the output layout "
                          f"has {sorted(wanted)}")
     try:
-        expected = expected_sequence(ob, matrices)
+        matrices, expected = symbolic_target(ob)
     except ShapeError as error:
         raise ShapeError(f"{_where(ob)}: {error}") from None
     names = entry_names(ob.construction.output_layout)
