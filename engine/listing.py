@@ -782,7 +782,6 @@ def _example_lines(rasp: RaspFile, function: str, spec: Spec, plan: ShapePlan, p
         if not (example.symbols if symbols else example.numeric):
             lines.append(f"{head}: skipped (not {'symbols' if symbols else 'numbers'})")
             continue
-        values = rasp.alphabet.encode(example.values) if symbols else list(example.values)
         n = len(example.values)
         shapes = example_shapes(spec, plan, n)
         if not shapes:
@@ -801,6 +800,8 @@ def _example_lines(rasp: RaspFile, function: str, spec: Spec, plan: ShapePlan, p
             try:
                 ob = obligation_for(rasp, function, spec, shape, plan.parameters, padding)
                 out = _run_listing(rasp, function, example.values, _arguments(plan.parameters, spec, shape))
+                # encoded after the build: a build may widen the alphabet (strings made by +)
+                values = rasp.alphabet.encode(example.values) if symbols else list(example.values)
             except UsimError as error:
                 lines.append(f"{head} as {label}: failed: {error}")
                 continue

@@ -52,7 +52,9 @@ Declarations (all but ``inputs`` and ``outputs`` optional):
     input ranges over an alphabet (``--alphabet``, or the symbols of the file's
     examples), and the spec receives each symbol's *code*, its place in the
     alphabet's sorted order (so it may compare and order them; a symbol written
-    out is its code). Default ``"number"``.
+    out is its code). Codes mean nothing as numbers: the alphabet holds every
+    string the listing can make with ``+``, so ``code + 1`` is whatever string
+    sorts next. Default ``"number"``.
 
 Running a spec file runs its Python: usim loads it as a module would be
 imported. A certificate of a check against it embeds its text; ``usim verify``

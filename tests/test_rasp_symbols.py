@@ -167,5 +167,31 @@ def test_a_run_outside_the_symbols_the_joins_were_made_for_is_refused():
 
 def test_a_join_with_too_many_strings_is_one_clear_error():
     text = "x = tokens; " + " ".join("x = x + x;" for _ in range(4))
-    with pytest.raises(UsimError, match="a table of more than 4096 strings"):
+    with pytest.raises(UsimError, match="a table of more than 128 strings"):
         load_text(text, "t.rasp", symbols=True, inputs=list("abcdefghij"))
+
+
+def test_a_file_applying_a_join_to_its_own_input_loads_and_runs(capsys, tmp_path):
+    listing = tmp_path / "app.rasp"
+    listing.write_text('z = tokens + "!";\nz("cd");\ndef f() { return tokens + "?"; }\n')
+    assert main(["run", str(listing), "-f", "f", "--input", '"ab"']) == 0
+    assert capsys.readouterr().out.strip() == "[a?, b?]"
+
+
+@pytest.mark.parametrize("text, name, expected", [
+    ('def g() { return not tokens; }', "g", [False, False]),            # "" is no symbol here
+    ('def g() { return not (tokens + ""); }', "g", [False, False]),
+])
+def test_not_on_symbols_is_true_only_for_the_empty_string(text, name, expected):
+    assert _values(text, name, "ab") == expected
+
+
+def test_numbers_functions_refuse_symbols():
+    with pytest.raises(UsimError, match="cannot apply abs to a sequence of symbols"):
+        _values('def f() { return "pqrs"[abs(tokens)]; }', "f", "ab")
+
+
+def test_a_file_making_too_many_strings_is_refused_while_it_is_read():
+    text = "x = tokens; " + " ".join(f'x = x + "{c}";' for c in "abcdefghij") + " y = x + x;"
+    with pytest.raises(UsimError, match="more than 128 strings"):
+        load_text(text, "t.rasp", symbols=True, inputs=list("abcdefghijklmn"))

@@ -27,10 +27,9 @@ from usim.rasp.syntax.evaluator import (CONCATENATION, Env, Evaluator, Example, 
                                         describe)
 from usim.rasp.syntax.library import base_env
 from usim.rasp.syntax.parser import parse, parse_expression
-from usim.rasp.syntax.symbols import Alphabet, Collecting
+from usim.rasp.syntax.symbols import MAX_SYMBOLS, Alphabet, Collecting
 
 EXPRESSION_FILE = "<expression>"
-MAX_SYMBOLS = 20_000  # different strings a file read with symbols may make
 
 __all__ = [
     "Built", "Example", "RaspEvaluationError", "RaspFile", "RaspFileError", "RaspFunction",
@@ -223,7 +222,7 @@ def is_name(text: str) -> bool:
 
 
 def load_text(text: str, filename: str = "<string>", symbols: bool = False,
-              inputs: Sequence[str] | None = None) -> RaspFile:
+              inputs: Sequence[str] | None = None, with_examples: bool = False) -> RaspFile:
     """Parse and run RASP source text.
 
     By default the input and every sequence hold numbers (a string meeting a
@@ -233,7 +232,9 @@ def load_text(text: str, filename: str = "<string>", symbols: bool = False,
     that joins strings is read a second time once the input's symbols are
     known), then again with the alphabet of them all, sorted (strings as codes,
     :mod:`usim.rasp.syntax.symbols`). The input ranges over ``inputs`` (by
-    default the symbols of the file's examples, else every symbol it uses)."""
+    default the symbols of the file's examples, else every symbol it uses; with
+    ``with_examples``, the examples' symbols as well as ``inputs``: a run on one
+    input, where the file's own applications must run too)."""
     module = parse(text, filename)
     alphabet = None
     if symbols:
@@ -241,6 +242,8 @@ def load_text(text: str, filename: str = "<string>", symbols: bool = False,
         seen = set(first.evaluator.alphabet.seen) | string_literals(module)  # type: ignore[union-attr]
         examples = {v for e in first.examples for v in e.values if isinstance(v, str)}
         chosen = list(inputs) if inputs else (sorted(examples) or sorted(seen))
+        if inputs and with_examples:
+            chosen = sorted(set(inputs) | examples)
         if not chosen:
             raise UsimError(f"{filename}: no symbol to read the input as: give an alphabet "
                             "(--alphabet abc) or an example of strings (set example \"abc\")")
@@ -285,7 +288,8 @@ def _run(module: tree.Module, alphabet: Alphabet | None) -> RaspFile:
     return RaspFile(module.filename, module.source, module, env, evaluator)
 
 
-def load_file(path: str | Path, symbols: bool = False, inputs: Sequence[str] | None = None) -> RaspFile:
+def load_file(path: str | Path, symbols: bool = False, inputs: Sequence[str] | None = None,
+              with_examples: bool = False) -> RaspFile:
     path = Path(path)
     try:
         text = path.read_text(encoding="utf-8")
@@ -301,7 +305,7 @@ def load_file(path: str | Path, symbols: bool = False, inputs: Sequence[str] | N
         from usim.errors import InputError
 
         raise InputError(f"cannot read {path}: {error.strerror}") from None
-    return load_text(text, str(path), symbols, inputs)
+    return load_text(text, str(path), symbols, inputs, with_examples)
 
 
 def _loader(path: str, from_file: str) -> tree.Module:

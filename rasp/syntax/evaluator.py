@@ -64,7 +64,7 @@ from usim.errors import NotExactError, UsimError
 from usim.rasp import expr as E
 from usim.rasp.syntax import tree as T
 from usim.rasp.syntax.errors import RaspEvaluationError
-from usim.rasp.syntax.symbols import BOOLEAN, NUMBER, SYMBOL, Alphabet
+from usim.rasp.syntax.symbols import BOOLEAN, NUMBER, SYMBOL, Alphabet, Collecting, UnknownSymbol
 
 Atom = int | Fraction | bool | str
 
@@ -82,7 +82,7 @@ PREDICATES = {"==": E.Predicate.EQ, "!=": E.Predicate.NE, "<": E.Predicate.LT,
               "<=": E.Predicate.LE, ">": E.Predicate.GT, ">=": E.Predicate.GE}
 _PRIMITIVES = (E.Tokens, E.Indices, E.Length)
 MAX_CALL_DEPTH = 100  # nested calls of RASP functions (the REPL has no recursion either)
-MAX_CONCATENATION_TABLE = 4096  # pairs of strings one + on symbols may join
+MAX_CONCATENATION_TABLE = 128  # pairs of strings one + on symbols may join
 CONCATENATION = "string concatenation"  # in Evaluator.uses when a + joins symbols
 
 
@@ -549,6 +549,8 @@ class Evaluator:
         op = node.op
         if isinstance(value, E.SOp) and self.kind(value) == SYMBOL:
             if op == "not":  # as Python's: a string is false exactly when it is empty
+                if "" not in self.alphabet.symbols and not isinstance(self.alphabet, Collecting):  # type: ignore[union-attr]
+                    return self.mark(value != value, BOOLEAN)  # never empty: False (undefined stays so)
                 return self.elementwise(node, "==", value, "")
             raise self.error(node, f"cannot apply {op} to a sequence of symbols")
         if op == "not":
@@ -633,13 +635,15 @@ class Evaluator:
         symbols can hold are worked out from how it is built
         (:meth:`symbol_codes`: a superset of the values it takes on every input
         over the input's symbols), and the table gives, for every pair of them,
-        the code of the joined string: ``where(left == a1, where(right == b1,
-        code(a1 + b1), ...), ...)``, the last entry of each list taken without a
-        test (the value is one of the list). The joined strings join the
-        alphabet: :func:`usim.rasp.syntax.load_text` and
+        the code of the joined string. It is a binary search on each side's
+        codes (``where(left < a_mid, ..., ...)``, depth log2 of the list, so a
+        long list never nests deeply), and every leaf tests its code
+        (``where(left == a, v, v)``): a side that is undefined at a position
+        leaves the result undefined there, as the REPL fails there. The joined
+        strings join the alphabet: :func:`usim.rasp.syntax.load_text` and
         :meth:`usim.rasp.syntax.RaspFile.build` read the file until the alphabet
-        holds every string it can make, and a run on an input outside the input's
-        symbols is refused (:meth:`run`).
+        holds every string it can make, and a run on an input outside the
+        input's symbols is refused (:meth:`run`).
         """
         firsts, seconds = self.symbol_codes(node, left), self.symbol_codes(node, right)
         if len(firsts) * len(seconds) > MAX_CONCATENATION_TABLE:
@@ -656,19 +660,11 @@ class Evaluator:
             text = alphabet.symbol(first) + alphabet.symbol(second)
             try:
                 return E.Constant(alphabet.code(text))
-            except UsimError:
+            except UnknownSymbol:
                 raise NewStrings(self.error(node, f"the string {text!r} this + makes has no code "
                                                   "in the alphabet")) from None
 
-        def row(first: int) -> E.SOp:
-            result = joined(first, seconds[-1])
-            for second in reversed(seconds[:-1]):
-                result = E.where(right == second, joined(first, second), result)
-            return result
-
-        table = row(firsts[-1])
-        for first in reversed(firsts[:-1]):
-            table = E.where(left == first, row(first), table)
+        table = _search(left, firsts, lambda first: _search(right, seconds, lambda second: joined(first, second)))
         self._joins.add(table.id)
         return self.mark(table, SYMBOL)
 
@@ -924,6 +920,10 @@ class Evaluator:
         try:
             return self.run(sop, values)
         except UsimError as error:
+            if isinstance(self.alphabet, Collecting):
+                # the first reading only collects strings: it may not know the input's
+                # symbols yet (a + of symbols then has no table); the next reading runs it
+                return [None] * len(values)
             raise self.error(node, str(error)) from None
 
     def run(self, sop: E.SOp, values: list[Any], exact_only: bool = False, label: str | None = None) -> list[Any]:
@@ -977,6 +977,17 @@ def _undefined(single: bool = True) -> E.SOp:
     """A sequence undefined everywhere: it takes a value from no key and has no
     default (``single``: a value of symbols or booleans, moved, never averaged)."""
     return E.aggregate(E.select(E.indices, E.indices, E.Predicate.FALSE), 0, default=None, single=single)
+
+
+def _search(sop: E.SOp, codes: tuple[int, ...], leaf: Callable[[int], E.SOp]) -> E.SOp:
+    """``leaf(c)`` where ``sop`` holds the code ``c`` of ``codes`` (sorted), by
+    halving the list; each leaf reads ``sop == c`` so that an undefined ``sop``
+    leaves the result undefined."""
+    if len(codes) == 1:
+        value = leaf(codes[0])
+        return E.where(sop == codes[0], value, value)
+    middle = len(codes) // 2
+    return E.where(sop < codes[middle], _search(sop, codes[:middle], leaf), _search(sop, codes[middle:], leaf))
 
 
 def _selects_nothing(selector: E.Selector) -> bool:

@@ -42,6 +42,7 @@ from typing import Any
 from usim.rasp import expr as E
 from usim.rasp.program import topological_order
 from usim.rasp.syntax import tree as T
+from usim.rasp.syntax.symbols import SYMBOL
 from usim.rasp.syntax.evaluator import (
     BuiltinFunction,
     Env,
@@ -150,6 +151,8 @@ def _elementwise(name: str, op: E.Op, exact):
     def build(evaluator: Evaluator, node: T.Call, args: list[Any]) -> Any:
         x = _one(evaluator, node, args, name)
         if isinstance(x, E.SOp):
+            if evaluator.kind(x) == SYMBOL:  # a code is no number (the REPL: a type error)
+                raise evaluator.error(node, f"cannot apply {name} to a sequence of symbols")
             return E.Map(op, x)
         if is_number(x) or isinstance(x, bool):
             value = exact(Fraction(x))

@@ -32,9 +32,15 @@ from typing import Iterable, Sequence
 
 from usim.errors import InputError
 
+MAX_SYMBOLS = 20_000  # different strings a file read with symbols may use and make
+
 NUMBER = "number"
 BOOLEAN = "boolean"
 SYMBOL = "symbol"
+
+
+class UnknownSymbol(InputError):
+    """A string the alphabet has no code for."""
 
 
 @dataclass(frozen=True)
@@ -54,10 +60,14 @@ class Alphabet:
         return cls(every, chosen)
 
     def code(self, symbol: str) -> int:
+        codes = self.__dict__.get("_codes")
+        if codes is None:  # symbol -> code, made once (a frozen dataclass: set directly)
+            codes = {s: c for c, s in enumerate(self.symbols)}
+            object.__setattr__(self, "_codes", codes)
         try:
-            return self.symbols.index(symbol)
-        except ValueError:
-            raise InputError(f"the symbol {symbol!r} is not in the alphabet "
+            return codes[symbol]
+        except KeyError:
+            raise UnknownSymbol(f"the symbol {symbol!r} is not in the alphabet "
                              f"({', '.join(map(repr, self.symbols))})") from None
 
     def symbol(self, code: object) -> str:
@@ -89,15 +99,24 @@ class Collecting(Alphabet):
     def __init__(self, inputs: Iterable[str] = ()) -> None:
         object.__setattr__(self, "symbols", ())
         object.__setattr__(self, "inputs", tuple(inputs))
-        object.__setattr__(self, "_seen", list(inputs))
+        object.__setattr__(self, "_seen", {})  # symbol -> code
+        object.__setattr__(self, "_order", [])  # code -> symbol
+        for symbol in self.inputs:
+            self.code(symbol)
 
     def code(self, symbol: str) -> int:
-        if symbol not in self._seen:
-            self._seen.append(symbol)
-        return self._seen.index(symbol)
+        seen = self._seen
+        code = seen.get(symbol)
+        if code is None:
+            if len(seen) >= MAX_SYMBOLS:
+                raise InputError(f"the file makes more than {MAX_SYMBOLS} different strings, the most "
+                                 "usim gives codes to")
+            code = seen[symbol] = len(seen)
+            self._order.append(symbol)
+        return code
 
     def symbol(self, code: object) -> str:
-        return self._seen[int(code)]  # type: ignore[arg-type]
+        return self._order[int(code)]  # type: ignore[arg-type]
 
     @property
     def seen(self) -> tuple[str, ...]:

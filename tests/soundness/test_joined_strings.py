@@ -7,10 +7,14 @@ codes of two numberings."""
 
 from __future__ import annotations
 
+import pytest
+
 from usim.cli import main
 from usim.engine.claim import Status
 from usim.engine.listing import check
+from usim.errors import UsimError
 from usim.proofs.specs import spec
+from usim.rasp.syntax import load_text
 
 GROWING = """
 def by_grown_key(n) {
@@ -45,3 +49,33 @@ def test_its_certificate_is_reproduced(tmp_path, capsys):
     capsys.readouterr()
     assert main(["verify", str(cert), "-q"]) == 0
     assert "status PROVED" in capsys.readouterr().out
+
+
+def test_a_side_with_one_possible_string_that_is_undefined_leaves_the_join_undefined():
+    # found in review: a table took its last entry untested, so an undefined side with one
+    # possible string gave a defined joined string, and the histogram was PROVED
+    text = """
+def hist_one() {
+    u = {"a": "-", "b": "-"}[tokens];
+    return selector_width(select(tokens + u, tokens + u, ==));
+}
+"""
+    report = check("one.rasp", "hist_one", spec("histogram"), max_n=2, alphabet=("a", "b", "c"), text=text)
+    assert [s.status for s in report.shapes] == [Status.REFUTED] * 2
+    f = load_text(text, "one.rasp", symbols=True, inputs=["a", "b", "c"])
+    with pytest.raises(UsimError, match="undefined"):
+        f.run("hist_one", list("cab"))
+
+
+def test_an_example_longer_than_the_shapes_is_replayed_in_the_alphabet_it_was_built_with():
+    # found in review: the example's codes were taken before its build widened the alphabet
+    text = 'set example "abab";\n' + GROWING + """
+def unsorted(n) {
+    key = tokens;
+    for i in range(n) { key = key + "x"; }
+    return tokens;
+}
+"""
+    report = check("grow.rasp", "unsorted", spec("sort"), max_n=3, alphabet=("a", "b"), text=text)
+    (line,) = report.examples
+    assert "expected 'a', got 'b'" in line

@@ -297,7 +297,7 @@ def run_listing(args: argparse.Namespace) -> int:
     symbols = sorted({t for t in tokens if isinstance(t, str)})
     if symbols and len(symbols) < len(set(map(repr, tokens))) and not all(isinstance(t, str) for t in tokens):
         raise InputError("the input mixes strings and numbers (the REPL refuses a sequence of mixed types)")
-    listing = load_file(args.block, symbols=bool(symbols), inputs=symbols or None)
+    listing = load_file(args.block, symbols=bool(symbols), inputs=symbols or None, with_examples=True)
     if len(tokens) > MAX_LISTING_POSITIONS:
         raise InputError(f"the input has {len(tokens)} positions, above usim run's limit of "
                          f"{MAX_LISTING_POSITIONS}")
