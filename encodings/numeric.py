@@ -221,21 +221,27 @@ class NumericInterpretation(Interpretation):
                           dtype=self.dtype)[None, :]
 
     def _lift_strictly(self, values: Sequence[Any]) -> np.ndarray:
-        """Exact values as floats, refusing one that overflows or loses its digits."""
+        """Exact values as floats, refusing one that overflows or loses its digits.
+
+        Each value is rounded to a Python float (float64) first, so float64's
+        normal range is the limit whatever the run's type: a value below it
+        has lost digits before a long double could keep them."""
         try:
-            out = np.asarray([np.nan if isinstance(v, Undefined) else float(v) for v in values],
-                             dtype=self.dtype)
+            floats = np.asarray([np.nan if isinstance(v, Undefined) else float(v) for v in values],
+                                dtype=np.float64)
         except OverflowError:
             p = next(p for p, v in enumerate(values) if _overflows(v))
             raise RangeFault(f"the constant {values[p]} at position {p} is beyond {self._type}'s range",
                              "overflow") from None
+        smallest = max(float(self._info.smallest_normal), float(np.finfo(np.float64).smallest_normal))
         with np.errstate(invalid="ignore"):
-            small = np.nonzero(np.abs(out) < self._info.smallest_normal)[0]
+            small = np.nonzero(np.abs(floats) < smallest)[0]
         for p in small:
             if values[p] != 0:
-                raise RangeFault(f"the constant {values[p]} at position {p} is below {self._type}'s "
+                raise RangeFault(f"the constant {values[p]} at position {p} is below "
+                                 f"{type_name(np.float64) if smallest > self._info.smallest_normal else self._type}'s "
                                  "normal range", "underflow")
-        return out[None, :]
+        return floats.astype(self.dtype)[None, :]
 
     def map(self, op: Op, args: list[np.ndarray]) -> np.ndarray:
         """The operation on whole arrays; NaN where it is undefined
@@ -350,9 +356,20 @@ class NumericInterpretation(Interpretation):
     def combine(self, op: Op, selections: list[np.ndarray]) -> np.ndarray:
         return _UFUNCS[op](*selections)
 
-    def _empty(self, values: np.ndarray, default: Any, semantics: Semantics) -> np.ndarray:
+    def _empty(self, values: np.ndarray, default: Any, semantics: Semantics, used: Any = True) -> np.ndarray:
+        """What a row selecting no key holds: the default, or (AHAT) the mean of
+        every value. A default that some row ``used`` holds is lifted as a
+        constant is (strictly: refused when it overflows or loses its digits)."""
         if semantics is Semantics.AHAT:
             return values.mean(axis=1, keepdims=True)
+        if self.strict and np.any(used):
+            try:
+                value = self._lift_strictly([default])[0, 0]
+            except RangeFault as fault:
+                what = str(fault).split(" at position 0 ", 1)[-1]  # "is below float64's normal range"
+                raise RangeFault(f"the default {default} of an aggregate (held where a row selects no "
+                                 f"key) {what}", fault.kind) from None
+            return np.full((values.shape[0], 1), value, dtype=self.dtype)
         return np.full((values.shape[0], 1), float(default), dtype=self.dtype)
 
     def aggregate_static(
@@ -360,12 +377,12 @@ class NumericInterpretation(Interpretation):
     ) -> np.ndarray:
         values = np.asarray(values, dtype=self.dtype)
         batch, n = values.shape[0], selection.n
-        with np.errstate(all="ignore"):
-            out = np.broadcast_to(self._empty(values, default, semantics), (batch, n)).copy()
         if isinstance(selection, OuterSelection):  # one mean, over the same keys, at every selecting query
             chosen = selection.key_index.size
             nonempty = selection.query_mask if chosen else np.zeros(n, dtype=bool)
             queries = np.flatnonzero(nonempty)
+            with np.errstate(all="ignore"):
+                out = np.broadcast_to(self._empty(values, default, semantics, queries.size < n), (batch, n)).copy()
             with np.errstate(all="ignore"):
                 totals = values[:, selection.key_index].sum(axis=1, keepdims=True)
                 means = np.broadcast_to(totals / chosen, (batch, queries.size)) if chosen else None
@@ -381,6 +398,8 @@ class NumericInterpretation(Interpretation):
             return out
         counts = selection.counts
         nonempty = counts > 0
+        with np.errstate(all="ignore"):
+            out = np.broadcast_to(self._empty(values, default, semantics, ~nonempty), (batch, n)).copy()
         if selection.is_gather:
             queries = np.nonzero(nonempty)[0]
             out[:, queries] = values[:, selection.keys]
@@ -412,7 +431,7 @@ class NumericInterpretation(Interpretation):
         with np.errstate(all="ignore"):
             totals = np.where(selection, values[:, None, :], 0.0).sum(axis=-1)
             means = totals / np.maximum(counts, 1)
-            empty = np.broadcast_to(self._empty(values, default, semantics), (batch, 1))
+            empty = np.broadcast_to(self._empty(values, default, semantics, counts == 0), (batch, 1))
         out = np.where(counts == 0, empty, means)
         if self.strict:
             self._audit_average(out, np.where(counts == 0, 0, totals), values, counts != 1)

@@ -207,3 +207,22 @@ def test_the_default_interpretation_keeps_ieee_results() -> None:
     # the default interpretation keeps numpy's semantics and speed: no check, no error
     e = program("e", exp(tokens))
     assert run_numeric(e, [-800.0, 800.0])["out"].tolist() == [[0.0, np.inf]]
+
+
+@pytest.mark.parametrize("selector", [
+    select(2, indices, Predicate.LT),          # an outer selection: queries 0..2 select no key
+    select(indices, indices + 3, Predicate.EQ),  # a gather: the last rows select none
+], ids=["outer", "gather"])
+def test_a_default_below_float64s_normal_range_is_an_error_not_a_rounded_number(selector) -> None:
+    # found in review: the empty rows' default was not audited (the outer branch, after a
+    # speed change; the other branches never), and long double read it through a float64
+    # that had already lost its digits: 1e-20 came out as 9.99988867e-21 with exit 0
+    from fractions import Fraction
+
+    tiny = aggregate(selector, tokens, default=Fraction(1, 10**320))
+    program = Program.of("p", {"out": (tiny * 10**300).named("out")})
+    with pytest.raises(RangeError, match="the default 1/1000.* of an aggregate .* below float64's normal range"):
+        run_numeric_in_range(program, np.asarray([1.0, 2, 3, 4, 5]))
+    every_row_selects = aggregate(select(indices, indices, Predicate.EQ), tokens, default=Fraction(1, 10**320))
+    out = run_numeric(Program.of("q", {"o": every_row_selects}), [1, 2, 3], strict=True)
+    assert out["o"].tolist() == [[1.0, 2.0, 3.0]]  # a default no row holds is not refused
