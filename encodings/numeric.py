@@ -220,25 +220,29 @@ class NumericInterpretation(Interpretation):
         return np.asarray([np.nan if isinstance(v, Undefined) else float(v) for v in values],
                           dtype=self.dtype)[None, :]
 
-    def _lift_strictly(self, values: Sequence[Any]) -> np.ndarray:
-        """Exact values as floats, refusing one that overflows or loses its digits.
+    def _lift_strictly(self, values: Sequence[Any], named: Callable[[int], str] | None = None) -> np.ndarray:
+        """Exact values as floats, refusing one that overflows or loses its digits
+        (``named(p)`` names the value at ``p`` in the error; by default "the
+        constant ... at position p").
 
         Each value is rounded to a Python float (float64) first, so float64's
         normal range is the limit whatever the run's type: a value below it
         has lost digits before a long double could keep them."""
+        if named is None:
+            named = lambda p: f"the constant {values[p]} at position {p}"  # noqa: E731
         try:
             floats = np.asarray([np.nan if isinstance(v, Undefined) else float(v) for v in values],
                                 dtype=np.float64)
         except OverflowError:
             p = next(p for p, v in enumerate(values) if _overflows(v))
-            raise RangeFault(f"the constant {values[p]} at position {p} is beyond {self._type}'s range",
+            raise RangeFault(f"{named(p)} is beyond {self._type}'s range",
                              "overflow") from None
         smallest = max(float(self._info.smallest_normal), float(np.finfo(np.float64).smallest_normal))
         with np.errstate(invalid="ignore"):
             small = np.nonzero(np.abs(floats) < smallest)[0]
         for p in small:
             if values[p] != 0:
-                raise RangeFault(f"the constant {values[p]} at position {p} is below "
+                raise RangeFault(f"{named(p)} is below "
                                  f"{type_name(np.float64) if smallest > self._info.smallest_normal else self._type}'s "
                                  "normal range", "underflow")
         return floats.astype(self.dtype)[None, :]
@@ -363,12 +367,8 @@ class NumericInterpretation(Interpretation):
         if semantics is Semantics.AHAT:
             return values.mean(axis=1, keepdims=True)
         if self.strict and np.any(used):
-            try:
-                value = self._lift_strictly([default])[0, 0]
-            except RangeFault as fault:
-                what = str(fault).split(" at position 0 ", 1)[-1]  # "is below float64's normal range"
-                raise RangeFault(f"the default {default} of an aggregate (held where a row selects no "
-                                 f"key) {what}", fault.kind) from None
+            value = self._lift_strictly([default], lambda p: f"the default {default} of an aggregate (held "
+                                                             "where a row selects no key)")[0, 0]
             return np.full((values.shape[0], 1), value, dtype=self.dtype)
         return np.full((values.shape[0], 1), float(default), dtype=self.dtype)
 
@@ -383,7 +383,6 @@ class NumericInterpretation(Interpretation):
             queries = np.flatnonzero(nonempty)
             with np.errstate(all="ignore"):
                 out = np.broadcast_to(self._empty(values, default, semantics, queries.size < n), (batch, n)).copy()
-            with np.errstate(all="ignore"):
                 totals = values[:, selection.key_index].sum(axis=1, keepdims=True)
                 means = np.broadcast_to(totals / chosen, (batch, queries.size)) if chosen else None
                 if queries.size:

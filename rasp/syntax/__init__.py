@@ -27,7 +27,7 @@ from usim.rasp.syntax.evaluator import (CONCATENATION, Env, Evaluator, Example, 
                                         describe)
 from usim.rasp.syntax.library import base_env
 from usim.rasp.syntax.parser import parse, parse_expression
-from usim.rasp.syntax.symbols import MAX_SYMBOLS, Alphabet, Collecting
+from usim.rasp.syntax.symbols import Alphabet, Collecting, within_limit
 
 EXPRESSION_FILE = "<expression>"
 
@@ -134,7 +134,7 @@ class RaspFile:
         every = set(alphabet.symbols) | set(symbols)
         if every == set(alphabet.symbols):
             return
-        _within_limit(self.filename, every)
+        within_limit(len(every), self.filename)
         wider = _run(self.tree, Alphabet.of(every, alphabet.inputs))
         self.env, self.evaluator = wider.env, wider.evaluator
 
@@ -252,15 +252,9 @@ def load_text(text: str, filename: str = "<string>", symbols: bool = False,
             # not make the strings a + joins to them: read it again knowing them
             again = _run(module, Collecting(chosen))
             seen |= set(again.evaluator.alphabet.seen)  # type: ignore[union-attr]
-        _within_limit(filename, seen | examples)
+        within_limit(len(seen | examples), filename)
         alphabet = Alphabet.of(seen | examples, chosen)
     return _run(module, alphabet)
-
-
-def _within_limit(filename: str, symbols: set[str]) -> None:
-    if len(symbols) > MAX_SYMBOLS:
-        raise UsimError(f"{filename}: the file can make {len(symbols)} different strings, "
-                        f"more than the {MAX_SYMBOLS} usim gives codes to")
 
 
 def string_literals(module: tree.Module) -> set[str]:

@@ -34,6 +34,14 @@ from usim.errors import InputError
 
 MAX_SYMBOLS = 20_000  # different strings a file read with symbols may use and make
 
+
+def within_limit(count: int, filename: str = "the file") -> None:
+    """Refuse a file that uses and makes more than :data:`MAX_SYMBOLS` strings."""
+    if count > MAX_SYMBOLS:
+        raise InputError(f"{filename} makes more than {MAX_SYMBOLS} different strings, the most usim "
+                         "gives codes to")
+
+
 NUMBER = "number"
 BOOLEAN = "boolean"
 SYMBOL = "symbol"
@@ -108,9 +116,7 @@ class Collecting(Alphabet):
         seen = self._seen
         code = seen.get(symbol)
         if code is None:
-            if len(seen) >= MAX_SYMBOLS:
-                raise InputError(f"the file makes more than {MAX_SYMBOLS} different strings, the most "
-                                 "usim gives codes to")
+            within_limit(len(seen) + 1)
             code = seen[symbol] = len(seen)
             self._order.append(symbol)
         return code
