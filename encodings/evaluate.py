@@ -212,7 +212,9 @@ def _node_value(node: Expr, interp: Interpretation, plan: Plan, env: dict, n: in
     out = _meaning(node, interp, plan, env, n)
     if isinstance(node, (Map, Aggregate, SelectorWidth)) and getattr(interp, "propagates_undefined", False) and (
             isinstance(out, list) or isinstance(out, np.ndarray) and out.dtype == object):
-        fresh = [p for p, v in enumerate(out) if type(v) is Undefined and v.origin is None]
+        # (the set of types is made in C: a scan in Python was seconds on U's stages)
+        fresh = [p for p, v in enumerate(out) if type(v) is Undefined and v.origin is None] \
+            if Undefined in set(map(type, out)) else None
         if fresh:
             described = describe(node)
             for p in fresh:

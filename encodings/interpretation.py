@@ -22,12 +22,13 @@ from abc import ABC, abstractmethod
 from fractions import Fraction
 from typing import Any, Callable, ClassVar, Sequence
 
-from usim.encodings.selection import StaticSelection
+from usim.encodings.selection import OuterSelection, StaticSelection
 from usim.rasp.expr import Op, Predicate, Semantics
 
 Scalar = Any
 Seq = Any
 DynamicSelection = Any
+_MISSING = object()
 
 
 class Interpretation(ABC):
@@ -150,8 +151,50 @@ class ElementwiseInterpretation(Interpretation):
             values = values.tolist()
         return [self.constant(v) for v in values]
 
+    memo_scalars: ClassVar[bool] = True
+    """Whether :meth:`map` may compute an operation once for positions holding
+    the very same argument objects: true where a scalar operation is a function
+    of its arguments' values (the exact, symbolic and point interpretations);
+    the smt interpretation records a fact per term it makes, and says no."""
+
     def map(self, op: Op, args: list[Seq]) -> Seq:
-        return [self.scalar(op, *xs) for xs in zip(*args)]
+        """The operation at every position.
+
+        On U's stages most positions of a sequence hold the same object (the
+        default 0 of a head that moves one value), so with :attr:`memo_scalars`
+        the operation is computed once per distinct tuple of argument objects
+        in this call (keyed by identity: the argument lists keep every object
+        alive, so no identity is reused within the call, and equal objects of
+        different types, 1 and True, are never confused)."""
+        scalar = self.scalar
+        if not self.memo_scalars:
+            return [scalar(op, *xs) for xs in zip(*args)]
+        memo: dict[Any, Scalar] = {}
+        out: list[Scalar] = []
+        append = out.append
+        if len(args) == 1:
+            for x in args[0]:
+                key = id(x)
+                value = memo.get(key, _MISSING)
+                if value is _MISSING:
+                    value = memo[key] = scalar(op, x)
+                append(value)
+            return out
+        if len(args) == 2:
+            for a, b in zip(*args):
+                key = (id(a), id(b))
+                value = memo.get(key, _MISSING)
+                if value is _MISSING:
+                    value = memo[key] = scalar(op, a, b)
+                append(value)
+            return out
+        for xs in zip(*args):
+            key = tuple(map(id, xs))
+            value = memo.get(key, _MISSING)
+            if value is _MISSING:
+                value = memo[key] = scalar(op, *xs)
+            append(value)
+        return out
 
     def to_number(self, seq: Seq) -> Seq:
         one, zero = self.constant(1), self.constant(0)
@@ -224,16 +267,28 @@ class ElementwiseInterpretation(Interpretation):
     def aggregate_static(
         self, selection: StaticSelection, values: Seq, default: Scalar, semantics: Semantics
     ) -> Seq:
+        empty: list[Scalar] = []  # the value of an empty row, computed when first needed
+
+        def empty_row() -> Scalar:
+            if not empty:
+                empty.append(self._empty(values, default, semantics))
+            return empty[0]
+
+        if isinstance(selection, OuterSelection):  # the same keys at every selecting query: one mean
+            keys = selection.key_index.tolist()
+            selecting = selection.query_mask.tolist()
+            mean = self._mean([values[k] for k in keys]) if keys and any(selecting) else None
+            return [mean if q and mean is not None else empty_row() for q in selecting]
+        indptr, chosen = selection.indptr.tolist(), selection.keys.tolist()
         out = []
-        empty = None
         for q in range(selection.n):
-            keys = selection.keys_of(q)
-            if keys.size:
-                out.append(self._mean([values[k] for k in keys]))
+            lo, hi = indptr[q], indptr[q + 1]
+            if hi == lo + 1:
+                out.append(values[chosen[lo]])
+            elif hi > lo:
+                out.append(self._mean([values[k] for k in chosen[lo:hi]]))
             else:
-                if empty is None:
-                    empty = self._empty(values, default, semantics)
-                out.append(empty)
+                out.append(empty_row())
         return out
 
     def aggregate_dynamic(

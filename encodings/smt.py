@@ -57,6 +57,7 @@ def _positive_constant(x: Scalar) -> bool:
 
 class SmtInterpretation(ElementwiseInterpretation):
     name: ClassVar[str] = "smt"
+    memo_scalars: ClassVar[bool] = False  # it records facts per term made
 
     def __init__(self) -> None:
         self.facts: list[z3.BoolRef] = []

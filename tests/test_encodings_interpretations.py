@@ -507,3 +507,58 @@ def test_the_largest_difference_counts_an_undefined_value_on_one_side_only():
     assert largest_difference([1.0, np.nan], [1.5, np.nan]) == 0.5
     assert largest_difference([1.0, np.nan], [1.0, 2.0]) == float("inf")
     assert largest_difference([], []) == 0.0
+
+
+# --- positions holding the same objects ----------------------------------------------------
+
+
+def test_a_map_computes_once_per_distinct_argument_objects_and_means_the_same(monkeypatch) -> None:
+    from usim.encodings.exact import EXACT_ARITHMETIC as exact
+    from usim.encodings.domain import Undefined
+
+    calls = []
+    original = type(exact).scalar
+    monkeypatch.setattr(type(exact), "scalar",
+                        lambda self, op, *args: (calls.append(op), original(self, op, *args))[1])
+    zero, half = 0, Fraction(1, 2)
+    left = [zero, half, zero, half, Fraction(1, 2), zero]  # Fraction(1, 2) twice: equal, not the same object
+    right = [zero, 2, zero, 2, 2, 0]
+    out = exact.map(Op.TRUEDIV, [left, right])
+    assert calls.count(Op.TRUEDIV) == 3  # (0, 0), (half, 2), (the other 1/2, 2), and no more
+    assert out[1] == out[3] == out[4] == Fraction(1, 4)
+    assert all(isinstance(out[p], Undefined) for p in (0, 2, 5))  # 0 / 0 wherever it is, undefined
+
+
+def test_an_undefined_value_shared_by_positions_is_named_at_each_of_them() -> None:
+    program = Program.of("d", {"out": (tokens / (indices - indices)).named("ratio")})
+    from usim.encodings.evaluate import evaluate_sops
+    from usim.encodings.exact import EXACT_ARITHMETIC
+
+    sop = dict(program.outputs)["out"]
+    out = evaluate_sops((sop,), EXACT_ARITHMETIC, [0, 0, 0])[0]
+    assert [v.origin.split(" at ")[-1] for v in out] == [f"position {p}" for p in range(3)]
+    assert all("ratio" in v.origin for v in out)
+
+
+def test_the_smt_interpretation_makes_a_term_at_every_position() -> None:
+    from usim.encodings.smt import SmtInterpretation
+
+    interp = SmtInterpretation()
+    x = interp.lift([1])[0]
+    interp.map(Op.EXP, [[x, x, x]])
+    assert len(interp.facts) == 3  # no memo: it records a fact per term it makes
+
+
+def test_an_aggregate_over_an_outer_selection_takes_one_mean_for_every_selecting_query(monkeypatch) -> None:
+    from usim.encodings.exact import EXACT_ARITHMETIC as exact
+    from usim.encodings.selection import OuterSelection
+
+    means = []
+    original = type(exact)._mean
+    monkeypatch.setattr(type(exact), "_mean", lambda self, terms: (means.append(terms), original(self, terms))[1])
+    selection = OuterSelection(5, np.array([1, 0, 1, 1, 0], bool), np.array([0, 1, 1, 0, 1], bool))
+    values = [Fraction(7), Fraction(1), Fraction(2), Fraction(9), Fraction(6)]
+    out = exact.aggregate_static(selection, values, -1, Semantics.RASP)
+    assert out == [3, -1, 3, 3, -1] and len(means) == 1
+    rows = StaticSelection.from_rows(5, [[1, 2, 4], [], [1, 2, 4], [1, 2, 4], []])
+    assert exact.aggregate_static(rows, values, -1, Semantics.RASP) == out
