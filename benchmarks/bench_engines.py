@@ -263,10 +263,8 @@ def run_cvc5(p: Problem, timeout: float) -> str:
         return f"{result.status.value.lower()}" + (f" ({result.detail})" if result.status.value == "UNKNOWN" else "")
     start = time.perf_counter()
     smt = SmtLib()
-    checks = [f"(push 1)(assert (not (= {smt.term(g)} {smt.term(e)})))(check-sat)(pop 1)"
-              for g, e in zip(p.got, p.expected)]
-    answers, stopped = run_cvc5_script("\n".join(smt.lines + checks) + "\n",
-                                       timeout - (time.perf_counter() - start))
+    checks = [smt.check_differs(g, e) for g, e in zip(p.got, p.expected)]
+    answers, stopped = run_cvc5_script(smt.script(checks), timeout - (time.perf_counter() - start))
     if stopped is None and answers == ["unsat"] * len(checks):
         return "proved"
     return "sat" if "sat" in answers else f"unknown ({stopped or 'cvc5 answered unknown'})"

@@ -15,6 +15,7 @@ it diverges is the first residual dimension that differs from the right network'
 from __future__ import annotations
 
 import random
+import time
 import weakref
 import zlib
 from dataclasses import dataclass
@@ -352,11 +353,15 @@ def random_point(ob: Obligation, rng: random.Random) -> dict[str, Fraction]:
 
 def search_witness(ob: Obligation, tries: int = 200, seed: int = 0,
                    confirm: Callable[[Obligation, Mapping[str, Any]], Counterexample | None] = replay,
-                   ) -> Counterexample | None:
+                   until: float | None = None) -> Counterexample | None:
     """Random points until one is a confirmed counterexample (None if none is):
-    to equality by default, to well-definedness with ``confirm=replay_undefined``."""
+    to equality by default, to well-definedness with ``confirm=replay_undefined``.
+    With ``until`` (a ``time.perf_counter()`` reading) the search stops there,
+    after its first point: one exact replay of a large program takes seconds."""
     rng = random.Random(zlib.crc32(repr((ob.claim_id, ob.shape, ob.mutant, seed)).encode()))
-    for _ in range(tries):
+    for attempt in range(tries):
+        if attempt and until is not None and time.perf_counter() > until:
+            return None
         found = confirm(ob, random_point(ob, rng))
         if found is not None:
             return found

@@ -65,9 +65,10 @@ def test_cvc5_is_killed_at_its_deadline_and_gives_unknown():
     x, y = sympy.symbols("x y", real=True)
     smt = SmtLib()
     # a satisfiable exp query cvc5 does not settle quickly
-    query = f"(assert (= {smt.term(sympy.exp(x) * y)} {smt.term(sympy.exp(y) + x * x + 3)}))(check-sat)"
+    left, right = smt.term(sympy.exp(x) * y), smt.term(sympy.exp(y) + x * x + 3)
+    query = "".join(smt.definitions_for(left, right)) + f"(assert (= {left} {right}))(check-sat)"
     start = time.perf_counter()
-    answers, stopped = run_cvc5_script("\n".join(smt.lines) + "\n" + query + "\n", 1.0)
+    answers, stopped = run_cvc5_script(smt.script([query]), 1.0)
     elapsed = time.perf_counter() - start
     assert elapsed < 10
     assert stopped is not None and "timeout" in stopped and answers == []
@@ -93,3 +94,32 @@ def test_smtlib_states_numbers_exactly_and_refuses_what_it_cannot_state():
         smt.term(sympy.sin(x))
     with pytest.raises(SmtLibError):
         smt.term(sympy.Piecewise((x, x > 0)))  # no otherwise-branch
+
+
+def test_each_check_states_the_definitions_it_reads_in_its_own_scope():
+    x, y = sympy.symbols("x y", real=True)
+    smt = SmtLib()
+    smt.assertion(x * y > 1)  # a precondition: global, with its definitions
+    shared = x * y + 1
+    first = smt.check_differs(shared * x, x * x * y + x)
+    second = smt.check_differs(sympy.exp(shared), sympy.exp(y * x + 1))
+    globals_ = [line.split()[1] for line in smt.lines if line.startswith("(define-fun")]
+    assert globals_ == [smt.names[x * y], smt.names[x * y > 1]]  # the precondition's terms only
+    for check in (first, second):  # each defines what it reads beyond them, in its own scope
+        assert check.startswith("(push 1)(define-fun") and check.endswith("(check-sat)(pop 1)")
+        assert f"(define-fun {smt.names[x * y]} " not in check
+        assert f"(define-fun {smt.names[shared]} " in check
+
+
+@needs_cvc5
+def test_checks_with_scoped_definitions_run_in_any_order_and_alone():
+    x, y = sympy.symbols("x y", real=True)
+    smt = SmtLib()
+    smt.assertion(x * y > 1)
+    checks = [smt.check_differs((x * y + 1) * x, x * x * y + x), smt.check_differs((x * y + 1) * x, x * x * y),
+              smt.check_differs(sympy.exp(x * y + 1), sympy.exp(y * x + 1))]
+    answers, stopped = run_cvc5_script(smt.script(checks[::-1]), 30)
+    assert stopped is None and answers[0] == "unsat" and answers[1].startswith("sat") and answers[2] == "unsat"
+    for check in checks:
+        answers, stopped = run_cvc5_script(smt.script([check]), 30)
+        assert stopped is None and len(answers) == 1

@@ -43,3 +43,18 @@ def test_another_obligation_object_computes_its_own_and_the_memo_goes_with_it():
     del first, second
     gc.collect()
     assert len(replay._SYMBOLIC_TARGETS) == before - 2
+
+
+def test_a_search_past_its_time_tries_one_point_and_stops():
+    import time
+
+    ob, _ = _counted()
+    tried = []
+
+    def confirm(o, point):
+        tried.append(point)
+        return None
+
+    assert replay.search_witness(ob, tries=50, confirm=confirm, until=time.perf_counter() - 1) is None
+    assert len(tried) == 1
+    assert replay.search_witness(ob, tries=50, confirm=confirm) is None and len(tried) == 51
