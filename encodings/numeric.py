@@ -271,17 +271,19 @@ class NumericInterpretation(Interpretation):
         label = op.symbol if op.symbol.isalpha() else f"'{op.symbol}'"
         zero = None
         if op in _UNDERFLOWING:
-            with np.errstate(invalid="ignore"):
-                zero = np.logical_and.reduce(
-                    [np.broadcast_to(np.asarray(a) != 0, np.shape(result)) for a in args])
+            def zero() -> np.ndarray:  # where every argument is non-zero (asked only if some result is 0)
+                with np.errstate(invalid="ignore"):
+                    return np.logical_and.reduce(
+                        [np.broadcast_to(np.asarray(a) != 0, np.shape(result)) for a in args])
         self._audit(label, result, args, rounding=op not in _EXACT_WHEN_SMALL, nonzero=zero)
 
     def _audit(self, label: str, result: np.ndarray, args: Sequence[Any] | Callable[[], Sequence[Any]],
-               rounding: bool | np.ndarray = True, nonzero: np.ndarray | None = None) -> None:
+               rounding: bool | np.ndarray = True,
+               nonzero: np.ndarray | Callable[[], np.ndarray] | None = None) -> None:
         """Raise :class:`RangeFault` where ``result`` overflowed, rounded into the
         subnormals (where ``rounding``: a copy cannot round), or is 0 where
-        ``nonzero`` says it should not be; ``args`` (or a function giving them)
-        measure the offending magnitude."""
+        ``nonzero`` (or the function giving it) says it should not be; ``args``
+        (or a function giving them) measure the offending magnitude."""
         r = np.asarray(result)
         with np.errstate(all="ignore"):  # a finite sum: no infinity among the entries, in one pass
             finite = r.dtype.kind == "f" and bool(np.isfinite(np.add.reduce(r, axis=None)))
@@ -295,6 +297,10 @@ class NumericInterpretation(Interpretation):
             return
         with np.errstate(invalid="ignore"):
             magnitude = np.abs(r)
+            if bool((magnitude >= self._info.smallest_normal).all()):
+                return  # every entry normal (no 0, no subnormal, no NaN): nothing rounded away or underflowed
+            if callable(nonzero):
+                nonzero = nonzero()
             if checks_rounding:
                 subnormal = (r != 0) & (magnitude < self._info.smallest_normal) & rounding
                 if subnormal.any():

@@ -423,6 +423,23 @@ def test_decided_selections_follow_the_definition(data, n, predicate, other, hug
     assert np.array_equal((~got).dense(), ~want)
 
 
+@settings(max_examples=200, deadline=None)
+@given(data=st.data(), n=st.integers(1, 12), first=st.integers(-4, 4),
+       predicate=st.sampled_from([Predicate.EQ, Predicate.LT, Predicate.LE, Predicate.GT, Predicate.GE]))
+def test_keys_that_are_consecutive_integers_or_nearly_are_decided_by_the_definition(data, n, first, predicate):
+    """Keys a permutation of first, first + 1, ... take the offset path; with one value
+    repeated and one missing (the same span) they must not."""
+    keys = data.draw(st.permutations(list(range(first, first + n))))
+    if n > 2 and data.draw(st.booleans()):
+        keys[keys.index(first + 1)] = first  # a repeat and a gap: n values spanning n - 1 still
+    queries = data.draw(st.lists(st.integers(first - 3, first + n + 3), min_size=n, max_size=n))
+    key_values = np.asarray(keys, dtype=np.int64)
+    for _ in range(2):  # the second time with the order cached for these keys
+        got = decide(predicate, key_values, np.asarray(queries, dtype=np.int64))
+        want = np.array([[_DEFINITION[predicate](keys[k], queries[q]) for k in range(n)] for q in range(n)])
+        assert np.array_equal(got.dense(), want)
+
+
 def test_identical_index_only_selects_share_one_decision() -> None:
     program = matmul_construction(3, 2, 3).program
     plan = plan_for(tuple(s for _, s in program.outputs), 12)
