@@ -195,8 +195,8 @@ _RANKED_KEPT = 4
 def _ranked(keys: np.ndarray) -> tuple[np.ndarray, np.ndarray, bool]:
     """The stable order of ``keys`` by value, the keys in it, and whether they are
     consecutive integers (first, first + 1, ...), for the last few key arrays.
-    The static pass's values are never written; the array is made read-only so
-    that it cannot change under its cached order. U's heads at n = d = 64 make
+    The static pass's values are never written; an array is kept only if it owns
+    its data, and made read-only, so that it cannot change under its cached order. U's heads at n = d = 64 make
     1 186 selects on one key sequence (the indices), each of which sorted it again."""
     for kept, order, ranked, consecutive in _RANKED:
         if kept is keys:
@@ -204,9 +204,10 @@ def _ranked(keys: np.ndarray) -> tuple[np.ndarray, np.ndarray, bool]:
     order = np.argsort(keys, kind="stable")
     ranked = keys[order]
     consecutive = bool(ranked.size and np.all(np.diff(ranked) == 1))
-    keys.flags.writeable = False
-    _RANKED.append((keys, order, ranked, consecutive))
-    del _RANKED[:-_RANKED_KEPT]
+    if keys.base is None:  # a view could change through its base: never kept
+        keys.flags.writeable = False
+        _RANKED.append((keys, order, ranked, consecutive))
+        del _RANKED[:-_RANKED_KEPT]
     return order, ranked, consecutive
 
 
