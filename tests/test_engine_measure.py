@@ -5,7 +5,6 @@ from __future__ import annotations
 import numpy as np
 import pytest
 import sympy
-
 from usim.engine import measure
 
 x, y, z = sympy.symbols("x y z", real=True)

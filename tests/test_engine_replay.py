@@ -6,7 +6,6 @@ from __future__ import annotations
 import gc
 
 import sympy
-
 from usim.constructions.transpose import transpose_construction
 from usim.engine import replay
 from usim.engine.claim import Obligation
@@ -53,7 +52,6 @@ def test_a_search_past_its_time_tries_one_point_and_stops():
 
     def confirm(o, point):
         tried.append(point)
-        return None
 
     assert replay.search_witness(ob, tries=50, confirm=confirm, until=time.perf_counter() - 1) is None
     assert len(tried) == 1
