@@ -2,20 +2,28 @@
 
 A :class:`Construction` is a RASP program together with the layout of its input
 and of its output: the claim it serves says what the output block must equal.
+
+A :class:`SizedConstruction` is a construction given at every size by ONE
+family (:mod:`usim.rasp.family`): its builder called with symbolic dimensions
+is the family, and the construction at a shape is the family's instance there,
+built from it (never the builder called again with integers). A block proved
+for every size (``usim prove lemma3 --all-sizes``) is proved about exactly the
+program that the bounded engines, ``usim run`` and ``usim show`` execute.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from typing import Any, Callable, Sequence
 
 from usim.encodings.layout import SequenceLayout
 from usim.errors import ShapeError
 from usim.rasp.cost import Cost, cost
 from usim.rasp.expr import Predicate, SOp, aggregate, indices, select, where
-from usim.rasp.family import fresh, is_symbolic, symbolic_text
+from usim.rasp.family import dimension, fresh, instantiate, is_symbolic, symbolic_text
 from usim.rasp.program import Program
 
-__all__ = ["Construction", "fresh", "gather", "guarded", "inside", "pair"]
+__all__ = ["Construction", "SizedConstruction", "fresh", "gather", "guarded", "inside", "pair"]
 
 
 @dataclass(frozen=True, eq=False)
@@ -45,6 +53,69 @@ class Construction:
     @property
     def cost(self) -> Cost:
         return cost(self.program)
+
+
+Blocks = Sequence[tuple[str, tuple[Any, Any]]]
+"""Named blocks (name, (rows, cols)), laid out one after another from position 0."""
+
+
+@dataclass(frozen=True, eq=False)
+class SizedConstruction:
+    """A construction at every size, defined once by a family.
+
+    ``program(*dims, **options)`` is the builder: called with the symbolic
+    dimensions :func:`usim.rasp.family.dimension` (``dims``, in the order of
+    the claim's shapes) it emits the family. ``inputs`` and ``outputs`` give
+    the blocks of the input and output layouts from the dimensions (the output
+    padded to the input's length); ``refuse``, when given, says why a shape
+    cannot be built (Lemma 5's product that does not fit), or None.
+
+    Called with a shape (and the builder's options, such as a softmax's base),
+    it gives the :class:`Construction` whose program is the family's instance
+    at that shape (:func:`usim.rasp.family.instantiate`). The family is built
+    once per set of options, so its instances, its proof for every size and
+    its fingerprint are about one graph.
+    """
+
+    name: Callable[..., str]
+    dims: tuple[str, ...]
+    program: Callable[..., Program]
+    inputs: Callable[..., Blocks]
+    outputs: Callable[..., Blocks]
+    refuse: Callable[..., str | None] | None = None
+    _families: dict = field(default_factory=dict, init=False, repr=False)
+
+    def family(self, **options: Any) -> Program:
+        """The program over symbolic dimensions (built once per set of options).
+
+        Args:
+            options: the builder's keyword options (none for most blocks).
+
+        Returns:
+            The family: one graph for every size.
+        """
+        key = tuple(sorted(options.items()))
+        if key not in self._families:
+            self._families[key] = self.program(*(dimension(d) for d in self.dims), **options)
+        return self._families[key]
+
+    def __call__(self, *shape: int, **options: Any) -> Construction:
+        """The construction at ``shape``: the family's instance and its layouts.
+
+        Raises:
+            ShapeError: the shape has the wrong number of dimensions, or the
+                construction refuses it (``refuse``).
+        """
+        if len(shape) != len(self.dims):
+            raise ShapeError(f"{self.name(*self.dims, **options)} takes {len(self.dims)} dimensions "
+                             f"({', '.join(self.dims)}), not {len(shape)}")
+        why = self.refuse(*shape) if self.refuse is not None else None
+        if why:
+            raise ShapeError(why)
+        program = instantiate(self.family(**options), dict(zip(self.dims, shape)))
+        inputs = SequenceLayout.of(*self.inputs(*shape))
+        return Construction(name=self.name(*shape, **options), program=program, input_layout=inputs,
+                            output_layout=SequenceLayout.of(*self.outputs(*shape), length=inputs.length))
 
 
 def pair(i: int, j: int, rows: int, cols: int) -> str:

@@ -22,9 +22,7 @@ Cost: 2 layers with r + c and r*c heads; with the length layer, 3.
 
 from __future__ import annotations
 
-from usim.constructions.base import Construction, fresh, gather, pair
-from usim.encodings.layout import SequenceLayout
-from usim.errors import ShapeError
+from usim.constructions.base import SizedConstruction, fresh, gather, pair
 from usim.rasp.family import head_family, head_sum
 from usim.rasp.expr import Predicate, SOp, aggregate, indices, length, select, tokens
 from usim.rasp.program import Program
@@ -64,16 +62,19 @@ def matmul_fits(rows: int, inner: int, cols: int) -> bool:
     return rows * cols <= inner * (rows + cols)
 
 
-def matmul_construction(rows: int, inner: int, cols: int) -> Construction:
-    if not matmul_fits(rows, inner, cols):
-        raise ShapeError(
-            f"the product of {rows}x{inner} and {inner}x{cols} has {rows * cols} entries but the "
-            f"input sequence only {inner * (rows + cols)} positions: Lemma 5's layout cannot hold it"
-        )
-    n = inner * (rows + cols)
-    return Construction(
-        name=f"matmul {rows}x{inner} . {inner}x{cols}",
-        program=matmul_program(rows, cols),
-        input_layout=SequenceLayout.of(("A", (rows, inner)), ("B", (inner, cols))),
-        output_layout=SequenceLayout.of(("AB", (rows, cols)), length=n),
-    )
+def _does_not_fit(rows: int, inner: int, cols: int) -> str | None:
+    if matmul_fits(rows, inner, cols):
+        return None
+    return (f"the product of {rows}x{inner} and {inner}x{cols} has {rows * cols} entries but the "
+            f"input sequence only {inner * (rows + cols)} positions: Lemma 5's layout cannot hold it")
+
+
+matmul_construction = SizedConstruction(
+    name=lambda rows, inner, cols: f"matmul {rows}x{inner} . {inner}x{cols}",
+    dims=("r", "k", "c"),
+    program=lambda rows, inner, cols: matmul_program(rows, cols),
+    inputs=lambda rows, inner, cols: [("A", (rows, inner)), ("B", (inner, cols))],
+    outputs=lambda rows, inner, cols: [("AB", (rows, cols))],
+    refuse=_does_not_fit,
+)
+"""Lemma 5's construction at (r, k, c): the product family's instance (usim prove lemma5 --all-sizes)."""

@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Mapping, Sequence
 
-from usim.constructions.base import Construction, gather, inside
+from usim.constructions.base import SizedConstruction, gather, inside
 from usim.encodings.layout import Block, SequenceLayout
 from usim.errors import ShapeError
 from usim.rasp.expr import SOp, indices, tokens, where
@@ -209,10 +209,11 @@ def move_blocks_program(rows: int, cols: int, width: int, gap: int) -> Program:
                       "one routing head: two whole blocks to new places, the rest dropped")
 
 
-def move_blocks_construction(rows: int, cols: int, width: int, gap: int) -> Construction:
-    return Construction(
-        name=f"move blocks {rows}x{cols}, width {width}, gap {gap}",
-        program=move_blocks_program(rows, cols, width, gap),
-        input_layout=SequenceLayout.of(("G", (1, gap)), ("X", (rows, cols)), ("Y", (1, width))),
-        output_layout=SequenceLayout.of(("Y", (1, width)), ("X", (rows, cols)), ("Z", (1, gap))),
-    )
+move_blocks_construction = SizedConstruction(
+    name=lambda rows, cols, width, gap: f"move blocks {rows}x{cols}, width {width}, gap {gap}",
+    dims=("r", "c", "w", "g"),
+    program=move_blocks_program,
+    inputs=lambda rows, cols, width, gap: [("G", (1, gap)), ("X", (rows, cols)), ("Y", (1, width))],
+    outputs=lambda rows, cols, width, gap: [("Y", (1, width)), ("X", (rows, cols)), ("Z", (1, gap))],
+)
+"""The routing claim's construction at (r, c, w, g): the family's instance (usim prove routing --all-sizes)."""

@@ -24,9 +24,8 @@ from __future__ import annotations
 
 from fractions import Fraction
 
-from usim.constructions.base import Construction, fresh
+from usim.constructions.base import SizedConstruction, fresh
 from usim.rasp.family import head_sum
-from usim.encodings.layout import SequenceLayout
 from usim.rasp.expr import (
     Predicate,
     SOp,
@@ -82,10 +81,12 @@ def softmax_program(rows: int, base: Fraction | None = None) -> Program:
     )
 
 
-def softmax_construction(rows: int, cols: int, base: Fraction | None = None) -> Construction:
-    return Construction(
-        name=f"softmax {rows}x{cols}" + ("" if base is None else f" (base {float(base)})"),
-        program=softmax_program(rows, base),
-        input_layout=SequenceLayout.of(("S", (rows, cols))),
-        output_layout=SequenceLayout.of(("softmax(S)", (rows, cols))),
-    )
+softmax_construction = SizedConstruction(
+    name=lambda rows, cols, base=None: f"softmax {rows}x{cols}" + ("" if base is None else f" (base {float(base)})"),
+    dims=("r", "c"),
+    program=lambda rows, cols, base=None: softmax_program(rows, base),
+    inputs=lambda rows, cols: [("S", (rows, cols))],
+    outputs=lambda rows, cols: [("softmax(S)", (rows, cols))],
+)
+"""Lemma 4's construction at (r, c), with ``base=`` a power in place of exp:
+the softmax family's instance (usim prove lemma4 --all-sizes)."""

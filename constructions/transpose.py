@@ -18,8 +18,7 @@ As in the paper, the standalone program fixes r and reads c = length // r:
 
 from __future__ import annotations
 
-from usim.constructions.base import Construction, fresh, gather, guarded
-from usim.encodings.layout import SequenceLayout
+from usim.constructions.base import SizedConstruction, fresh, gather, guarded
 from usim.rasp.expr import SOp, indices, length, tokens
 from usim.rasp.program import Program
 
@@ -47,10 +46,11 @@ def transpose_program(rows: int) -> Program:
                       f"M^T for M with {rows} rows (columns read from length)")
 
 
-def transpose_construction(rows: int, cols: int) -> Construction:
-    return Construction(
-        name=f"transpose {rows}x{cols}",
-        program=transpose_program(rows),
-        input_layout=SequenceLayout.of(("M", (rows, cols))),
-        output_layout=SequenceLayout.of(("MT", (cols, rows))),
-    )
+transpose_construction = SizedConstruction(
+    name=lambda rows, cols: f"transpose {rows}x{cols}",
+    dims=("r", "c"),
+    program=lambda rows, cols: transpose_program(rows),
+    inputs=lambda rows, cols: [("M", (rows, cols))],
+    outputs=lambda rows, cols: [("MT", (cols, rows))],
+)
+"""Lemma 3's construction at (r, c): the transpose family's instance (usim prove lemma3 --all-sizes)."""

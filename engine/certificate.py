@@ -32,6 +32,7 @@ from typing import Any, Iterable, Mapping
 
 from usim import __version__
 from usim.engine.claim import Claim, EngineResult, ObligationResult, Status, claim_status, shape_label
+from usim.engine.parametric.statement import ABOUT_CLAIM, ABOUT_FAMILY, claim_all_sizes_status
 from usim.errors import UsimError
 
 VERSION = 2
@@ -249,7 +250,15 @@ def all_sizes_status(section: Any, bounded: Status, claim_id: str, where: str) -
         if derived.value != m.get("status"):
             raise CertificateError(f"{at} [{m.get('mutant')}]: the recorded verdict {m.get('status')} is not what "
                                    f"its parts say ({derived.value})")
-    status = Status.ERROR if main is Status.PROVED and bounded is Status.REFUTED else main
+    about = section.get("about")
+    if about not in (ABOUT_CLAIM, ABOUT_FAMILY):
+        raise CertificateError(f"{at}: the all-sizes section does not say what it is about (the claim's "
+                               f"program or the family alone): {about!r}")
+    cross = section.get("cross_check")
+    if not isinstance(cross, dict) or cross.get("status") != bounded.value:
+        raise CertificateError(f"{at}: the recorded bounded cross-check {cross!r} is not the certificate's "
+                               f"bounded verdict ({bounded.value})")
+    status = claim_all_sizes_status(main, bounded, about)
     if status.value != section.get("status"):
         raise CertificateError(f"{at}: the recorded status {section.get('status')} is not what its verdicts say "
                                f"({status.value})")

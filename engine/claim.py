@@ -168,7 +168,8 @@ class Claim:
     ``shapes(N)`` lists the shapes covered for bound N (every dimension <= N,
     and whatever side conditions the statement has); ``obligation(shape)``
     builds one. ``mutants`` are deliberately broken variants (name -> builder of
-    the broken obligation) that every engine must refute. ``engines`` are the
+    the broken obligation, or None at a shape where the variant breaks nothing)
+    that every engine must refute. ``engines`` are the
     engines that apply by default. ``measure``, when given, returns extra
     findings for the certificate and report (e.g. the largest deviation of an
     approximate variant), which are never counted as proof. ``category`` says
@@ -184,12 +185,16 @@ class Claim:
     engines: tuple[str, ...] = ("sympy", "z3")
     default_max_n: int = 4
     ci_max_n: int = 3
-    mutants: Mapping[str, Callable[[Shape], Obligation]] = field(default_factory=dict)
+    mutants: Mapping[str, Callable[[Shape], Obligation | None]] = field(default_factory=dict)
     measure: Callable[[int], list[str]] | None = None
     semantics: str = "rasp"
     notes: str = ""
     expected: "Status" = None  # type: ignore[assignment]
     category: str = "as stated"
+    construction_of: Callable[..., Construction] | None = None
+    """The function each obligation builds its construction from (called with the
+    shape): a :class:`~usim.constructions.base.SizedConstruction` where the
+    claim's program at every shape is one family's instance."""
 
     def __post_init__(self) -> None:
         # A claim that states a construction *as published* and is wrong is

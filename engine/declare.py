@@ -95,7 +95,7 @@ def claim(
     broken_variants = {name: broken(name, replace) for name, replace in (mutants or {}).items()}
     broken_variants.update({name: other(name, build) for name, build in (variants or {}).items()})
     return Claim(id=id, paper=paper, title=title, statement=statement, shapes=shapes,
-                 obligation=obligation, mutants=broken_variants, **settings)
+                 obligation=obligation, mutants=broken_variants, construction_of=construction, **settings)
 
 
 def erratum(of: Claim, id: str, *, paper: str, title: str, statement: str,
@@ -114,4 +114,4 @@ def erratum(of: Claim, id: str, *, paper: str, title: str, statement: str,
     settings.setdefault("engines", of.engines)
     settings.setdefault("semantics", of.semantics)
     return Claim(id=id, paper=paper, title=title, statement=statement, shapes=shapes or of.shapes,
-                 obligation=obligation, expected=Status.REFUTED, **settings)
+                 obligation=obligation, expected=Status.REFUTED, construction_of=construction, **settings)

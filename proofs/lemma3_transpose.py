@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import sys
 
-from usim.constructions.transpose import transpose_construction, transpose_program
+from usim.constructions.transpose import transpose_construction
 from usim.engine.declare import claim, every_shape
 from usim.engine.parametric.statement import FamilyClaim
 from usim.rasp.expr import indices
@@ -51,10 +51,7 @@ CLAIMS = (CLAIM,)
 
 ALL_SIZES = FamilyClaim(
     CLAIM,
-    dims=("r", "c"),
-    program=lambda r, c: transpose_program(r),
-    inputs=lambda r, c: [("M", (r, c))],
-    outputs=lambda r, c: [("MT", (c, r))],
+    transpose_construction,
     target=transpose_target,
     mutants={
         # the column index p // r taken mod 16: right for every c <= 16, wrong past it

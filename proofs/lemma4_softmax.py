@@ -22,7 +22,7 @@ from fractions import Fraction
 
 import sympy
 
-from usim.constructions.softmax import PAPER_BASE, softmax_construction, softmax_program
+from usim.constructions.softmax import PAPER_BASE, softmax_construction
 from usim.engine.claim import Claim
 from usim.engine.declare import claim, every_shape
 from usim.engine.parametric.statement import FamilyClaim
@@ -118,10 +118,7 @@ CLAIMS = (CLAIM, PAPER_CLAIM)
 
 ALL_SIZES = FamilyClaim(
     CLAIM,
-    dims=("r", "c"),
-    program=lambda r, c: softmax_program(r),
-    inputs=lambda r, c: [("S", (r, c))],
-    outputs=lambda r, c: [("softmax(S)", (r, c))],
+    softmax_construction,
     target=SOFTMAX,
     mutants={
         # head b is active at the queries whose row, mod 9, is b: right for every r <= 9; from

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import sys
 
-from usim.constructions.matmul import matmul_construction, matmul_fits, matmul_program
+from usim.constructions.matmul import matmul_construction, matmul_fits
 from usim.engine.claim import Shape
 from usim.engine.declare import claim
 from usim.engine.parametric.statement import FamilyClaim
@@ -63,10 +63,7 @@ CLAIMS = (CLAIM,)
 
 ALL_SIZES = FamilyClaim(
     CLAIM,
-    dims=("r", "k", "c"),
-    program=lambda r, k, c: matmul_program(r, c),
-    inputs=lambda r, k, c: [("A", (r, k)), ("B", (k, c))],
-    outputs=lambda r, k, c: [("AB", (r, c))],
+    matmul_construction,
     target=product_target,
     side_condition=matmul_fits,
     mutants={

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import sys
 
-from usim.constructions.routing import move_blocks_construction, move_blocks_program
+from usim.constructions.routing import move_blocks_construction
 from usim.engine.declare import claim, every_shape
 from usim.engine.parametric.statement import FamilyClaim
 from usim.engine.parametric.target import matrix_of
@@ -59,10 +59,7 @@ CLAIMS = (CLAIM,)
 
 ALL_SIZES = FamilyClaim(
     CLAIM,
-    dims=("r", "c", "w", "g"),
-    program=move_blocks_program,
-    inputs=lambda r, c, w, g: [("G", (1, g)), ("X", (r, c)), ("Y", (1, w))],
-    outputs=lambda r, c, w, g: [("Y", (1, w)), ("X", (r, c)), ("Z", (1, g))],
+    move_blocks_construction,
     target=moved,
     mutants={
         # source positions taken mod 128: right on every sequence shorter than 129 positions

@@ -230,15 +230,66 @@ def is_symbolic(*values: object) -> bool:
     return any(isinstance(v, SymbolicInt) for v in values)
 
 
+def _polynomial(term: SymbolicInt) -> dict[tuple, int]:
+    """``term`` as a polynomial: monomial (a sorted tuple of atoms) -> coefficient.
+    Symbols are atoms by their full names (two head indices shown alike are
+    different symbols); a floor division or remainder is an atom by its
+    structure, with its arguments in normal form."""
+    def atom(key: tuple) -> dict[tuple, int]:
+        return {(key,): 1}
+
+    def add(a: dict, b: dict, sign: int = 1) -> dict:
+        out = dict(a)
+        for mono, coeff in b.items():
+            out[mono] = out.get(mono, 0) + sign * coeff
+        return {m: c for m, c in out.items() if c}
+
+    def mul(a: dict, b: dict) -> dict:
+        out: dict[tuple, int] = {}
+        for ma, ca in a.items():
+            for mb, cb in b.items():
+                mono = tuple(sorted(ma + mb))
+                out[mono] = out.get(mono, 0) + ca * cb
+        return {m: c for m, c in out.items() if c}
+
+    if term.op == "num":
+        return {(): term.args[0]} if term.args[0] else {}
+    if term.op == "sym":
+        return atom(("sym", term.args[0]))
+    if term.op == "neg":
+        return add({}, _polynomial(term.args[0]), -1)
+    left, right = (_polynomial(a) for a in term.args)
+    if term.op == "+":
+        return add(left, right)
+    if term.op == "-":
+        return add(left, right, -1)
+    if term.op == "*":
+        return mul(left, right)
+    return atom((term.op, tuple(sorted(left.items())), tuple(sorted(right.items()))))
+
+
 def same_size(a: SymbolicInt | int, b: SymbolicInt | int) -> bool:
-    """a == b for integers; for symbolic sizes, whether they are the same
-    expression. A builder that takes a shortcut when two sizes are equal takes
-    it in a family only where they are equal as expressions: at sizes where
-    different expressions coincide the family's instance may differ from the
-    builder's program, which the tie to the bounded claim would show."""
+    """a == b, where that has one answer at every size.
+
+    For integers, a == b. For symbolic sizes: True when a - b is 0 as a
+    polynomial (the same size at every value of the dimensions), False when it
+    is a non-zero constant (never the same); otherwise a and b are equal at some
+    sizes and not at others, and a builder that branched on the answer would
+    build a family that is not its own program at those sizes: a
+    :class:`FamilyError` naming both.
+
+    Raises:
+        FamilyError: the answer depends on the values of the dimensions.
+    """
     if not is_symbolic(a, b):
         return a == b
-    return str(a) == str(b)
+    difference = _polynomial(SymbolicInt.of(a) - SymbolicInt.of(b))
+    if not difference:
+        return True
+    if set(difference) == {()}:
+        return False
+    raise FamilyError(f"whether {a!s} and {b!s} are the same size depends on the sizes: a builder cannot "
+                      "branch on it (write both cases with where, or state a side condition)")
 
 
 @dataclass(frozen=True, eq=False)

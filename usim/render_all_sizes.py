@@ -11,6 +11,7 @@ from typing import Any, Mapping
 
 from usim.engine.claim import Status
 from usim.engine.parametric.allsizes import AllSizesReport, AllSizesResult, rests_on
+from usim.engine.parametric.statement import ABOUT_CLAIM
 
 
 def _refutation(result: AllSizesResult) -> str:
@@ -34,6 +35,9 @@ def all_sizes_lines(report: AllSizesReport) -> list[str]:
     """The closing text of one claim proved for every size."""
     result = report.result
     lines = [f"{report.family.id} for every size ({result.conditions}): {result_line(result)}"]
+    if report.about != ABOUT_CLAIM:
+        lines.append("  about the family alone: the claim builds its program apart from the family, so this is "
+                     "not the claim's verdict")
     if result.status is not Status.PROVED and result.verdict.status is not Status.PROVED:
         lines.append(f"  the parametric engine: {result.verdict.reason}")
     lines.append("  what it rests on:")
@@ -45,11 +49,24 @@ def all_sizes_lines(report: AllSizesReport) -> list[str]:
     return lines
 
 
+def cross_check_note(status: str, max_n: Any) -> str:
+    """What to say beside a verdict for every size when the bounded cross-check
+    did not prove the claim (empty when it did)."""
+    if status == Status.PROVED.value:
+        return ""
+    return f"; the bounded cross-check up to N={max_n} is {status}, not PROVED"
+
+
 def all_sizes_verdict(report: AllSizesReport) -> str:
-    """One line: the claim's verdict for every size."""
+    """One line: the claim's verdict for every size (with the bounded
+    cross-check's where it is not PROVED, and what the verdict is about)."""
     conditions = report.result.conditions
+    cross = cross_check_note(report.bounded.status.value, report.bounded.max_n)
     if report.status is Status.PROVED:
-        return f"PROVED for every size ({conditions})"
+        return f"PROVED for every size ({conditions}){cross}"
+    if report.result.status is Status.PROVED and report.about != ABOUT_CLAIM:
+        return (f"UNKNOWN for every size: the family alone is PROVED for every size ({conditions}), but the "
+                f"claim builds its program apart from it (not one definition){cross}")
     if report.status is Status.ERROR and report.bounded.status is Status.REFUTED:
         return "ERROR: proved for every size but refuted by the bounded cross-check (a bug to report)"
     if report.status is Status.REFUTED:
@@ -60,9 +77,13 @@ def all_sizes_verdict(report: AllSizesReport) -> str:
 def all_sizes_markdown(section: Mapping[str, Any]) -> list[str]:
     """A certificate's all-sizes record as Markdown."""
     result = section["result"]
+    cross = section["cross_check"]
+    about = "" if section["about"] == ABOUT_CLAIM else \
+        f" The family alone is {section['family_status']} for every size: the claim builds its program apart from it."
     lines = ["", "## For every size", "",
              f"**{section['status']}** for every size with {section['conditions']} "
-             f"(the parametric engine: {result['engine']['status']}, {result['engine']['reason']}).", "",
+             f"(the parametric engine: {result['engine']['status']}, {result['engine']['reason']})"
+             f"{cross_check_note(cross['status'], cross.get('max_n'))}.{about}", "",
              "What it rests on:", ""]
     lines += [f"- {line}" for line in section.get("rests_on", [])]
     if result.get("shape"):

@@ -49,12 +49,17 @@ class ClaimEntry:
 
     @property
     def every_size(self) -> str | None:
-        """"all sizes (conditions)" where a certificate proves the claim for every size."""
+        """"all sizes (conditions)" where a certificate proves the claim for every
+        size, with the bounded cross-check's verdict where it is not PROVED."""
         from usim.engine.claim import Status as S
 
         if self.all_sizes is None or self.all_sizes.all_sizes_status is not S.PROVED:
             return None
-        return f"all sizes ({self.all_sizes.data['all_sizes'].get('conditions')})"
+        section = self.all_sizes.data["all_sizes"]
+        cross = section["cross_check"]
+        tail = "" if cross["status"] == S.PROVED.value else \
+            f", bounded cross-check to N={cross.get('max_n')} {cross['status']}"
+        return f"all sizes ({section.get('conditions')}){tail}"
 
     @property
     def status(self) -> str:

@@ -52,12 +52,20 @@ the value of the family at p as a term equal to the target's; the evaluator's
 meaning of each node is the evaluator's meaning in :mod:`usim.encodings.evaluate`
 restated over symbolic positions (RASP semantics, empty selection gives the
 default), and the family's instance at d is the program the bounded engines
-run. That last link is checked, not assumed, for every shape up to the tie
-bound (:func:`.allsizes.tie`: node for node, names included) and holds beyond
-it by construction (the builder is one function; with symbolic dimensions it
-takes the same code path, and a size-dependent branch raises). Cross-check:
-the bounded proof up to N runs alongside, and a bounded refutation of a claim
-proved for all sizes is an ERROR.
+run. That last link is one definition, not a comparison: the claim's
+construction is a :class:`~usim.constructions.base.SizedConstruction`, whose
+program at every shape is the family's instance there (built from it), so
+``usim run``, ``usim show`` and the bounded engines execute what was proved. A
+claim that builds its program by another function gets a verdict about the
+family alone (UNKNOWN for the claim). The tie (:func:`.allsizes.tie`) checks in
+addition, node for node with names, that the instance is the claim's program
+and what the builder builds when called with integers (a builder that inspects
+the type of a size differs there), at every shape up to the bound and at
+shapes past it (2N + 1, 4N + 3, 17, 33 in every dimension, shapes meeting the side
+conditions); combinators a builder could branch on (:func:`usim.rasp.family.same_size`)
+raise where the answer depends on the sizes. Cross-check: the bounded proof up
+to N runs alongside; a bounded refutation of a claim proved for all sizes is an
+ERROR, and a cross-check that is UNKNOWN or an ERROR is said beside the verdict.
 
 What is refused: a selection that is not one interval of keys, ``where`` on
 token-dependent values, a case split inside a sum, AHAT semantics, selector

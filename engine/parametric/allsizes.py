@@ -12,6 +12,9 @@ verdict for every size:
   included), its layouts are the claim's, its side conditions select exactly
   the claim's shapes, and its target is the claim's own function and, over
   symbolic matrices of those sizes, means the claim's target entry by entry;
+  and the claim's program is the family's instance by definition
+  (:attr:`FamilyClaim.one_definition`; otherwise the verdict is about the family
+  alone and the claim's is UNKNOWN);
 * REFUTED only with a concrete size and input: the sizes come from z3's model
   of a step that failed (or, failing that, from a search over small sizes), the
   family is instantiated there and the bounded engines
@@ -39,7 +42,7 @@ from usim.engine.claim import EngineResult, Obligation, ObligationResult, Status
 from usim.engine.parametric.evaluate import DECISIONS
 from usim.engine.parametric.prove import ParametricVerdict, prove_family
 from usim.engine.canonical import Verdict, compare
-from usim.engine.parametric.statement import FamilyClaim
+from usim.engine.parametric.statement import FamilyClaim, claim_all_sizes_status
 from usim.engine.parametric.target import SymbolicMatrix, TargetContext, active
 from usim.engine.parametric.terms import Atoms, Entry
 from usim.engine.replay import expected_sequence, replay_undefined, search_witness, symbol_matrices
@@ -54,50 +57,139 @@ SEARCH_SECONDS = 30.0
 """How long the search over small sizes may take when no failed step named sizes."""
 
 
+TIE_POSITIONS = 2048
+"""The longest input sequence at which the tie is checked beyond the bound (the
+check instantiates and compares programs node for node: linear in their size)."""
+
+SIDE_CONDITION_SHAPES = 3
+"""How many shapes with every dimension past the bound are drawn from the grid
+of :func:`beyond_bound` (the first that meet the side conditions)."""
+
+
+def large_sizes(bound: int) -> tuple[int, ...]:
+    """The sizes beyond the bound at which every dimension is tied: 2N + 1,
+    4N + 3 (one odd, one past every power of two up to 4N), 17 and 33 (past the
+    constants 16 and 32 a builder might special-case), those above N."""
+    return tuple(sorted(v for v in {2 * bound + 1, 4 * bound + 3, 17, 33} if v > bound))
+
+
 @dataclass(frozen=True)
 class Tie:
-    """The family checked against the bounded claim at every shape up to ``bound``."""
+    """The family checked against the bounded claim: at every shape up to
+    ``bound`` (``shapes`` of them) and at ``beyond``, shapes past it."""
 
     bound: int
     shapes: int
     problems: tuple[str, ...]
+    beyond: tuple[tuple[int, ...], ...] = ()
 
     @property
     def ok(self) -> bool:
         return not self.problems and self.shapes > 0
 
     def as_dict(self) -> dict:
-        return {"bound": self.bound, "shapes": self.shapes, "problems": list(self.problems)}
+        return {"bound": self.bound, "shapes": self.shapes, "problems": list(self.problems),
+                "beyond": [list(s) for s in self.beyond]}
 
 
 def _layout(blocks) -> list[tuple[str, tuple[int, int]]]:
     return [(name, (int(r), int(c))) for name, (r, c) in blocks]
 
 
+def beyond_bound(fc: FamilyClaim, bound: int) -> list[tuple[int, ...]]:
+    """Shapes past ``bound`` at which the tie is checked: for every dimension and
+    every size of :func:`large_sizes`, that dimension at the size and the others
+    as small as the side conditions allow; every dimension at 2N + 1; and the
+    first :data:`SIDE_CONDITION_SHAPES` shapes meeting the side conditions with
+    every dimension past the bound, each one of N + 1, 2N + 1, 4N + 3 (in
+    order of their sum: the same shapes on every run, so that a certificate's
+    record of them can be derived again). Shapes with more than
+    :data:`TIE_POSITIONS` input positions are left out.
+
+    Args:
+        fc: the claim stated for every size.
+        bound: the bound of the bounded cross-check (N).
+
+    Returns:
+        The shapes, each meeting the side conditions, without repeats.
+    """
+    wanted: list[tuple[int, ...]] = []
+    dims = len(fc.dims)
+    for size in large_sizes(bound):
+        for i in range(dims):
+            rest = sorted(itertools.product(range(1, bound + 2), repeat=dims - 1), key=lambda s: (sum(s), s))
+            for others in rest:
+                shape = others[:i] + (size,) + others[i:]
+                if fc.holds_at(shape):
+                    wanted.append(shape)
+                    break
+    wanted.append((2 * bound + 1,) * dims)
+    grid = sorted(itertools.product((bound + 1, 2 * bound + 1, 4 * bound + 3), repeat=dims),
+                  key=lambda s: (sum(s), s))
+    wanted += [s for s in grid if fc.holds_at(s) and s not in wanted][:SIDE_CONDITION_SHAPES]
+    out: list[tuple[int, ...]] = []
+    for shape in wanted:
+        if shape not in out and fc.holds_at(shape) and _positions(fc, shape) <= TIE_POSITIONS:
+            out.append(shape)
+    return out
+
+
 def tie(fc: FamilyClaim, bound: int) -> Tie:
-    """Is the family the bounded claim's construction at every shape up to ``bound``?"""
+    """Is the family the bounded claim's construction, and the builder's program?
+
+    At every shape up to ``bound`` and at the shapes :func:`beyond_bound`:
+    the family instantiated there is, node for node with names, both the
+    claim's own program and what the builder called with integers builds (a
+    builder that takes another path for integers, or a claim whose
+    construction is written separately, differs somewhere); its layouts are
+    the claim's; its target is the claim's own function. Up to the bound also:
+    its side conditions select exactly the claim's shapes, and the target
+    written for every size means the claim's target entry by entry.
+
+    Args:
+        fc: the claim stated for every size.
+        bound: the bound N of the bounded cross-check.
+
+    Returns:
+        The shapes checked and every problem found.
+    """
     claim = fc.claim
     wanted = set(claim.shapes(bound))
     family = fc.family()
     problems: list[str] = []
     count = 0
-    for shape in itertools.product(range(1, bound + 1), repeat=len(fc.dims)):
+    beyond = beyond_bound(fc, bound)
+    small = list(itertools.product(range(1, bound + 1), repeat=len(fc.dims)))
+    for shape in small + beyond:
         label = shape_label(shape)
-        if fc.holds_at(shape) != (shape in wanted):
+        within = max(shape) <= bound
+        if within and fc.holds_at(shape) != (shape in wanted):
             problems.append(f"{label}: the side conditions {'hold' if fc.holds_at(shape) else 'fail'} but the "
                             f"claim {'does not have' if shape not in wanted else 'has'} this shape")
             continue
-        if shape not in wanted:
+        if within and shape not in wanted:
             continue
-        count += 1
-        ob = claim.obligation(shape)
+        count += within
+        try:
+            ob = claim.obligation(shape)
+        except (UsimError, ArithmeticError) as error:
+            problems.append(f"{label}: the claim has no obligation at this shape: {error}")
+            continue
         try:
             instance = instantiate(family, dict(zip(fc.dims, shape)))
         except (UsimError, ArithmeticError) as error:
             problems.append(f"{label}: the family cannot be instantiated: {error}")
             continue
-        if canonical_text(instance, names=True) != canonical_text(ob.construction.program, names=True):
-            problems.append(f"{label}: the family instantiated is not the builder's program")
+        text = canonical_text(instance, names=True)
+        if text != canonical_text(ob.construction.program, names=True):
+            problems.append(f"{label}: the family instantiated is not the claim's program")
+        try:
+            built = fc.program(*shape)
+        except (UsimError, ArithmeticError, TypeError) as error:
+            problems.append(f"{label}: the builder refuses integer sizes: {error}")
+        else:
+            if canonical_text(built, names=True) != text:
+                problems.append(f"{label}: the family instantiated is not the builder's program at these sizes")
         layout = ob.construction.input_layout
         if _layout(fc.inputs(*shape)) != [(b.name, (b.shape.rows, b.shape.cols)) for b in layout.blocks] \
                 or sum(r * c for _, (r, c) in fc.inputs(*shape)) != layout.length:
@@ -107,14 +199,14 @@ def tie(fc: FamilyClaim, bound: int) -> Tie:
             problems.append(f"{label}: the family's output layout is not the claim's")
         if ob.target is not fc.target:
             problems.append(f"{label}: the family's target is not the claim's own target function")
-        elif not _same_target(fc, shape, ob):
+        elif within and not _same_target(fc, shape, ob):
             problems.append(f"{label}: the target written for every size is not the claim's target here")
         if ob.output_name != family.outputs[0][0]:
             problems.append(f"{label}: the claim is about the output {ob.output_name}, the family's is "
                             f"{family.outputs[0][0]}")
         if ob.preconditions is not None or ob.padding != 0:
             problems.append(f"{label}: the claim has preconditions or padding the family does not state")
-    return Tie(bound, count, tuple(problems))
+    return Tie(bound, count, tuple(problems), tuple(beyond))
 
 
 def _same_target(fc: FamilyClaim, shape: tuple[int, ...], ob: Obligation) -> bool:
@@ -293,10 +385,16 @@ class AllSizesReport:
 
     @property
     def status(self) -> Status:
-        """The all-sizes verdict, an ERROR where the bounded proof disagrees."""
-        if self.result.status is Status.PROVED and self.bounded.status is Status.REFUTED:
-            return Status.ERROR
-        return self.result.status
+        """The claim's verdict for every size: the family's, except an ERROR
+        where the bounded proof refutes what was proved, and never PROVED for
+        a claim whose program is built apart from the family (the verdict is
+        then about the family alone: UNKNOWN for the claim)."""
+        return claim_all_sizes_status(self.result.status, self.bounded.status, self.family.about)
+
+    @property
+    def about(self) -> str:
+        """What the verdict is about: the claim's program, or the family alone."""
+        return self.family.about
 
     @property
     def mutants_refuted(self) -> bool:
@@ -308,6 +406,9 @@ class AllSizesReport:
         return {
             "scope": "all sizes",
             "status": self.status.value,
+            "about": self.about,
+            "family_status": result.status.value,
+            "cross_check": {"max_n": self.bounded.max_n, "status": self.bounded.status.value},
             "conditions": result.conditions,
             "family": fingerprint(self.family.family()),
             "rests_on": rests_on(self),
@@ -328,11 +429,21 @@ def rests_on(report: AllSizesReport) -> list[str]:
         if s.unknown:
             counts.append(f"{s.unknown} unknown")
         lines.append(f"{s.step}: {s.solver}, {', '.join(counts)} ({s.seconds:.3f} s)")
+    if report.family.one_definition:
+        lines.append("one definition: the claim's program at every shape is the family's instance there "
+                     "(its construction is the family's SizedConstruction)")
+    else:
+        lines.append("the claim builds its program apart from the family: this verdict is about the family "
+                     "alone, and the claim's program is tied to it only at the shapes below")
     if result.tie is not None:
-        lines.append(f"the family instantiated is the claim's program, node for node with names, and its "
-                     f"layouts, side conditions and target (entry by entry) are the claim's, at every shape "
-                     f"up to N={result.tie.bound} ({result.tie.shapes} shapes): structural comparison, "
-                     f"canonical forms")
+        lines.append(f"the family instantiated is the claim's program and the builder's, node for node with "
+                     f"names, and its layouts, side conditions and target (entry by entry) are the claim's, at "
+                     f"every shape up to N={result.tie.bound} ({result.tie.shapes} shapes): structural "
+                     f"comparison, canonical forms")
+        if result.tie.beyond:
+            lines.append(f"the same structural comparison (program, builder, layouts, target function) at "
+                         f"{len(result.tie.beyond)} shapes past N: "
+                         f"{', '.join(shape_label(s) for s in result.tie.beyond)}")
     if result.witness is not None:
         lines.append(f"an input at the witness sizes {dict(result.verdict.witness or {})}: "
                      f"{result.witness.status.value} ({result.witness.engine})")
@@ -356,7 +467,8 @@ def prove_claim_all_sizes(fc: FamilyClaim, max_n: int, engines: Sequence[str] | 
         say(f"{fc.id}: proving for every size ({fc.describe_conditions()})")
     result = prove_all_sizes(fc, None, timeout, max_n, engines)
     if say:
-        say(f"{fc.id}: all sizes {result.status.value} ({result.seconds:.2f} s)")
+        alone = "" if fc.one_definition else " (the family alone)"
+        say(f"{fc.id}: all sizes{alone} {result.status.value} ({result.seconds:.2f} s)")
     broken = []
     for name in (fc.mutants if mutants else {}):
         found = prove_all_sizes(fc, name, timeout, max_n, engines)

@@ -1,15 +1,12 @@
 """A claim stated for every size: the family, its layouts, its target, its side conditions.
 
 A :class:`FamilyClaim` lifts a bounded claim (:class:`usim.engine.claim.Claim`)
-to all sizes. It names the claim's dimensions in the order of its shapes and
-gives, as functions of them (called with symbolic integers for the proof and
-with integers for the checks that tie it to the bounded claim):
+to all sizes. It gives:
 
-* ``program``: the builder the construction uses (``transpose_program(r)``):
-  called with symbolic dimensions it is the family
-  (:mod:`usim.rasp.family`);
-* ``inputs`` and ``outputs``: the blocks of the input layout, one after
-  another from position 0, and of the output layout (padding after it, up to
+* ``construction``: the :class:`~usim.constructions.base.SizedConstruction`
+  (the builder, whose call with symbolic dimensions is the family, and the
+  layouts as functions of the dimensions ``dims``, in the order of the claim's
+  shapes: ``inputs``, the blocks from position 0, and ``outputs``, padded to
   the input's length);
 * ``target``: the claim's own target function, written with
   :mod:`usim.engine.parametric.target` so that it means the same at every size;
@@ -19,6 +16,13 @@ with integers for the checks that tie it to the bounded claim):
 * ``mutants``: broken variants of the family, each made by replacing named
   nodes (``{"row_sum": lambda node: ...}``, names as :func:`readable` shows
   them, ``row_mean{b}`` for a head's node), given the symbolic dimensions.
+
+**One definition.** When the bounded claim builds its constructions from the
+same ``construction`` (``claim(..., construction=transpose_construction)``),
+its program at every shape IS the family's instance there
+(:attr:`FamilyClaim.one_definition`): the verdict for every size is the
+claim's. Otherwise the claim keeps a separate builder, and the verdict for
+every size is about the family alone, never shown as the claim's.
 """
 
 from __future__ import annotations
@@ -26,24 +30,46 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping, Sequence
 
-from usim.engine.claim import Claim
+from usim.constructions.base import Blocks, SizedConstruction
+from usim.engine.claim import Claim, Status
 from usim.errors import UsimError
 from usim.rasp.expr import Expr
 from usim.rasp.family import Condition, SymbolicInt, dimension, readable
 from usim.rasp.program import Program
 from usim.rasp.rewrite import substitute
 
-Blocks = Sequence[tuple[str, tuple[Any, Any]]]
 Replacements = Mapping[str, Callable[[Expr], Expr]]
+
+ABOUT_CLAIM = "the claim's program"
+"""A verdict for every size about the program the claim runs (one definition)."""
+ABOUT_FAMILY = "the family alone"
+"""A verdict for every size about the family only: the claim builds its program separately."""
+
+
+def claim_all_sizes_status(family: Status, bounded: Status, about: str) -> Status:
+    """The claim's verdict for every size from the family's, the bounded
+    cross-check's and what the family is (one rule for reports and certificates).
+
+    Args:
+        family: the family's verdict for every size.
+        bounded: the bounded cross-check's verdict.
+        about: :data:`ABOUT_CLAIM` or the family alone.
+
+    Returns:
+        ERROR where the cross-check refutes what was proved; UNKNOWN where the
+        family is proved but is not the claim's program; else the family's.
+    """
+    if family is Status.PROVED and bounded is Status.REFUTED:
+        return Status.ERROR
+    if family is Status.PROVED and about != ABOUT_CLAIM:
+        return Status.UNKNOWN
+    return family
 
 
 @dataclass(frozen=True)
 class FamilyClaim:
     claim: Claim
-    dims: tuple[str, ...]
-    program: Callable[..., Program]
-    inputs: Callable[..., Blocks]
-    outputs: Callable[..., Blocks]
+    construction: SizedConstruction
     target: Callable[[Mapping[str, Any]], Mapping[str, Any]]
     side_condition: Callable[..., Condition | bool] | None = None
     mutants: Mapping[str, Callable[..., Replacements]] = field(default_factory=dict)
@@ -53,13 +79,41 @@ class FamilyClaim:
     def id(self) -> str:
         return self.claim.id
 
+    @property
+    def dims(self) -> tuple[str, ...]:
+        return self.construction.dims
+
+    @property
+    def program(self) -> Callable[..., Program]:
+        """The builder (called with integers: what a caller of the builder gets)."""
+        return self.construction.program
+
+    @property
+    def inputs(self) -> Callable[..., Blocks]:
+        return self.construction.inputs
+
+    @property
+    def outputs(self) -> Callable[..., Blocks]:
+        return self.construction.outputs
+
+    @property
+    def one_definition(self) -> bool:
+        """Whether the bounded claim's program at every shape is this family's
+        instance (the claim builds its constructions from ``construction``)."""
+        return self.claim.construction_of is self.construction
+
+    @property
+    def about(self) -> str:
+        """What the verdict for every size is about, in words."""
+        return ABOUT_CLAIM if self.one_definition else ABOUT_FAMILY
+
     def symbols(self) -> tuple[SymbolicInt, ...]:
         return tuple(dimension(d) for d in self.dims)
 
     def family(self, mutant: str | None = None) -> Program:
         """The program over symbolic dimensions (a broken variant's, if named)."""
         symbols = self.symbols()
-        program = self.program(*symbols)
+        program = self.construction.family()
         if mutant is None:
             return program
         if mutant not in self.mutants:

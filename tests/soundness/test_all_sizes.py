@@ -121,7 +121,7 @@ def test_a_right_family_that_is_not_the_builders_program_is_an_error_not_proved(
         source = fresh((indices % r) * c + indices // r, "transpose_src")
         return Program.of("transpose_other", {"transpose": gather(tokens, source).named("transpose")})
 
-    result = prove_all_sizes(dataclasses.replace(LEMMA3, program=other))
+    result = prove_all_sizes(dataclasses.replace(LEMMA3, construction=dataclasses.replace(LEMMA3.construction, program=other)))
     assert result.verdict.status is Status.PROVED
     assert result.status is Status.ERROR and "not the builder's program" in result.note
 
@@ -190,6 +190,7 @@ def test_a_proof_for_every_size_beside_a_bounded_refutation_is_an_error(tmp_path
 
     assert all_sizes_status(data["all_sizes"], Status.PROVED, "lemma3", "") is Status.PROVED
     data["all_sizes"]["status"] = "ERROR"
+    data["all_sizes"]["cross_check"]["status"] = "REFUTED"
     assert all_sizes_status(data["all_sizes"], Status.REFUTED, "lemma3", "") is Status.ERROR
 
 
