@@ -230,6 +230,9 @@ class ClaimReport:
     measures: list[str]
     seconds: float
     engines: list[str]
+    unbroken: dict[str, list[str]] = field(default_factory=dict)
+    """Broken variant -> the shapes where it breaks nothing (its builder gave
+    None: the right obligation there, not a variant, never counted as refuted)."""
 
     def count(self, status: Status, mutants: bool = False) -> int:
         rows = self.mutant_results if mutants else self.results
@@ -254,7 +257,7 @@ class ClaimReport:
         """Every mutant is refuted at some shape, and nowhere UNKNOWN or ERROR
         (at a shape where a mutant happens to be right, e.g. transposing a
         column vector with rows and columns swapped, it is rightly PROVED)."""
-        by_mutant: dict[str, list[Status]] = {}
+        by_mutant: dict[str, list[Status]] = {name: [] for name in self.unbroken}
         for r in self.mutant_results:
             by_mutant.setdefault(r.mutant or "?", []).append(r.status)
         return all(Status.REFUTED in s and set(s) <= {Status.REFUTED, Status.PROVED}
@@ -292,6 +295,7 @@ def prove_claim(
     tasks = []
     costs: dict[str, dict] = {}
     crosscheck: dict[str, float] = {}
+    unbroken: dict[str, list[str]] = {}
     used: list[str] = []
     built: dict[tuple, tuple[Obligation, str]] = {}
     choices: dict[tuple, str | None] = {}
@@ -316,7 +320,11 @@ def prove_claim(
         add((shape, None), ob)
         if mutants:
             for mutant_name, build in claim.mutants.items():
-                add((shape, mutant_name), build(shape))
+                broken = build(shape)
+                if broken is None:  # the variant breaks nothing at this shape
+                    unbroken.setdefault(mutant_name, []).append(shape_label(shape))
+                else:
+                    add((shape, mutant_name), broken)
     order = {(key, name): index for index, (key, name, _) in enumerate(tasks)}
     done = [0]
     total = len(tasks)
@@ -356,4 +364,4 @@ def prove_claim(
         (mutant_results if key[1] is not None else results).append(assembled)
     measures = claim.measure(max_n) if claim.measure else []
     return ClaimReport(claim, max_n, results, mutant_results, costs, crosscheck, measures,
-                       time.perf_counter() - start, used)
+                       time.perf_counter() - start, used, unbroken)

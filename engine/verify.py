@@ -50,7 +50,11 @@ def obligations_of_claim(claim: Claim) -> ObligationSource:
             return claim.obligation(shape)
         if mutant not in claim.mutants:
             raise UsimError(f"claim {claim.id} has no broken variant {mutant!r} any more")
-        return claim.mutants[mutant](shape)
+        found = claim.mutants[mutant](shape)
+        if found is None:
+            raise UsimError(f"claim {claim.id}'s broken variant {mutant!r} breaks nothing at "
+                            f"{'x'.join(map(str, shape))} any more")
+        return found
     return build
 
 

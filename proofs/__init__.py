@@ -107,4 +107,8 @@ def registered_obligation(claim_id: str, shape: tuple[int, ...], mutant: str | N
         return claim.obligation(tuple(shape))
     if mutant not in claim.mutants:
         raise UsimError(f"claim {claim_id} has no broken variant {mutant!r}")
-    return claim.mutants[mutant](tuple(shape))
+    found = claim.mutants[mutant](tuple(shape))
+    if found is None:
+        raise UsimError(f"claim {claim_id}'s broken variant {mutant!r} breaks nothing at "
+                        f"{'x'.join(map(str, shape))}: there is no such obligation")
+    return found

@@ -19,7 +19,9 @@ The engines treat a network like any program: its forward pass is evaluated
 by the interpretations (:mod:`usim.transformer.evaluate`), the argmax sets
 of its hard heads decided exactly per length. Broken networks
 (:mod:`usim.transformer.broken`) replace part 0's network; at the other
-parts the obligation is the right one.
+parts, and at a shape with nothing of the broken kind, there is no variant
+(the builder gives None: the report lists those shapes as unbroken, never as
+refuted variants).
 """
 
 from __future__ import annotations
@@ -102,13 +104,13 @@ def weights_claim(claim_id: str, *, source: Callable[[Shape], Obligation],
             raise UsimError(f"{claim_id}: the last dimension of a shape is the part (0, 1 or 2), got {shape[-1]}")
         return part(shape)
 
-    def broken(name: str, make: Callable[[Network], Network | None]) -> Callable[[Shape], Obligation]:
-        def build(shape: Shape) -> Obligation:
-            if shape[-1] != 0:
-                return dataclasses.replace(part(shape), mutant=name)
+    def broken(name: str, make: Callable[[Network], Network | None]) -> Callable[[Shape], Obligation | None]:
+        def build(shape: Shape) -> Obligation | None:
+            if shape[-1] != 0:  # parts 1 and 2 check the unbroken network: no variant there
+                return None
             network = make(compiled(tuple(shape[:-1]))[1])
-            if network is None:  # nothing of that kind at this shape: the right network
-                return dataclasses.replace(part(shape), mutant=name)
+            if network is None:  # nothing of that kind at this shape: the right network, no variant
+                return None
             return part(shape, network, name)
         return build
 

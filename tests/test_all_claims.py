@@ -48,7 +48,10 @@ whole deadline (then a random input, replayed, refutes it as well)."""
 def test_every_broken_variant_is_refuted_at_some_shape(claim_id, mutant):
     claim = CLAIMS[claim_id]
     for shape in claim.shapes(claim.ci_max_n):
-        result = check_obligation(claim.mutants[mutant](shape), timeout=MUTANT_TIMEOUT, claim_engines=claim.engines)
+        broken = claim.mutants[mutant](shape)
+        if broken is None:  # the variant breaks nothing at this shape
+            continue
+        result = check_obligation(broken, timeout=MUTANT_TIMEOUT, claim_engines=claim.engines)
         assert result.status in (Status.REFUTED, Status.PROVED), result.as_dict()
         if result.status is Status.REFUTED:
             assert result.counterexample is not None

@@ -120,3 +120,21 @@ def test_the_weights_claims_up_to_their_stated_bounds(claim_id, bound):
     report = prove_claim(claim, bound, engines=["sympy"], timeout=120, jobs=2, mutants=True)
     assert report.status is Status.PROVED
     assert report.mutants_refuted
+
+
+def test_a_broken_network_is_a_variant_only_at_part_0_and_the_other_parts_are_listed_as_unbroken():
+    """Parts 1 and 2 check the unbroken network: they are not broken variants,
+    and they are never counted as variants refuted or proved."""
+    report = prove_claim(get("lemma3_weights"), 2, ("sympy", "z3"), timeout=60, jobs=1, mutants=True)
+    assert report.mutant_results and all(r.shape[-1] == 0 for r in report.mutant_results)
+    assert {"1x1x1", "2x2x2"} <= set(report.unbroken["wrong-score"])
+    assert report.mutants_refuted
+
+
+def test_a_variant_that_breaks_nothing_at_any_shape_is_not_refuted():
+    import dataclasses
+
+    claim = dataclasses.replace(get("lemma3_weights"), mutants={"breaks-nothing": lambda shape: None})
+    report = prove_claim(claim, 1, ("sympy", "z3"), timeout=60, jobs=1, mutants=True)
+    assert not report.mutant_results and report.unbroken["breaks-nothing"]
+    assert not report.mutants_refuted

@@ -95,7 +95,7 @@ def describe_failures(report: ClaimReport, detail: bool = True) -> list[str]:
                                                 for e in r.results if e.status is not Status.PROVED))
             continue
         lines.extend(_not_proved_lines(r))
-    by_mutant: dict[str, list[ObligationResult]] = {}
+    by_mutant: dict[str, list[ObligationResult]] = {name: [] for name in report.unbroken}
     for r in report.mutant_results:
         by_mutant.setdefault(r.mutant or "?", []).append(r)
     for name, rows in by_mutant.items():
@@ -108,6 +108,9 @@ def describe_failures(report: ClaimReport, detail: bool = True) -> list[str]:
             text += f"; equal to the target (so correct) at {', '.join(agree)}"
         if other:
             text += f"; {', '.join(other)}"
+        if report.unbroken.get(name):
+            text += (f"; no variant at {', '.join(report.unbroken[name])} (it breaks nothing there: the "
+                     "unbroken obligation, not counted)")
         lines.append(text)
         if refuted and refuted[-1].counterexample:
             lines.append(f"    e.g. at {refuted[-1].label}: {refuted[-1].counterexample.describe()}")
@@ -124,7 +127,7 @@ def verdict(report: ClaimReport) -> str:
                 f"(erratum) but was not, up to N={n}")
     if report.status is Status.PROVED:
         return f"PROVED for every shape up to N={n}" + (
-            "; broken variants:" if report.mutant_results else "")
+            "; broken variants:" if report.mutant_results or report.unbroken else "")
     if report.status is Status.VACUOUS:
         return (f"VACUOUS: no input meets the preconditions at some shape up to N={n}; "
                 "the statement says nothing there (not proved)")
