@@ -148,3 +148,18 @@ def test_the_papers_blocks_are_one_definition_and_tied_past_the_bound():
         found = tie(fc, 2)
         assert found.ok, (fc.id, found.problems)
         assert found.beyond and all(max(s) > 2 for s in found.beyond)
+
+
+def test_a_proof_for_every_size_beside_a_cross_check_that_did_not_prove_is_never_a_plain_proved():
+    import dataclasses
+
+    from usim.proofs import families
+    from usim.render_all_sizes import all_sizes_markdown, all_sizes_verdict
+
+    report = prove_claim_all_sizes(families()["lemma3"], 1, timeout=30)
+    assert report.status is Status.PROVED and "cross-check" not in all_sizes_verdict(report)
+    unknown = dataclasses.replace(report, bounded=dataclasses.replace(report.bounded, results=[]))
+    assert "the bounded cross-check up to N=1 is UNKNOWN, not PROVED" in all_sizes_verdict(unknown)
+    section = unknown.as_dict()
+    assert section["cross_check"] == {"max_n": 1, "status": "UNKNOWN"}
+    assert any("UNKNOWN, not PROVED" in line for line in all_sizes_markdown(section))
