@@ -1,0 +1,92 @@
+"""A value computed in long double is printed, saved and compared in long double.
+
+From a score of 709 on, a run leaves float64's range and is repeated in long
+double (80-bit on x86-64); its values passed through float64 on their way out:
+``usim run softmax --values 740,0`` printed 4.19955798965e-322 for
+e^-740 / (1 + e^-740) = 4.18873988005e-322, from 745 on 0 (or float64's
+smallest subnormal), and called the largest difference 0, its reference being
+numpy's in float64. The same held for a listing's run. The true values here
+come from mpmath at 60 digits (or as many as 1 - e^-A needs).
+"""
+
+from __future__ import annotations
+
+import re
+from fractions import Fraction
+from pathlib import Path
+
+import mpmath
+import numpy as np
+import pytest
+
+from usim.cli import main
+from usim.constructions.softmax import softmax_construction
+from usim.encodings.runners import WIDER_THAN_FLOAT64, run_numeric_in_range
+
+needs_long_double = pytest.mark.skipif(not WIDER_THAN_FLOAT64,
+                                       reason="long double is float64 on this platform")
+
+
+@pytest.fixture(autouse=True)
+def _sixty_digits():
+    """mpmath at 60 digits in these tests only (its precision is global)."""
+    with mpmath.workdps(60):
+        yield
+
+
+def _row_under(text: str, title: str) -> list[str]:
+    """The entries of the one-row matrix printed under the line that matches ``title``."""
+    lines = text.splitlines()
+    return lines[next(i for i, line in enumerate(lines) if re.match(title, line)) + 1].split()
+
+
+def _real(x: Fraction | str | np.floating) -> mpmath.mpf:
+    """A printed decimal or a float of any width, exactly (at 60 digits)."""
+    q = Fraction(x) if isinstance(x, str) else Fraction(*x.as_integer_ratio())
+    return mpmath.mpf(q.numerator) / q.denominator
+
+
+def _agrees_to_its_digits(printed: str, true: mpmath.mpf) -> bool:
+    """``printed`` is ``true`` rounded to 12 significant digits (usim run's .12g,
+    trailing zeros dropped): at most half a unit of the 12th digit away."""
+    unit = mpmath.mpf(10) ** (mpmath.floor(mpmath.log10(abs(true))) - 11)
+    return abs(_real(printed) - true) <= unit / 2 * (1 + mpmath.mpf(10) ** -30)
+
+
+def _exact_softmax(a: int) -> list[mpmath.mpf]:
+    """softmax(a, 0) at the working precision (1 - e^-a needs a / ln 10 digits)."""
+    small = mpmath.exp(-a) / (1 + mpmath.exp(-a))
+    return [1 - small, small]
+
+
+@pytest.mark.parametrize("a", [740, 745, 1000, 11355])
+def test_run_softmax_prints_long_double_values_and_their_true_difference(a: int, capsys) -> None:
+    status = main(["run", "softmax", "--shape", "1x2", "--values", f"{a},0"])
+    captured = capsys.readouterr()
+    if not WIDER_THAN_FLOAT64:  # no wider type: an error, never a float64 number
+        assert status == 2 and len(captured.err.splitlines()) == 1 and captured.out == ""
+        return
+    assert status == 0, captured.err
+    output = _row_under(captured.out, r"output softmax\(S\)")
+    reference = _row_under(captured.out, r"\w+ reference:")
+    outputs, dtype = run_numeric_in_range(softmax_construction(1, 2).program, np.array([a, 0.0]))
+    assert dtype is np.longdouble
+    with mpmath.workdps(a // 2 + 60):
+        true = _exact_softmax(a)
+        for shown, value in zip(output + reference, true + true):
+            assert _agrees_to_its_digits(shown, value), (shown, value)
+        # the difference: the run's own long double values (taken exactly) against the true softmax
+        difference = max(abs(_real(x) - t) for x, t in zip(outputs["softmax"][0], true))
+        printed = mpmath.mpf(re.search(r"largest difference: (\S+)", captured.out).group(1))
+        assert difference > 0 and abs(printed - difference) <= difference * mpmath.mpf("5e-3"), (printed, difference)
+
+
+@needs_long_double
+def test_a_listing_run_prints_long_double_values_with_their_digits(tmp_path: Path, capsys) -> None:
+    listing = tmp_path / "e.rasp"
+    listing.write_text("def f() {\n  return exp(tokens_float);\n}\n")
+    assert main(["run", str(listing), "--function", "f", "--input", "[-740, -745, -1000]"]) == 0
+    shown = capsys.readouterr().out.strip().strip("[]").split(", ")
+    for text, a in zip(shown, (740, 745, 1000)):
+        true = mpmath.exp(-a)
+        assert abs(mpmath.mpf(text) - true) <= true * mpmath.mpf("1e-9"), (text, true)  # 10 digits
