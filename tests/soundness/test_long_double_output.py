@@ -5,8 +5,9 @@ double (80-bit on x86-64); its values passed through float64 on their way out:
 ``usim run softmax --values 740,0`` printed 4.19955798965e-322 for
 e^-740 / (1 + e^-740) = 4.18873988005e-322, from 745 on 0 (or float64's
 smallest subnormal), and called the largest difference 0, its reference being
-numpy's in float64. The same held for a listing's run. The true values here
-come from mpmath at 60 digits (or as many as 1 - e^-A needs).
+numpy's in float64. The same held for a listing's run and ``usim simulate``'s
+printed and saved T(X). The true values here come from mpmath at 60 digits (or
+as many as 1 - e^-A needs).
 """
 
 from __future__ import annotations
@@ -90,3 +91,15 @@ def test_a_listing_run_prints_long_double_values_with_their_digits(tmp_path: Pat
     for text, a in zip(shown, (740, 745, 1000)):
         true = mpmath.exp(-a)
         assert abs(mpmath.mpf(text) - true) <= true * mpmath.mpf("1e-9"), (text, true)  # 10 digits
+
+
+@needs_long_double
+def test_simulate_prints_and_saves_long_double_values(tmp_path: Path, capsys) -> None:
+    # row 0 scores [-800, 0] on values [1, 0]: T(X)[0] = e^-800 / (1 + e^-800) ~ 3.7e-348
+    params, out = tmp_path / "p.npz", tmp_path / "y.npy"
+    np.savez(params, X=np.array([[1.0], [0.0]]), A=np.array([[-800.0]]), V=np.array([[1.0]]))
+    assert main(["simulate", str(params), "--out", str(out)]) == 0
+    printed = capsys.readouterr().out
+    true = mpmath.exp(-800) / (1 + mpmath.exp(-800))
+    assert abs(_real(np.load(out)[0, 0]) - true) <= true * mpmath.mpf("1e-15")
+    assert "3.667875e-348" in printed  # not "0.", which six fixed decimals would show
