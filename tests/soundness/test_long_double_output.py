@@ -5,9 +5,11 @@ double (80-bit on x86-64); its values passed through float64 on their way out:
 ``usim run softmax --values 740,0`` printed 4.19955798965e-322 for
 e^-740 / (1 + e^-740) = 4.18873988005e-322, from 745 on 0 (or float64's
 smallest subnormal), and called the largest difference 0, its reference being
-numpy's in float64. The same held for a listing's run and ``usim simulate``'s
-printed and saved T(X). The true values here come from mpmath at 60 digits (or
-as many as 1 - e^-A needs).
+numpy's in float64. The same held for a listing's run, ``usim simulate``'s
+printed and saved T(X), and ``usim check``'s numeric cross-check (which ran in
+unchecked float64, said "DIFFERS: inf vs inf" where long double agrees, and
+crashed turning an exact reference beyond float64 into a float). The true values
+here come from mpmath at 60 digits (or as many as 1 - e^-A needs).
 """
 
 from __future__ import annotations
@@ -103,3 +105,45 @@ def test_simulate_prints_and_saves_long_double_values(tmp_path: Path, capsys) ->
     true = mpmath.exp(-800) / (1 + mpmath.exp(-800))
     assert abs(_real(np.load(out)[0, 0]) - true) <= true * mpmath.mpf("1e-15")
     assert "3.667875e-348" in printed  # not "0.", which six fixed decimals would show
+
+
+def _spec_file(tmp_path: Path, body: str) -> str:
+    path = tmp_path / "spec.py"
+    path.write_text("import sympy\nfrom usim.engine.user_spec import spec\n\n"
+                    "@spec(inputs={'M': ('r', 'c')}, outputs={'F': ('r', 'c')})\n"
+                    f"def target(M):\n    \"\"\"the target\"\"\"\n    return M.applyfunc(lambda x: {body})\n")
+    return f"{path}:target"
+
+
+@needs_long_double
+@pytest.mark.parametrize("listing, target", [
+    ("exp(tokens_float * 20)", "sympy.exp(20 * x)"),  # irrational: a 30-digit reference; float64 gave inf
+    ("tokens_float ^ 200", "x ** 200"),  # exact: a reference beyond float64 (float() of it crashed)
+], ids=["irrational", "exact"])
+def test_checks_numeric_cross_check_runs_in_long_double_where_float64_is_not_enough(
+        tmp_path: Path, capsys, listing: str, target: str) -> None:
+    path = tmp_path / "f.rasp"
+    path.write_text(f"def f() {{\n  return {listing};\n}}\n")
+    status = main(["check", str(path), "--function", "f", "--spec-file", _spec_file(tmp_path, target),
+                   "--shape", "1x3", "--engine", "sympy", "--timeout", "20"])
+    out = capsys.readouterr().out
+    assert status == 0, out
+    assert "numeric ok (in long double: float64's range was not enough)" in out, out
+
+
+@needs_long_double
+def test_checks_examples_are_shown_with_their_long_double_digits(tmp_path: Path, capsys) -> None:
+    path = tmp_path / "f.rasp"
+    path.write_text("set example [-740, 0, 1]\ndef f() {\n  return exp(tokens_float);\n}\n")
+    assert main(["check", str(path), "--function", "f", "--spec-file", _spec_file(tmp_path, "sympy.exp(x)"),
+                 "--shape", "1x3", "--engine", "sympy", "--timeout", "20"]) == 0
+    out = capsys.readouterr().out
+    assert "[-740, 0, 1] as 1x3 -> [4.18874e-322, 1, 2.71828]: agrees with the spec" in out, out
+
+
+def test_checks_report_of_a_power_names_a_base_beyond_float64_without_converting_it(tmp_path: Path, capsys) -> None:
+    path = tmp_path / "f.rasp"
+    path.write_text("def f() {\n  return (10 ^ 400) ^ tokens_float;\n}\n")  # float() of the base crashed
+    main(["check", str(path), "--function", "f", "--spec-file", _spec_file(tmp_path, "sympy.exp(x)"),
+          "--shape", "1x1", "--engine", "sympy", "--timeout", "20"])
+    assert f"a power to the base {10**400} (1e+400), not exp" in capsys.readouterr().out
