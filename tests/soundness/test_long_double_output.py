@@ -8,8 +8,10 @@ smallest subnormal), and called the largest difference 0, its reference being
 numpy's in float64. The same held for a listing's run, ``usim simulate``'s
 printed and saved T(X), and ``usim check``'s numeric cross-check (which ran in
 unchecked float64, said "DIFFERS: inf vs inf" where long double agrees, and
-crashed turning an exact reference beyond float64 into a float). The true values
-here come from mpmath at 60 digits (or as many as 1 - e^-A needs).
+crashed turning an exact reference beyond float64 into a float). A long double
+read as an exact number went through float64 as well (1e-400 became 0), and a
+constant beyond float64 was said to be beyond long double's range. The true
+values here come from mpmath at 60 digits (or as many as 1 - e^-A needs).
 """
 
 from __future__ import annotations
@@ -24,7 +26,11 @@ import pytest
 
 from usim.cli import main
 from usim.constructions.softmax import softmax_construction
+from usim.encodings.exact import as_exact
 from usim.encodings.runners import WIDER_THAN_FLOAT64, run_numeric_in_range
+from usim.errors import RangeError
+from usim.rasp.expr import tokens
+from usim.rasp.program import Program
 
 needs_long_double = pytest.mark.skipif(not WIDER_THAN_FLOAT64,
                                        reason="long double is float64 on this platform")
@@ -147,3 +153,17 @@ def test_checks_report_of_a_power_names_a_base_beyond_float64_without_converting
     main(["check", str(path), "--function", "f", "--spec-file", _spec_file(tmp_path, "sympy.exp(x)"),
           "--shape", "1x1", "--engine", "sympy", "--timeout", "20"])
     assert f"a power to the base {10**400} (1e+400), not exp" in capsys.readouterr().out
+
+
+def test_a_long_double_is_read_exactly_as_its_own_decimal() -> None:
+    if WIDER_THAN_FLOAT64:
+        assert as_exact(np.longdouble("1e-400")) == Fraction(1, 10**400)  # float64 made it 0
+    assert as_exact(np.float64(0.1)) == Fraction(1, 10)  # numpy 2's repr is np.float64(0.1)
+
+
+@needs_long_double
+def test_a_constant_beyond_float64_is_refused_as_beyond_float64_not_long_double() -> None:
+    # constants are read through float64: 1e400 fits long double, but not the float64 it passes through
+    program = Program.of("p", {"out": tokens * Fraction(10**400)})
+    with pytest.raises(RangeError, match=r"beyond float64's range \(it is read through float64\)$"):
+        run_numeric_in_range(program, np.array([1.0]))
