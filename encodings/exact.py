@@ -154,7 +154,8 @@ def POWER_DEFINED(base: Fraction, exponent: Fraction) -> bool:
 
 
 def as_exact(value: object) -> int | Fraction:
-    """A user's number as an exact rational (a float is read as its decimal)."""
+    """A user's number as an exact rational (a float is read as its decimal: the
+    shortest that reads back as the same float of its own width)."""
     if isinstance(value, bool):
         return int(value)
     if isinstance(value, (int, Fraction)):
@@ -162,13 +163,17 @@ def as_exact(value: object) -> int | Fraction:
     if isinstance(value, float):
         if not math.isfinite(value):
             raise ValueError(f"non-finite value {value!r}")
-        return _normal(Fraction(repr(value)))
+        return _normal(Fraction(repr(float(value))))  # np.float64's repr is np.float64(...)
     try:
         import numpy as np
 
         if isinstance(value, np.integer):
             return int(value)
         if isinstance(value, np.floating):
+            if np.finfo(value.dtype).nmant > np.finfo(np.float64).nmant:  # a long double: not through float64
+                if not np.isfinite(value):
+                    raise ValueError(f"non-finite value {value!r}")
+                return _normal(Fraction(np.format_float_scientific(value, unique=True)))
             return as_exact(float(value))
     except ImportError:  # pragma: no cover
         pass

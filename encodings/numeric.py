@@ -235,8 +235,8 @@ class NumericInterpretation(Interpretation):
                                 dtype=np.float64)
         except OverflowError:
             p = next(p for p, v in enumerate(values) if _overflows(v))
-            raise RangeFault(f"{named(p)} is beyond {self._type}'s range",
-                             "overflow") from None
+            through = "" if self.dtype is np.float64 else " (it is read through float64)"
+            raise RangeFault(f"{named(p)} is beyond float64's range{through}", "overflow") from None
         smallest = max(float(self._info.smallest_normal), float(np.finfo(np.float64).smallest_normal))
         with np.errstate(invalid="ignore"):
             small = np.nonzero(np.abs(floats) < smallest)[0]

@@ -50,6 +50,7 @@ import numpy as np
 import sympy
 
 from usim.constructions.base import Construction
+from usim.encodings.digits import exact as exact_value, significant
 from usim.encodings.layout import SequenceLayout
 from usim.engine.claim import Claim, Matrices, Obligation, ObligationResult, Shape, Status, shape_label
 from usim.errors import NotExactError, ShapeError, UsimError
@@ -450,32 +451,57 @@ def mutant_obligation(rasp: RaspFile, ob: Obligation, name: str,
 
 
 def _close(a: Any, b: Any) -> bool:
+    """|a - b| <= 1e-9 max(1, |b|) for a numeric value of any width (taken exactly)
+    against an exact reference (a Fraction: exactly) or a 30-digit one (mpmath)."""
+    import mpmath
+
     try:
-        fa, fb = float(a), float(b)
-    except (TypeError, ValueError, OverflowError):
+        value = exact_value(a)
+    except (TypeError, ValueError):  # not a finite number
         return False
-    return abs(fa - fb) <= 1e-9 * max(1.0, abs(fb))
+    if isinstance(b, Fraction):
+        return abs(value - b) <= Fraction(1, 10**9) * max(1, abs(b))
+    with mpmath.workprec(128):
+        return bool(abs(mpmath.mpf(value.numerator) / value.denominator - b) <= mpmath.mpf(10)**-9 * max(1, abs(b)))
 
 
-def _as_float(x: Any) -> float | None:
-    try:
-        return float(x)
-    except (TypeError, ValueError, OverflowError):
-        return None
+def _as_real(x: Any) -> Any:
+    """A number of sympy's as a Fraction (a rational) or an mpmath number (a
+    float, its digits kept: never through float64), None when it is not a finite real."""
+    import mpmath
+
+    if isinstance(x, sympy.Rational):
+        return Fraction(int(x.p), int(x.q))
+    if isinstance(x, sympy.Float) and x.is_finite:
+        return mpmath.mpf(x._mpf_)
+    return None
+
+
+def _numeric_output(ob: Obligation, tokens: Sequence[Any]) -> tuple[np.ndarray, type]:
+    """The obligation's output in the strict numeric interpretation (float64, else
+    long double: an error rather than a wrong number), in the type it needed."""
+    from usim.encodings.runners import run_numeric_in_range
+
+    sop = dict(ob.construction.program.outputs)[ob.output_name]
+    outputs, dtype = run_numeric_in_range(Program.of(ob.output_name, {ob.output_name: sop}),
+                                          np.asarray([float(t) for t in tokens]))
+    return outputs[ob.output_name][0], dtype
 
 
 def interpretations(ob: Obligation, seed: int = 0) -> dict[str, str]:
     """Run the program under every interpretation at one random rational input.
 
-    Exact is the reference where it exists; the others are compared with it (the
-    numeric one to 1e-9, the symbolic and smt ones after substituting the input,
-    exactly). Agreement here is cross-validation, not proof.
+    Exact is the reference where it exists (else the symbolic values to 30
+    digits); the others are compared with it (the numeric one, checked in float64
+    or long double, to 1e-9, from its values taken exactly; the symbolic and smt
+    ones after substituting the input, exactly). Agreement here is
+    cross-validation, not proof.
     """
     import z3
 
     from usim.encodings.domain import Undefined
     from usim.encodings.evaluate import EXACT
-    from usim.encodings.numeric import NumericInterpretation
+    from usim.encodings.numeric import type_name
     from usim.encodings.smt import SmtInterpretation
     from usim.encodings.symbolic import SymbolicInterpretation
     from usim.engine.replay import entry_names, output_of, random_point, symbol_matrices
@@ -507,7 +533,7 @@ def interpretations(ob: Obligation, seed: int = 0) -> dict[str, str]:
                 for n in names if n in point}
         values = [sympy.sympify(v).subs(subs) for v in symbolic]
         if reference is None:
-            reference_numeric = [_as_float(sympy.N(v, 30)) for v in values]
+            reference_numeric = [_as_real(sympy.N(v, 30)) for v in values]
             out["symbolic"] = "ok (the reference: exact values are irrational here)"
         else:
             bad = [p for p, (v, r) in enumerate(zip(values, reference))
@@ -516,20 +542,20 @@ def interpretations(ob: Obligation, seed: int = 0) -> dict[str, str]:
     except (UsimError, TypeError) as error:
         out["symbolic"] = f"failed: {error}"
     try:
-        numeric = output_of(ob, NumericInterpretation(), np.asarray([[float(t) for t in tokens]]))
-        numeric = np.broadcast_to(np.asarray(numeric, dtype=float), (1, len(tokens)))[0]
+        numeric, dtype = _numeric_output(ob, tokens)
+        wider = "" if dtype is np.float64 else f" (in {type_name(dtype)}: float64's range was not enough)"
         if reference_numeric is None:
-            out["numeric"] = "ran (nothing to compare with)"
+            out["numeric"] = "ran (nothing to compare with)" + wider
         else:
             bad = [p for p, (v, r) in enumerate(zip(numeric, reference_numeric))
                    if r is None or not _close(v, r)]
             if not bad:
-                out["numeric"] = "ok"
+                out["numeric"] = "ok" + wider
             elif reference_numeric[bad[0]] is None:
                 out["numeric"] = f"not compared at position {bad[0]} (no real reference value there)"
             else:
-                out["numeric"] = (f"DIFFERS at position {bad[0]}: {numeric[bad[0]]} vs "
-                                  f"{float(reference_numeric[bad[0]])}")
+                out["numeric"] = (f"DIFFERS at position {bad[0]}: {significant(numeric[bad[0]], 12)} vs "
+                                  f"{significant(reference_numeric[bad[0]], 12)}" + wider)
     except UsimError as error:
         out["numeric"] = f"failed: {error}"
     try:
@@ -569,7 +595,7 @@ def power_findings(program: Program, spec: Spec, n: int) -> list[str]:
         if isinstance(base, E.Constant) and _depends_on_tokens(exponent):
             b = Fraction(base.value)
             found.append(
-                f"{text}: a power to the base {b} ({float(b)}), not exp"
+                f"{text}: a power to the base {b} ({significant(b, 12)}), not exp"
                 + (" (the spec asks for exp; deviation measured below)" if spec.wants_exp else ""))
             continue
         if isinstance(exponent, E.Constant) and not isinstance(exponent.value, bool) \
@@ -733,24 +759,26 @@ def show_value(v: Any, decimal: bool = False) -> str:
         v = Fraction(v)
         if v.denominator == 1:
             text = str(v.numerator)
-        elif decimal and Fraction(f"{float(v):.15g}") == v:
-            text = f"{float(v):.15g}"
+        elif decimal and Fraction(significant(v, 15)) == v:
+            text = significant(v, 15)
         else:
             text = str(v)
-        return text if len(text) <= SHOWN_EXACTLY else f"~{float(v):.6g}"
-    if isinstance(v, float):
-        return f"{v:.6g}"
+        return text if len(text) <= SHOWN_EXACTLY else f"~{significant(v, 6)}"
+    if isinstance(v, (float, np.floating)):
+        return significant(v, 6)
     return str(v)
 
 
 def _run(program: Program, name: str, values: Sequence[Any]) -> str:
-    """The program's output on ``values``: exact if it can be, else floats."""
-    from usim.encodings.runners import run_exact, run_numeric
+    """The program's output on ``values``: exact if it can be, else floats
+    (checked, in float64 or long double, and shown in the type they needed)."""
+    from usim.encodings.runners import run_exact, run_numeric_in_range
 
     try:
         out = [show_value(v) for v in run_exact(program, list(values))[name]]
     except NotExactError:
-        out = [f"{v:.6g}" for v in run_numeric(program, [float(v) for v in values])[name][0]]
+        outputs, _ = run_numeric_in_range(program, np.asarray([float(v) for v in values]))
+        out = [significant(v, 6) for v in outputs[name][0]]
     return "[" + ", ".join(out) + "]"
 
 

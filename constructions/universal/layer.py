@@ -159,7 +159,8 @@ def check_size(u: Universal) -> None:
 
 @dataclass(frozen=True)
 class Simulation:
-    """T(X) as U computed it, U itself, and the float type the run needed."""
+    """T(X) as U computed it (an array of the float type the run needed: float64,
+    or long double, never rounded to float64), U itself, and that type."""
 
     y: np.ndarray
     u: Universal
@@ -212,13 +213,10 @@ def run_simulation(arrays: Mapping[str, np.ndarray], bound: int | None = None) -
         outputs, dtype = run_numeric_in_range(u.program, seq)
     except RangeError as error:
         raise _out_of_range(error, largest_score(spec, m, scale)) from None
-    y = p.result(outputs["Y"][0])
-    with np.errstate(over="ignore"):
-        y = y.astype(np.float64)
+    y = p.result(outputs["Y"][0])  # in the type U ran in: a long double keeps its digits and its range
     if not np.all(np.isfinite(y)):
         i, j = (int(v) for v in np.argwhere(~np.isfinite(y))[0])
-        raise RangeError(f"T(X) has an entry beyond float64's range at ({i}, {j}) "
-                         f"(U ran in {type_name(dtype)})")
+        raise RangeError(f"T(X) has an entry beyond {type_name(dtype)}'s range at ({i}, {j})")
     return Simulation(y, u, dtype)
 
 

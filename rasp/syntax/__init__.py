@@ -178,7 +178,9 @@ class RaspFile:
         such as ``f(3)``) on one input: numeric (float64, checked: an overflow or
         an undefined value is an error, never a wrong number; long double when
         float64's range is not enough), or exact (rationals) with ``exact``.
-        Boolean sequences come back as booleans."""
+        Boolean sequences come back as booleans, numbers as numpy floats of the
+        type they were computed in (a long double is never rounded to float64:
+        that would lose its digits, and below 2.2e-308 its value)."""
         import numpy as np
 
         from usim.encodings.runners import run_exact, run_numeric_in_range
@@ -202,7 +204,7 @@ class RaspFile:
             numbers.append(float(t))
         outputs, _ = run_numeric_in_range(program, np.asarray(numbers, dtype=np.float64))
         row = outputs[label][0]
-        return [bool(v) for v in row] if self.kind_of(built.sop) == "boolean" else [float(v) for v in row]
+        return [bool(v) for v in row] if self.kind_of(built.sop) == "boolean" else list(row)
 
 
 def read_input(text: str) -> list[Any]:

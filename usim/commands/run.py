@@ -3,8 +3,9 @@ or ``usim run FILE.rasp --function F --input "[1, 2, 3]" [--exact]``.
 
 Runs one of the paper's three blocks on one input and shows the input matrices,
 the cost (attention layers and heads per layer, without and with the layer that
-computes ``length``), the output block, numpy's reference, what the positions
-past the result hold, and the largest difference.
+computes ``length``), the output block, an independent reference (numpy's,
+sympy's, or mpmath's for softmax), what the positions past the result hold,
+and the largest difference.
 
 Shapes: transpose ``RxC`` (Lemma 3), softmax ``RxC`` (Lemma 4), matmul ``RxKxC``
 (Lemma 5: A is R x K, B is K x C; the result must fit in the K*(R + C)
@@ -20,9 +21,13 @@ runs in float64, checked: a value that leaves float64's range (the paper's
 softmax exp(S) / sum exp(S) subtracts no row maximum: scores above about 709)
 makes it run again in long double, and beyond that it stops with an error, never
 a wrong number (``--exact`` asks for the exact interpretation, which refuses
-exp and accepts a rational base at integer entries). An exact value longer than
+exp and accepts a rational base at integer entries). A value is printed from
+the type it was computed in (a long double never passes through float64), and
+softmax's reference is mpmath's, from the exact entries with the row maximum
+subtracted; the largest difference is taken exactly from the output's values
+and that reference, right to the 3 digits shown. An exact value longer than
 40 characters is shown rounded to 12 digits, marked ``~``. The exit status is 0 when
-the output equals the reference (exactly, or within 1e-9 relative in float64,
+the output equals the reference (exactly, or for softmax within 1e-9,
 or, with ``--base``, always: the base only approximates e and the difference
 shown is that approximation), 1 when it does not, 2 for a mistake in the
 command (a bad shape, a count of values that does not fit, a non-finite value,
@@ -50,6 +55,7 @@ import numpy as np
 
 from typing import TYPE_CHECKING
 
+from usim.encodings.digits import exact, significant
 from usim.errors import InputError, ShapeError
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -71,10 +77,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
         "run",
         help="run a block of the paper (transpose, softmax, matmul, det3, inverse3) on one input "
-        "and compare with numpy (sympy for det3 and inverse3)",
+        "and compare with numpy (sympy for det3 and inverse3, mpmath for softmax)",
         description=__doc__.split("\n\n")[1],
-        epilog="Exit status: 0 when the output equals numpy's (exactly, or within 1e-9 relative "
-        "in float64; always with --base), 1 when it does not, 2 for a mistake in the command. "
+        epilog="Exit status: 0 when the output equals the reference (exactly, or softmax within 1e-9; "
+        "always with --base), 1 when it does not, 2 for a mistake in the command. "
         + __doc__.split("\n\n")[-1].strip(),
     )
     parser.add_argument("block", metavar="BLOCK|FILE.rasp",
@@ -245,12 +251,13 @@ def _inputs(construction: Construction, values: Sequence[Fraction]) -> dict[str,
 
 
 def _text(x: Any) -> str:
-    """An exact value as it is (rounded to 12 digits, marked ~, when too long); a float in 12 digits."""
+    """An exact value as it is (rounded to 12 digits, marked ~, when too long); a
+    float of any width (or an mpmath number) in 12 digits, from its own value."""
     if isinstance(x, Fraction):
         return _fraction_text(x)
     if isinstance(x, (int, np.integer)):
         return str(int(x))
-    return f"{float(x):.12g}"
+    return significant(x, 12)
 
 
 def _fraction_text(x: Fraction) -> str:
@@ -306,12 +313,14 @@ def run_listing(args: argparse.Namespace) -> int:
 
 
 def show_sequence(values: Sequence[Any]) -> str:
-    """A sequence as the REPL shows one: [1, 2.5, True, 1/3]."""
+    """A sequence as the REPL shows one: [1, 2.5, True, 1/3]; a float of any
+    width in 10 digits of its own value."""
     def one(v: Any) -> str:
         if isinstance(v, bool):
             return str(v)
-        if isinstance(v, float):
-            return str(int(v)) if v.is_integer() and abs(v) < 2**53 else f"{v:.10g}"
+        if isinstance(v, (float, np.floating)):
+            whole = np.isfinite(v) and v == np.floor(v) and abs(v) < 2**53
+            return str(int(v)) if whole else significant(v, 10)
         if isinstance(v, Fraction):
             return _fraction_text(v)
         return str(v)
@@ -358,19 +367,16 @@ def run(args: argparse.Namespace) -> int:
         output = run_exact(construction.program, sequence)[first_output]
         output = [Fraction(int(v)) if isinstance(v, bool) else Fraction(v) for v in output]
         mode = "exact (rational)"
-    else:
+    else:  # the values stay in the type they were computed in (long double: never through float64)
         outputs, dtype = run_numeric_in_range(construction.program, np.array(sequence, dtype=np.float64))
-        output = list(outputs[first_output][0].astype(np.float64))
+        output = list(outputs[first_output][0])
         mode = f"numeric ({type_name(dtype)}" + ("" if dtype is np.float64 else
                                                   ": float64's range was not enough") + ")"
     out_layout = construction.output_layout
-    result = np.array(out_layout.decode(output), dtype=object if exact else np.float64)
+    result = np.array(out_layout.decode(output), dtype=object)
     padding = out_layout.padding(output)
-    exact_reference = exact and args.block != "softmax"
-    if exact_reference:
-        reference = block.reference(matrices)  # numpy on Fractions: exact
-    else:
-        reference = block.reference({k: v.astype(np.float64) for k, v in matrices.items()})
+    exact_reference = args.block != "softmax"  # softmax: mpmath, from the exact entries
+    reference = block.reference(matrices)
 
     print(f"{construction.name} ({block.lemma}), {mode} interpretation")
     for b in construction.input_layout.blocks:
@@ -393,10 +399,9 @@ def run(args: argparse.Namespace) -> int:
         print(f"largest difference: {_text(exact_diff)} (exact)")
         agrees = exact_diff == 0 and pads_are_zero
     else:
-        difference = _float_difference(result, reference)
-        print(f"largest difference: {difference:.3g}")
-        scale = max(1.0, float(np.max(np.abs(reference.astype(np.float64)))))
-        agrees = difference <= TOLERANCE * scale and pads_are_zero
+        difference = softmax_difference(result, matrices)
+        print(f"largest difference: {significant(difference, 3)}")
+        agrees = difference <= TOLERANCE and pads_are_zero  # every softmax entry is at most 1
     if base is not None:
         print(f"note: base {float(base):g} stands for e = {math.e:.12g}; the difference is that "
               "approximation, not a routing error")
@@ -404,6 +409,49 @@ def run(args: argparse.Namespace) -> int:
     return 0 if agrees else 1
 
 
-def _float_difference(result: np.ndarray, reference: np.ndarray) -> float:
-    """The largest |result - reference| in float64 (softmax: every entry lies in [0, 1])."""
-    return float(np.max(np.abs(result.astype(np.float64).reshape(-1) - reference.astype(np.float64).reshape(-1))))
+MAX_REFERENCE_BITS = 2**16
+
+
+def softmax_difference(result: np.ndarray, matrices: dict[str, np.ndarray]) -> Any:
+    """The largest |output - softmax(S)|, right to the 3 digits printed.
+
+    Each output value (a float of any width, or a Fraction) is taken exactly and
+    compared with mpmath's softmax of the exact entries
+    (:meth:`~usim.constructions.blocks.SoftmaxRow.deviation`); the reference is
+    refined (4 times the bits, up to MAX_REFERENCE_BITS) until the error bound
+    on every entry's difference is below 2**-14 of the largest, so that the
+    printed digits are the difference's own, not the reference's rounding.
+    Where every row is constant the reference is exact and so is the difference
+    (0 when the output is 1/C).
+
+    Args:
+        result: the output block (r x c), an object array of numpy floats or Fractions.
+        matrices: the input matrices (Fractions).
+
+    Returns:
+        The difference: a Fraction when exact, else an mpmath number.
+
+    Raises:
+        RangeError: when the difference cannot be resolved from the reference's error.
+    """
+    import mpmath
+
+    from usim.constructions.blocks import REFERENCE_BITS, softmax_rows
+    from usim.errors import RangeError
+
+    outputs = [[exact(x) for x in row] for row in result]
+    bits = REFERENCE_BITS
+    while bits <= MAX_REFERENCE_BITS:
+        found = [row.deviation(j, x) for row, xs in zip(softmax_rows(matrices, bits), outputs)
+                 for j, x in enumerate(xs)]
+        if all(isinstance(d, Fraction) for d, _ in found):  # every row constant: exact
+            return max(d for d, _ in found)
+        with mpmath.workprec(bits):
+            as_real = [(mpmath.mpf(d.numerator) / d.denominator, mpmath.ldexp(d, -bits)) if isinstance(d, Fraction)
+                       else (d, e) for d, e in found]
+            worst, error = max(d for d, _ in as_real), max(e for _, e in as_real)
+            if worst >= 2**14 * error:
+                return worst
+        bits *= 4
+    raise RangeError(f"the largest difference from the softmax is below the reference's resolution "
+                     f"at {MAX_REFERENCE_BITS} bits ({significant(worst, 3)}): it cannot be printed right")

@@ -9,7 +9,10 @@ layer's parameters and input laid out in one sequence; the result is printed
 (and saved with --out). The run is checked: float64 first; if a value leaves
 float64's range (an overflow, an underflow to 0, a subnormal), long double
 (80-bit on x86-64); if that fails too, the command stops with one line (exit
-status 2) and gives the largest attention score. U computes softmax as
+status 2) and gives the largest attention score. T(X) is printed, compared
+and saved in the type U ran in (a long double run's .npy holds long doubles:
+rounded to float64, a value below 2.2e-308 would lose its digits or become 0).
+U computes softmax as
 exp(S) / sum exp(S) without subtracting the row maximum, as the paper does:
 scores above about 709 (or below about -708) leave float64, above about 11356
 long double. A result is right or there is none: floating point is
@@ -223,6 +226,7 @@ def _compiled(arrays):
 
 def run(args: argparse.Namespace) -> int:
     from usim.constructions.universal.layer import check_limits, run_simulation, torch_layer, torch_spec
+    from usim.encodings.digits import significant
     from usim.encodings.numeric import type_name
     from usim.errors import RangeError
 
@@ -256,15 +260,17 @@ def run(args: argparse.Namespace) -> int:
         print(f"U for {u.spec}: sequence length {u.length}; {u.cost.summary()}")
         if result.dtype is not np.float64:
             print(f"(run in {type_name(result.dtype)}: float64's range was not enough)")
-    with np.printoptions(precision=6, suppress=True):
+    hidden = (y != 0) & (np.abs(y) < 5e-7)  # entries 6 fixed decimals would show as 0
+    with np.printoptions(precision=6, suppress=not hidden.any()):
         print("T(X) =")
         print(y)
     if expected is not None:
         if not np.all(np.isfinite(expected)):
             raise RangeError(f"PyTorch's own {args.torch} output is not finite: nothing to compare with")
-        deviation = float(np.max(np.abs(y - expected)))
+        deviation = np.max(np.abs(y - expected))  # in U's type: float64's values are exact in long double
         verdict = "agree" if deviation <= TOLERANCE else "DIFFER"
-        print(f"PyTorch {args.torch}: max |U - torch| = {deviation:.3e} ({verdict}, tolerance {TOLERANCE:g})")
+        print(f"PyTorch {args.torch}: max |U - torch| = {significant(deviation, 3, 'e')} ({verdict}, "
+              f"tolerance {TOLERANCE:g})")
         code = 0 if deviation <= TOLERANCE else 1
     if save is not None:
         write_atomically(save, lambda f: np.savez(f, **arrays))
