@@ -11,7 +11,8 @@ Python file (:mod:`usim.engine.user_spec`). For each shape:
    input, and they are compared (cross-validation, exactly: a rational result
    is compared as a rational);
 2. the obligation is proved or refuted by the engines, with its definedness
-   check and witness, as any claim's;
+   check and witness, as any claim's: each in a child process under the
+   runner's deadline, killed past it (UNKNOWN), as ``usim prove`` runs them;
 3. powers are flagged (``b ^ x`` with a constant base is a power, never exp;
    ``length ^ 0.5`` is exact only at perfect squares), and for a spec that asks
    for exp the deviation is measured on random inputs (never proof).
@@ -913,7 +914,8 @@ def check(path: str, function: str, spec: Spec, shapes: Sequence[Shape] | None =
                 raise UsimError(f"{function} made new strings at {spec.label(shape)} after the alphabet "
                                 "was settled (usim's fault: please report it)")
             # the statement itself may be refused here (a float in the target, ...)
-            result = check_obligation(ob, engines=engines, timeout=timeout, claim_engines=spec.engines)
+            # each engine in a child under the runner's deadline and hard kill, as usim prove runs it
+            result = check_obligation(ob, engines=engines, timeout=timeout, claim_engines=spec.engines, jobs=1)
         except (UsimError, ShapeError) as error:
             shape_report = ShapeReport(shape, None, {}, [], [], error=str(error),
                                        seconds=time.perf_counter() - start)
@@ -941,7 +943,7 @@ def check(path: str, function: str, spec: Spec, shapes: Sequence[Shape] | None =
                 try:
                     broken = mutant_obligation(rasp, ob, name, replacements)
                     result = check_obligation(broken, engines=engines, timeout=timeout,
-                                              claim_engines=spec.engines)
+                                              claim_engines=spec.engines, jobs=1)
                     mutant_report = ShapeReport(shape, result, {}, [], [], seconds=time.perf_counter() - start,
                                                 mutant=name)
                 except UsimError as error:

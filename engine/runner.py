@@ -7,8 +7,8 @@ well-definedness check (:mod:`usim.engine.definedness`) and the witness search
 forked child process with a hard deadline: a child that overruns it is killed
 and its result is UNKNOWN (timeout); a child that crashes gives ERROR. Up to
 ``jobs`` children run at once. :func:`check_obligation` runs the same tasks of
-one obligation in this process (engines watch the clock themselves; z3 has its
-own timeout).
+one obligation, in the same children (``jobs``: what ``usim check`` does) or in
+this process (engines watch the clock themselves; z3 has its own timeout).
 
 The combined status of an obligation (see :class:`ObligationResult`) is PROVED
 only if an engine proved equality and none refuted it, definedness is proved,
@@ -87,13 +87,36 @@ def _assemble(ob: Obligation, results: Sequence[EngineResult], print_: str | Non
 
 def check_obligation(
     ob: Obligation, engines: Sequence[str] | None = None, timeout: float = DEFAULT_TIMEOUT,
-    claim_engines: Sequence[str] = ("sympy", "z3"),
+    claim_engines: Sequence[str] = ("sympy", "z3"), jobs: int | None = None,
 ) -> ObligationResult:
-    """Validate one obligation and run its engines and checks in this process."""
+    """Validate one obligation and run its engines and checks.
+
+    Args:
+        ob: the obligation.
+        engines: the engines asked for, or None for the choice for its kind.
+        timeout: seconds per engine and check.
+        claim_engines: the claim's own engines (see :func:`_engines_for`).
+        jobs: None: every task in this process, one after another (engines
+            watch the clock themselves, so one that does not look at it may
+            overrun ``timeout``); a count: each task in a forked child under
+            :func:`run_tasks`' deadline and hard kill (UNKNOWN past it), up to
+            ``jobs`` at once, as :func:`prove_claim` runs them.
+
+    Returns:
+        The obligation's result, its engines in the order they were chosen.
+    """
     print_ = fingerprint(ob)
     names, choice = _engines_for(claim_engines, ob, engines)
-    return _assemble(ob, [_run_engine(name, ob, timeout) for name in names + list(CHECKS)], print_, ob.mutant,
-                     choice)
+    tasks = names + list(CHECKS)
+    if jobs is None:
+        results = [_run_engine(name, ob, timeout) for name in tasks]
+    else:
+        key = (ob.shape, ob.mutant)
+        ran = run_tasks([(key, name, lambda name=name: _run_engine(name, ob, timeout)) for name in tasks],
+                        timeout, jobs)
+        order = {name: index for index, name in enumerate(tasks)}
+        results = sorted(ran.get(key, ()), key=lambda r: order.get(r.engine, len(order)))
+    return _assemble(ob, results, print_, ob.mutant, choice)
 
 
 # -- children with deadlines ---------------------------------------------------

@@ -361,6 +361,25 @@ class _Realiser:
     def refuse(self, node: Expr, why: str) -> CompileError:
         return CompileError(f"{self.program.name}: cannot compile {describe(node)}: {why}")
 
+    def default(self, node: Aggregate) -> Fraction:
+        """What a head writes where its row selects no key: the aggregate's default.
+
+        Args:
+            node: the aggregate.
+
+        Returns:
+            Its default, exactly.
+
+        Raises:
+            CompileError: it has none (``default=None``, as an aggregate of
+                symbols in a listing: an empty row is undefined), so no head
+                realises it.
+        """
+        if node.default is None:
+            raise self.refuse(node, "it has no default: a row that selects no key is undefined in the "
+                              "program, and a head writes a number there")
+        return Fraction(node.default)
+
     def relu(self, f: Form, label: str) -> Form:
         if f.is_static:
             return Form((), tuple(max(x, Fraction(0)) for x in f.offset))
@@ -488,7 +507,7 @@ class _Realiser:
             if not chosen and node.semantics is Semantics.AHAT:
                 chosen = tuple(range(self.n))
             rows.append(chosen)
-        default = Fraction(node.default)
+        default = self.default(node)
         value = self.forms[node.values.id] - Form((), (default,) * self.n)
         label = self.label(node)
         out = self.new_dim(label)
@@ -572,7 +591,7 @@ class _Realiser:
                     keys = list(range(n))
                 if not keys:
                     rows.append({})
-                    offset.append(Fraction(node.default))
+                    offset.append(self.default(node))
                     continue
                 row: dict[int, Fraction] = {}
                 for k in keys:

@@ -89,13 +89,32 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def engines_option(text: str | None) -> list[str] | None:
-    """The engines asked for, or None for each claim's own."""
+    """The engines ``--engine`` asks for (``usim prove`` and ``usim check``).
+
+    Args:
+        text: the option's text: ``all`` (or None), or engine names separated
+            by commas (spaces around a name are ignored).
+
+    Returns:
+        The names in the order given, or None for each claim's own engines.
+
+    Raises:
+        UsimError: a name is empty (a stray comma), unknown, or given twice.
+    """
     if text in (None, "all"):
         return None
-    names = [e.strip() for e in text.split(",") if e.strip()]
+    names = [e.strip() for e in text.split(",")]
+    engines = f"engines: {', '.join(ENGINE_NAMES)}"
+    if not text.strip():
+        raise UsimError(f"--engine needs a name; {engines}")
+    if "" in names:
+        raise UsimError(f"--engine {text!r} has an empty name (a comma too many?); {engines}")
     unknown = [e for e in names if e not in ENGINE_NAMES]
-    if unknown or not names:
-        raise UsimError(f"no engine {(unknown or [text])[0]!r}; engines: {', '.join(ENGINE_NAMES)}")
+    if unknown:
+        raise UsimError(f"no engine {unknown[0]!r}; {engines}")
+    twice = [e for index, e in enumerate(names) if e in names[:index]]
+    if twice:
+        raise UsimError(f"--engine {text!r} names {twice[0]} twice")
     return names
 
 
