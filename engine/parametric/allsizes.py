@@ -317,7 +317,7 @@ def _refute(fc: FamilyClaim, mutant: str | None, shape: tuple[int, ...], engines
         ob = instance_obligation(fc, shape, mutant)
     except (UsimError, ArithmeticError, FamilyError):
         return None
-    row = check_obligation(ob, engines, timeout, fc.claim.engines)
+    row = check_obligation(ob, engines, timeout, fc.claim.engines, jobs=1)
     return row if row.status is Status.REFUTED else None
 
 
@@ -365,7 +365,7 @@ def prove_all_sizes(fc: FamilyClaim, mutant: str | None = None, timeout: float =
             continue
         if search_witness(ob, tries=6) is None and search_witness(ob, tries=3, confirm=replay_undefined) is None:
             continue
-        row = check_obligation(ob, engines, timeout, fc.claim.engines)
+        row = check_obligation(ob, engines, timeout, fc.claim.engines, jobs=1)
         if row.status is Status.REFUTED:
             return made(status=Status.REFUTED, shape=shape, counterexample=row,
                         found_by="a search over small sizes (no failed step named sizes), replayed by the "
