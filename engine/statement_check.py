@@ -25,8 +25,8 @@ hold no field the table does not know: a new field is one more row of the
 table, saying how to derive it.
 
 What is not here, because it needs the obligations built: each obligation's
-fingerprint (its program, layouts, target, preconditions, domain);
-``usim verify`` builds every obligation again and compares it
+fingerprint (its program, layouts, target, preconditions, domain) and cost;
+``usim verify`` builds every obligation again and compares both
 (:mod:`usim.engine.verify`), then proves it again. The statuses, too, are
 re-checked only by running again: reading derives them from the rows
 (:mod:`usim.engine.certificate`), and :func:`refuse_unverified` keeps a

@@ -8,7 +8,9 @@ registered claim or the listing embedded in it
 when a field differs). Then, for every obligation it records (and every
 broken variant), the obligation is built again; its fingerprint must equal the
 recorded one (else the claim now states something else, and the old verdict
-says nothing about it); then its engines, definedness check and witness search run again with
+says nothing about it; a row without a fingerprint is not reproduced), and so
+must its cost where one is recorded (the layers and heads the claim is
+about); then its engines, definedness check and witness search run again with
 the recorded timeout, and the verdict must equal the recorded one.
 
 An engine that was UNKNOWN (a timeout) and now answers, or the reverse, is a
@@ -82,6 +84,8 @@ def verify(cert: Certificate, source: ObligationSource, claim_engines: tuple[str
     """Re-run every obligation of ``cert``, built by ``source(shape, mutant)``."""
     timeout = timeout_of(cert)
     out = Verification(cert.claim_id)
+    rows = {(tuple(row["shape"]), row.get("mutant")): row
+            for row in list(cert.data["obligations"]) + list(cert.data.get("mutants") or [])}
     for recorded in cert.obligations + cert.mutants:
         where = f"{recorded.label}" + (f" [{recorded.mutant}]" if recorded.mutant else "")
         try:
@@ -90,10 +94,18 @@ def verify(cert: Certificate, source: ObligationSource, claim_engines: tuple[str
             out.differences.append(f"{where}: cannot be built again: {error}")
             continue
         now = fingerprint(ob)
-        if recorded.fingerprint is not None and now != recorded.fingerprint:
+        if recorded.fingerprint is None:
+            out.differences.append(f"{where}: the certificate records no fingerprint of the obligation "
+                                   f"(now {now[:16]}...): there is no statement to reproduce")
+            continue
+        if now != recorded.fingerprint:
             out.differences.append(f"{where}: the obligation is no longer the one certified "
                                    "(its fingerprint differs: the construction or target changed)")
             continue
+        cost = rows.get((recorded.shape, recorded.mutant), {}).get("cost")
+        if cost is not None and cost != ob.claimed_cost.as_dict():
+            out.differences.append(f"{where}: cost: the certificate says {cost}, the obligation built now "
+                                   f"costs {ob.claimed_cost.as_dict()}")
         engines = [r.engine for r in recorded.results]
         again = check_obligation(ob, engines or None, timeout, claim_engines)
         out.checked += 1

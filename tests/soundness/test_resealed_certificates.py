@@ -177,3 +177,17 @@ def test_a_checked_listing_with_another_statement_is_not_reproduced_and_not_a_cl
            "spec 'M^T for M (r x c) (Lemma 3)'" in capsys.readouterr().out
     assert main(["report", str(cert)]) == 2
     assert "claim.statement" in _one_error_line(capsys)
+
+
+def test_a_row_without_its_fingerprint_or_with_another_cost_is_not_reproduced(tmp_path, capsys):
+    data = _committed("relu")
+    data["obligations"][0]["fingerprint"] = None
+    data["obligations"][1]["cost"]["layers"] = 1
+    data["cost"][data["obligations"][1]["label"]]["layers"] = 1
+    data["digest"] = digest(data)
+    path = tmp_path / "relu.json"
+    path.write_text(json.dumps(data))
+    assert main(["verify", str(path), "-q"]) == 1
+    out = capsys.readouterr().out
+    assert "1: the certificate records no fingerprint" in out
+    assert "2: cost: the certificate says" in out
