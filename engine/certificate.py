@@ -1,4 +1,4 @@
-"""Certificates: what was proved, by what, and how to check that nobody changed it.
+"""Certificates: what was proved, by what, and what reading one checks.
 
 A certificate (version 2) records one claim's run: the claim and its statement,
 the bound, every obligation with its shape, the fingerprint of what it states
@@ -8,15 +8,20 @@ of usim and every solver, the commit, and where the construction came from (a
 registered claim, or the embedded source of a checked listing). Its ``digest``
 is the sha256 of everything else in it, in canonical JSON.
 
+What the digest guarantees: that the file is as it was written, unless whoever
+changed it also recomputed the digest. It detects accidental damage and an
+edit that was not re-sealed; it is not a signature (there is no key: anyone
+can recompute it with :func:`digest`).
+
 Nothing in a certificate is believed as written. :func:`read_certificates`
 refuses, with one line saying why, a file that is not a certificate, one whose
-digest does not match (edited after it was written), one whose recorded
-statuses differ from the statuses derived from its own rows (every status is
-recomputed from the engines' verdicts by the same rules the engine uses), and,
-for a registered claim, one whose obligations are not exactly the claim's
-shapes up to the recorded bound. The digest is a check of integrity, not a
-signature: anyone can recompute it. What a certificate claims is checked by
-running it again (:mod:`usim.engine.verify`).
+digest does not match, and one whose recorded statuses differ from the
+statuses derived from its own rows (every status is recomputed from the
+engines' verdicts by the same rules the engine uses).
+:mod:`usim.engine.statement_check` then compares what it states (the claim,
+its shapes, engines, the statement for every size) with the registry, and
+:mod:`usim.engine.verify` runs it again: the check a reviewer runs on a
+certificate someone else sent.
 """
 
 from __future__ import annotations
@@ -28,7 +33,7 @@ import platform
 import subprocess
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Iterable, Mapping
+from typing import Any, Mapping
 
 from usim import __version__
 from usim.engine.claim import Claim, EngineResult, ObligationResult, Status, claim_status, shape_label
@@ -39,7 +44,7 @@ VERSION = 2
 
 
 class CertificateError(UsimError):
-    """A file that is not a valid, unedited usim certificate."""
+    """A file that is not a valid usim certificate, or not one as it was sealed."""
 
 
 # -- writing -----------------------------------------------------------------------
@@ -184,6 +189,7 @@ class Certificate:
     data: Mapping[str, Any]
     obligations: tuple[ObligationResult, ...]
     mutants: tuple[ObligationResult, ...]
+    where: str = "the certificate"  # the file (and its place in a bundle), for messages
 
     @property
     def claim_id(self) -> str:
@@ -265,15 +271,16 @@ def all_sizes_status(section: Any, bounded: Status, claim_id: str, where: str) -
     return status
 
 
-def check(data: Any, where: str, claims: Mapping[str, Claim] | None = None) -> Certificate:
-    """``data`` as a checked Certificate, or CertificateError saying what is wrong."""
+def check(data: Any, where: str) -> Certificate:
+    """``data`` as a checked Certificate, or CertificateError saying what is wrong
+    (what it states is compared with the registry by :mod:`usim.engine.statement_check`)."""
     if not isinstance(data, dict) or "usim_certificate" not in data:
         raise CertificateError(f"{where} is not a usim certificate (write one with usim prove --json)")
     if data["usim_certificate"] != VERSION:
         raise CertificateError(f"{where} is a version {data['usim_certificate']!r} certificate; this usim "
                                f"reads version {VERSION} (prove the claim again to write one)")
     if data.get("digest") != digest(data):
-        raise CertificateError(f"{where} was edited after it was written (its digest does not match)")
+        raise CertificateError(f"{where} was damaged or edited after it was written (its digest does not match)")
     claim = data.get("claim")
     if not isinstance(claim, dict) or not isinstance(claim.get("id"), str):
         raise CertificateError(f"{where} names no claim")
@@ -289,7 +296,7 @@ def check(data: Any, where: str, claims: Mapping[str, Claim] | None = None) -> C
             raise CertificateError(
                 f"{at}, shape {result.label}{' [' + result.mutant + ']' if result.mutant else ''}: the "
                 f"recorded status {row.get('status')} is not what its engines say ({result.status.value})")
-    cert = Certificate(data, obligations, mutants)
+    cert = Certificate(data, obligations, mutants, where)
     if data.get("status") != cert.status.value:
         raise CertificateError(f"{at}: the recorded status {data.get('status')} is not what its obligations "
                                f"say ({cert.status.value})")
@@ -298,25 +305,9 @@ def check(data: Any, where: str, claims: Mapping[str, Claim] | None = None) -> C
         raise CertificateError(f"{at}: the bound {bound!r} is not a positive integer")
     if "all_sizes" in data:
         all_sizes_status(data["all_sizes"], cert.status, claim_id, at)
-    source = data.get("source") or {}
-    registered = (claims or {}).get(claim_id)
-    if source.get("kind") == "claim":
-        if claims is not None and registered is None:
-            raise CertificateError(f"{at}: no such claim in this usim")
-        if registered is not None:
-            _check_shapes(registered, bound, obligations, at)
+    if not isinstance(data.get("source"), dict) or not isinstance(data["source"].get("kind"), str):
+        raise CertificateError(f"{at}: it does not say where its construction came from")
     return cert
-
-
-def _check_shapes(claim: Claim, bound: int, obligations: Iterable[ObligationResult], at: str) -> None:
-    wanted = [shape_label(s) for s in claim.shapes(bound)]
-    got = [r.label for r in obligations]
-    if sorted(wanted) != sorted(got):
-        missing = sorted(set(wanted) - set(got))
-        extra = sorted(set(got) - set(wanted))
-        detail = (f"missing {', '.join(missing[:5])}" if missing else "") + \
-                 ("; " if missing and extra else "") + (f"extra {', '.join(extra[:5])}" if extra else "")
-        raise CertificateError(f"{at}: its obligations are not the claim's shapes up to N={bound} ({detail})")
 
 
 def write_certificate(path: Path, data: Mapping[str, Any]) -> None:
@@ -327,9 +318,10 @@ def write_certificate(path: Path, data: Mapping[str, Any]) -> None:
         raise UsimError(f"cannot write the certificate to {path}: {error.strerror}") from None
 
 
-def read_certificates(path: str, claims: Mapping[str, Claim] | None = None) -> list[Certificate]:
+def read_certificates(path: str) -> list[Certificate]:
     """Every certificate in the file at ``path`` (JSON, or gzip-compressed JSON
-    named ``*.gz``), each checked (see :func:`check`)."""
+    named ``*.gz``), each checked (see :func:`check`; what each states is
+    compared with the registry by :func:`usim.engine.statement_check.read_stated`)."""
     file = Path(path)
     if file.is_dir():
         raise CertificateError(f"{path} is a directory, not a certificate file")
@@ -356,5 +348,5 @@ def read_certificates(path: str, claims: Mapping[str, Claim] | None = None) -> l
         items = data["certificates"]
         if not isinstance(items, list) or not items:
             raise CertificateError(f"{path} holds no certificate")
-        return [check(c, f"{path} [{i}]", claims) for i, c in enumerate(items)]
-    return [check(data, path, claims)]
+        return [check(c, f"{path} [{i}]") for i, c in enumerate(items)]
+    return [check(data, path)]

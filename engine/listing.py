@@ -961,13 +961,26 @@ def check(path: str, function: str, spec: Spec, shapes: Sequence[Shape] | None =
 def listing_claim(report: CheckReport) -> Claim:
     """The claim a checked listing stands for: the spec's statement with the
     listing's function as construction (for certificates)."""
-    spec = report.spec
+    return listing_claim_of(report.spec, report.function, report.filename)
 
+
+def listing_claim_of(spec: Spec, function: str, filename: str) -> Claim:
+    """The claim a certificate of ``usim check`` states: written into it, and
+    re-derived from its embedded source when it is read.
+
+    Args:
+        spec: the spec the listing was checked against.
+        function: the listing's function.
+        filename: the listing's file as the certificate names it.
+
+    Returns:
+        The claim (its obligations are built from the certificate's source).
+    """
     def obligation(shape: Shape) -> Obligation:
         raise UsimError("a checked listing's obligations are rebuilt from its certificate's source")
 
     return Claim(id=spec.id, paper=spec.claim_id or "(a user's spec)",
-                 title=f"{report.function} ({report.filename}) against the {spec.name} spec",
+                 title=f"{function} ({filename}) against the {spec.name} spec",
                  statement=spec.title, shapes=lambda n: [], obligation=obligation,
                  engines=spec.engines, notes=spec.notes)
 

@@ -1,11 +1,17 @@
 """Re-running a certificate: are its verdicts reproduced by this usim?
 
-For every obligation a certificate records (and every broken variant), the
-obligation is built again, from the registered claim, or from the listing
-embedded in the certificate; its fingerprint must equal the recorded one (else
-the claim now states something else, and the old verdict says nothing about
-it); then its engines, definedness check and witness search run again with the
-recorded timeout, and the verdict must equal the recorded one.
+This is the check a reviewer runs on a certificate someone else sent (its
+digest proves nothing about who wrote it: :mod:`usim.engine.certificate`).
+What the certificate states is compared first, field by field, with the
+registered claim or the listing embedded in it
+(:mod:`usim.engine.statement_check`; the command does that, and runs nothing
+when a field differs). Then, for every obligation it records (and every
+broken variant), the obligation is built again; its fingerprint must equal the
+recorded one (else the claim now states something else, and the old verdict
+says nothing about it; a row without a fingerprint is not reproduced), and so
+must its cost where one is recorded (the layers and heads the claim is
+about); then its engines, definedness check and witness search run again with
+the recorded timeout, and the verdict must equal the recorded one.
 
 An engine that was UNKNOWN (a timeout) and now answers, or the reverse, is a
 note, not a failure, as long as the obligation's verdict is the same: speed
@@ -17,14 +23,13 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Callable, Mapping
 
-from usim.engine.certificate import Certificate
+from usim.engine.certificate import Certificate, CertificateError
 from usim.engine.claim import Claim, Obligation, ObligationResult, Shape
 from usim.engine.parametric.allsizes import prove_all_sizes
 from usim.engine.parametric.statement import FamilyClaim
 from usim.engine.runner import check_obligation
 from usim.engine.statement import fingerprint
 from usim.errors import UsimError
-from usim.rasp.fingerprint import fingerprint as fingerprint_of_program
 
 
 @dataclass
@@ -44,6 +49,22 @@ class Verification:
 ObligationSource = Callable[[Shape, str | None], Obligation]
 
 
+def timeout_of(cert: Certificate) -> float:
+    """The timeout a certificate's obligations were proved with (60 s where none is recorded).
+
+    Args:
+        cert: a certificate, checked as it was read.
+
+    Returns:
+        The timeout in seconds (CertificateError if it is not a positive number).
+    """
+    value = cert.data.get("timeout_seconds", 60.0)
+    if not isinstance(value, (int, float)) or isinstance(value, bool) or not 0 < value < float("inf"):
+        raise CertificateError(f"{cert.where} ({cert.claim_id}): the timeout {value!r} is not a positive "
+                               "number of seconds")
+    return float(value)
+
+
 def obligations_of_claim(claim: Claim) -> ObligationSource:
     def build(shape: Shape, mutant: str | None) -> Obligation:
         if mutant is None:
@@ -61,8 +82,10 @@ def obligations_of_claim(claim: Claim) -> ObligationSource:
 def verify(cert: Certificate, source: ObligationSource, claim_engines: tuple[str, ...],
            progress: Callable[[str], None] | None = None) -> Verification:
     """Re-run every obligation of ``cert``, built by ``source(shape, mutant)``."""
-    timeout = float(cert.data.get("timeout_seconds") or 60.0)
+    timeout = timeout_of(cert)
     out = Verification(cert.claim_id)
+    rows = {(tuple(row["shape"]), row.get("mutant")): row
+            for row in list(cert.data["obligations"]) + list(cert.data.get("mutants") or [])}
     for recorded in cert.obligations + cert.mutants:
         where = f"{recorded.label}" + (f" [{recorded.mutant}]" if recorded.mutant else "")
         try:
@@ -71,10 +94,18 @@ def verify(cert: Certificate, source: ObligationSource, claim_engines: tuple[str
             out.differences.append(f"{where}: cannot be built again: {error}")
             continue
         now = fingerprint(ob)
-        if recorded.fingerprint is not None and now != recorded.fingerprint:
+        if recorded.fingerprint is None:
+            out.differences.append(f"{where}: the certificate records no fingerprint of the obligation "
+                                   f"(now {now[:16]}...): there is no statement to reproduce")
+            continue
+        if now != recorded.fingerprint:
             out.differences.append(f"{where}: the obligation is no longer the one certified "
                                    "(its fingerprint differs: the construction or target changed)")
             continue
+        cost = rows.get((recorded.shape, recorded.mutant), {}).get("cost")
+        if cost is not None and cost != ob.claimed_cost.as_dict():
+            out.differences.append(f"{where}: cost: the certificate says {cost}, the obligation built now "
+                                   f"costs {ob.claimed_cost.as_dict()}")
         engines = [r.engine for r in recorded.results]
         again = check_obligation(ob, engines or None, timeout, claim_engines)
         out.checked += 1
@@ -95,17 +126,15 @@ def _compare(where: str, recorded: ObligationResult, again: ObligationResult, ou
 
 def verify_all_sizes(cert: Certificate, family: FamilyClaim,
                      progress: Callable[[str], None] | None = None) -> Verification:
-    """Re-run a certificate's verdicts for every size: the family must still be
-    the one certified (its fingerprint), and the claim's verdict and each broken
-    variant's must come out the same (the sizes of a refutation may differ: z3's
-    models are not unique; that is a note)."""
+    """Re-run a certificate's verdicts for every size: the claim's verdict and
+    each broken variant's must come out the same (the sizes of a refutation may
+    differ: z3's models are not unique; that is a note). What the section
+    states (its conditions, the family's fingerprint, its broken variants) is
+    compared before (:func:`usim.engine.statement_check.differences`)."""
     section = cert.data["all_sizes"]
     out = Verification(cert.claim_id)
-    if fingerprint_of_program(family.family()) != section.get("family"):
-        out.differences.append("all sizes: the family is no longer the one certified (its fingerprint differs)")
-        return out
-    timeout = float(cert.data.get("timeout_seconds") or 60.0)
-    bound = int(cert.data.get("bound") or 1)
+    timeout = timeout_of(cert)
+    bound = int(cert.data["bound"])
     recorded = [(None, section["result"])] + [(m.get("mutant"), m) for m in section.get("mutants") or []]
     for name, row in recorded:
         where = "all sizes" + (f" [{name}]" if name else "")

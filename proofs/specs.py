@@ -374,8 +374,8 @@ def spec_from_source(source: Mapping[str, Any], run_code: bool = False) -> Spec:
         from usim.engine.user_spec import load_spec_text
 
         if not run_code:
-            raise UsimError(f"the certificate embeds the spec file {source.get('file')} (Python code); "
-                            "run it only if you trust the certificate: usim verify --run-spec-code")
+            raise UsimError(f"the certificate embeds the spec file {source.get('file')} (Python code), which "
+                            "states what it proves; run it only if you trust the certificate: --run-spec-code")
         text = source.get("text")
         if not isinstance(text, str):
             raise UsimError("the certificate's spec source has no text")

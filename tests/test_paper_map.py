@@ -16,11 +16,12 @@ from pathlib import Path
 import pytest
 
 from usim.cli import main
-from usim.engine.certificate import certificate, read_certificates
+from usim.engine.certificate import certificate
 from usim.engine.runner import prove_claim
 from usim.engine.statement import fingerprint
 from usim.paper_map import check, update
 from usim.proofs import all_claims, get
+from usim.registry import read_checked
 
 ROOT = Path(__file__).resolve().parent.parent
 PAPER_MAP = ROOT / "paper_map.md"
@@ -94,7 +95,7 @@ def test_a_copy_with_a_wrong_bound_is_caught(tmp_path):
 
 @pytest.mark.parametrize("claim", all_claims(), ids=lambda c: c.id)
 def test_each_committed_certificate_is_about_the_code_as_it_is(claim):
-    (cert,) = read_certificates(str(CERTIFICATES / f"{claim.id}.json.gz"), {c.id: c for c in all_claims()})
+    (cert,) = read_checked(str(CERTIFICATES / f"{claim.id}.json.gz"), listings=False)
     small = {tuple(s) for s in claim.shapes(claim.ci_max_n)}
     # a claim about U_N (its shapes start with N) shares no shape with U at the CI bound:
     # then its first two obligations are rebuilt

@@ -1,8 +1,10 @@
 """One static page for the whole paper, built from certificates.
 
 ``usim site --certificates DIR --out SITE`` reads the certificates a run of
-``usim prove all --json-dir DIR`` wrote (each checked as it is read: an edited
-or inconsistent one is refused) and writes ``SITE/index.html``: every
+``usim prove all --json-dir DIR`` wrote (each checked as it is read and
+against the registry, :func:`usim.registry.read_checked`: one that is damaged,
+inconsistent with its own rows or states something other than the registered
+claim is refused, and so is an erratum recorded PROVED) and writes ``SITE/index.html``: every
 registered claim with the paper's number, what it is relative to the paper
 (its category), its status as its certificate's engines gave it, the bound and
 the engines that proved every obligation, its cost, an erratum's replayed
@@ -22,9 +24,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterable
 
-from usim.engine.certificate import Certificate, read_certificates
+from usim.engine.certificate import Certificate
 from usim.engine.claim import CATEGORIES, Claim, Status
 from usim.errors import InputError
+from usim.registry import read_checked
 
 WORDS = {
     "as stated": "proved",
@@ -136,17 +139,18 @@ class ClaimEntry:
 
 
 def entries(claims: Iterable[Claim], folder: Path) -> list[ClaimEntry]:
-    """Every claim with its certificate from ``folder`` (CLAIM.json), checked."""
+    """Every claim with its certificate from ``folder`` (CLAIM.json), checked
+    as it is read and against the registry (:func:`usim.registry.read_checked`:
+    one that states something else, or an erratum recorded PROVED, is refused)."""
     if not folder.is_dir():
         what = "is a file, not a folder" if folder.exists() else "does not exist"
         raise InputError(f"the certificates folder {folder} {what} (write one with "
                          "usim prove all --json-dir FOLDER)")
     claims = list(claims)
-    known = {c.id: c for c in claims}
     found: dict[str, tuple[Certificate, str]] = {}
     every: dict[str, Certificate] = {}
     for path in sorted(list(folder.glob("*.json")) + list(folder.glob("*.json.gz"))):
-        for cert in read_certificates(str(path), known):
+        for cert in read_checked(str(path), listings=False):
             if "all_sizes" in cert.data:  # usim prove --all-sizes: its verdict for every size
                 every[cert.claim_id] = cert
             else:

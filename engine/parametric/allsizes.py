@@ -32,7 +32,7 @@ import dataclasses
 import itertools
 import time
 from dataclasses import dataclass
-from typing import Callable, Sequence
+from typing import Any, Callable, Mapping, Sequence
 
 import sympy
 import z3
@@ -42,7 +42,7 @@ from usim.engine.claim import EngineResult, Obligation, ObligationResult, Status
 from usim.engine.parametric.evaluate import DECISIONS
 from usim.engine.parametric.prove import ParametricVerdict, prove_family
 from usim.engine.canonical import Verdict, compare
-from usim.engine.parametric.statement import FamilyClaim, claim_all_sizes_status
+from usim.engine.parametric.statement import ABOUT_CLAIM, FamilyClaim, claim_all_sizes_status
 from usim.engine.parametric.target import SymbolicMatrix, TargetContext, active
 from usim.engine.parametric.terms import Atoms, Entry
 from usim.engine.replay import expected_sequence, replay_undefined, search_witness, symbol_matrices
@@ -419,36 +419,61 @@ class AllSizesReport:
 
 def rests_on(report: AllSizesReport) -> list[str]:
     """What the verdict for every size rests on, step by step, with the solver of each."""
-    result = report.result
+    bounded = report.bounded
+    return rests_on_record(report.result.as_dict(), report.about, bounded.max_n, bounded.status.value,
+                           bounded.engines)
+
+
+def rests_on_record(result: Mapping[str, Any], about: str, bound: int, bounded_status: str,
+                    engines: Sequence[str]) -> list[str]:
+    """The lines of :func:`rests_on`, from a verdict as a certificate records it
+    (:meth:`AllSizesResult.as_dict`), what it is about and the bounded
+    cross-check's bound, status and engines: written here, and derived again
+    from a certificate's own record when it is read
+    (:mod:`usim.engine.statement_check`).
+
+    Args:
+        result: the recorded verdict (its parametric steps, tie and witness).
+        about: :data:`ABOUT_CLAIM` or :data:`ABOUT_FAMILY`.
+        bound: the bound of the bounded cross-check.
+        bounded_status: the bounded cross-check's status.
+        engines: the bounded cross-check's engines.
+
+    Returns:
+        One line per step, then what the verdict is about, the tie, the
+        witness and the bounded cross-check.
+    """
+    engine = result["engine"]
     lines = []
-    for s in result.verdict.steps:
-        counts = [f"{s.proved} proved"]
-        if s.failed:
-            counts.append(f"{s.failed} answered no (the cases split there)" if s.step in DECISIONS
-                          else f"{s.failed} refuted")
-        if s.unknown:
-            counts.append(f"{s.unknown} unknown")
-        lines.append(f"{s.step}: {s.solver}, {', '.join(counts)} ({s.seconds:.3f} s)")
-    if report.family.one_definition:
+    for s in engine["steps"]:
+        counts = [f"{s['proved']} proved"]
+        if s["failed"]:
+            counts.append(f"{s['failed']} answered no (the cases split there)" if s["step"] in DECISIONS
+                          else f"{s['failed']} refuted")
+        if s["unknown"]:
+            counts.append(f"{s['unknown']} unknown")
+        lines.append(f"{s['step']}: {s['solver']}, {', '.join(counts)} ({s['seconds']:.3f} s)")
+    if about == ABOUT_CLAIM:
         lines.append("one definition: the claim's program at every shape is the family's instance there "
                      "(its construction is the family's SizedConstruction)")
     else:
         lines.append("the claim builds its program apart from the family: this verdict is about the family "
                      "alone, and the claim's program is tied to it only at the shapes below")
-    if result.tie is not None:
+    tie = result.get("tie")
+    if tie is not None:
         lines.append(f"the family instantiated is the claim's program and the builder's, node for node with "
                      f"names, and its layouts, side conditions and target (entry by entry) are the claim's, at "
-                     f"every shape up to N={result.tie.bound} ({result.tie.shapes} shapes): structural "
+                     f"every shape up to N={tie['bound']} ({tie['shapes']} shapes): structural "
                      f"comparison, canonical forms")
-        if result.tie.beyond:
+        beyond = tie.get("beyond") or []
+        if beyond:
             lines.append(f"the same structural comparison (program, builder, layouts, target function) at "
-                         f"{len(result.tie.beyond)} shapes past N: "
-                         f"{', '.join(shape_label(s) for s in result.tie.beyond)}")
-    if result.witness is not None:
-        lines.append(f"an input at the witness sizes {dict(result.verdict.witness or {})}: "
-                     f"{result.witness.status.value} ({result.witness.engine})")
-    lines.append(f"bounded cross-check up to N={report.bounded.max_n}: {report.bounded.status.value} "
-                 f"({'+'.join(report.bounded.engines)})")
+                         f"{len(beyond)} shapes past N: {', '.join(shape_label(s) for s in beyond)}")
+    witness = result.get("witness")
+    if witness is not None:
+        lines.append(f"an input at the witness sizes {dict(engine.get('witness_sizes') or {})}: "
+                     f"{witness['status']} ({witness['engine']})")
+    lines.append(f"bounded cross-check up to N={bound}: {bounded_status} ({'+'.join(engines)})")
     return lines
 
 

@@ -70,7 +70,7 @@ def test_a_fully_edited_certificate_is_refused_or_not_reproduced(refuted, tmp_pa
     data["bound"] = 4
     data["obligations"] = [r for r in data["obligations"] if r["status"] == "PROVED"] or data["obligations"][:1]
     assert main(["report", _write(tmp_path, data, reseal=True)]) == 2
-    assert "not the claim's shapes up to N=4" in _one_error_line(capsys)
+    assert "shapes up to N=4: the certificate lists 1, the registry 48" in _one_error_line(capsys)
 
 
 def test_engine_verdicts_forged_consistently_are_caught_by_verify(tmp_path, capsys):
@@ -82,9 +82,9 @@ def test_engine_verdicts_forged_consistently_are_caught_by_verify(tmp_path, caps
         row["status"] = "PROVED"
     data["status"] = "PROVED"
     path = _write(tmp_path, data, reseal=True)
-    assert main(["report", path]) == 0  # consistent and sealed: it reads
-    capsys.readouterr()
-    assert main(["verify", path, "-q"]) == 1  # but running it again says otherwise
+    assert main(["report", path]) == 2  # consistent and sealed, but an erratum is not rendered as proved
+    assert "erratum match2_published PROVED up to N=2" in _one_error_line(capsys)
+    assert main(["verify", path, "-q"]) == 1  # and running it again says otherwise
     out = capsys.readouterr().out
     assert "NOT reproduced" in out and "recorded PROVED, now REFUTED" in out
 

@@ -1,9 +1,11 @@
 """``usim paper-map --certificates DIR [--file paper_map.md] [--write]``.
 
 Checks (or, with ``--write``, rewrites) the status and bound columns of
-paper_map.md's claims table against the certificates in DIR (:mod:`usim.paper_map`).
-Exit status 0 when every cell is backed by a certificate, 1 when one is not
-(each listed), 2 for bad input.
+paper_map.md's claims table against the certificates in DIR (:mod:`usim.paper_map`),
+each read as ``usim site`` reads them (compared with the registry:
+:func:`usim.registry.read_checked`). Exit status 0 when every cell is backed by
+a certificate, 1 when one is not (each listed), 2 for bad input, and for a
+certificate the check refuses (then nothing is written).
 """
 
 from __future__ import annotations
@@ -19,7 +21,9 @@ def register(sub: argparse._SubParsersAction) -> None:
         "paper-map", help="check paper_map.md's status and bound columns against certificates",
         description="Check the status and bound cells of paper_map.md's claims table against the "
         "certificates of `usim prove ... --json-dir DIR`; --write rewrites those cells (the prose "
-        "stays). Exit status 1 when a cell says more, or other, than a certificate backs.")
+        "stays). Exit status 1 when a cell says more, or other, than a certificate backs; 2 (nothing "
+        "written) when a certificate is damaged, inconsistent with its own rows, states something other "
+        "than the registry, or shows an erratum PROVED.")
     parser.add_argument("--certificates", required=True, metavar="DIR", help="one certificate per claim")
     parser.add_argument("--file", default="paper_map.md", help="the table's file (default paper_map.md)")
     parser.add_argument("--write", action="store_true", help="rewrite the cells from the certificates")

@@ -19,7 +19,9 @@ def register(sub: argparse._SubParsersAction) -> None:
         description="Write SITE/index.html from the certificates of `usim prove all --json-dir DIR`: "
         "every claim with the paper's number, its status as its certificate says, bound, engines, "
         "cost, an erratum's counterexample, versions and digests, and a link to the claim's own "
-        "page of pictures (usim show). A certificate that was edited is refused.")
+        "page of pictures (usim show). A certificate that is damaged, inconsistent with its own rows or "
+        "states something other than the registry, or an erratum recorded PROVED, is refused; the "
+        "verdicts are not run again (usim verify does that).")
     parser.add_argument("--certificates", required=True, metavar="DIR",
                         help="the folder usim prove all --json-dir wrote")
     parser.add_argument("--out", required=True, metavar="SITE", help="the folder to write (created)")

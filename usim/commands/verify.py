@@ -1,24 +1,23 @@
 """``usim verify CERT.json``: run a certificate again and say whether its verdicts hold.
 
-Every obligation the certificate records (and every broken variant) is built
-again, from the registered claim or from the listing embedded in the
-certificate, checked to be the same statement (its fingerprint), and proved
-again with the recorded engines and timeout (:mod:`usim.engine.verify`). Exit
-status 0 when every verdict is reproduced, 1 when one is not, 2 when the file
-is not a valid, unedited certificate.
+This is the check to run on a certificate someone else sent: its digest
+detects accidental damage and edits that were not re-sealed, but it is not a
+signature, and anyone can re-seal an edited one. What the certificate states (claim, paper number, title, statement,
+expected outcome, shapes, engines, broken variants, the statement for every
+size) is compared with the registered claim, or with the listing and spec
+embedded in it, and every difference is listed, naming the field and both
+values. Then every obligation it records (and every broken variant) is built
+again, checked to be the same statement (its fingerprint) and cost, and
+proved again with the recorded engines and timeout (:mod:`usim.engine.verify`).
+Exit status 0 when everything is reproduced, 1 when something is not, 2 when
+the file is not a certificate, its digest does not match, or its statuses are
+not what its own rows say.
 """
 
 from __future__ import annotations
 
 import argparse
 import sys
-
-from typing import TYPE_CHECKING
-
-from usim.errors import UsimError
-
-if TYPE_CHECKING:  # pragma: no cover
-    from usim.engine.certificate import Certificate
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -33,38 +32,28 @@ def register(sub: argparse._SubParsersAction) -> None:
     parser.set_defaults(func=run)
 
 
-def _source(cert: Certificate, run_spec_code: bool = False):
-    from usim.proofs import get
-    from usim.engine.verify import obligations_of_claim
-
-    source = cert.data.get("source") or {}
-    if source.get("kind") == "claim":
-        claim = get(cert.claim_id)
-        return obligations_of_claim(claim), claim.engines
-    if source.get("kind") == "listing":
-        from usim.engine.listing import listing_source
-        from usim.proofs.specs import spec_from_source
-
-        return listing_source(source, lambda spec_source: spec_from_source(spec_source, run_spec_code))
-    raise UsimError(f"the certificate of {cert.claim_id} does not say where its construction came from")
-
-
 def run(args: argparse.Namespace) -> int:
     from usim.engine.certificate import read_certificates
-    from usim.proofs import all_claims
-    from usim.engine.verify import verify
+    from usim.engine.statement_check import differences
+    from usim.engine.verify import verify, verify_all_sizes
+    from usim.registry import obligations, reference
 
-    certs = read_certificates(args.certificate, {c.id: c for c in all_claims()})
+    certs = read_certificates(args.certificate)
     show = None if args.quiet else (lambda line: print(line, file=sys.stderr, flush=True))
     ok = True
     for cert in certs:
-        source, engines = _source(cert, args.run_spec_code)
-        result = verify(cert, source, tuple(engines), progress=show)
+        stated = reference(cert, args.run_spec_code)
+        different = differences(cert, stated)
+        if different:
+            ok = False
+            print(f"{cert.claim_id}: NOT reproduced (it does not match {stated.whence}; not run again)")
+            for d in different:
+                print(f"  {d.describe()}")
+            continue
+        source, engines = obligations(cert, args.run_spec_code)
+        result = verify(cert, source, engines, progress=show)
         if cert.data.get("all_sizes") is not None:
-            from usim.engine.verify import verify_all_sizes
-            from usim.proofs import family
-
-            again = verify_all_sizes(cert, family(cert.claim_id), progress=show)
+            again = verify_all_sizes(cert, stated.family, progress=show)
             result.checked += again.checked
             result.differences += again.differences
             result.notes += again.notes

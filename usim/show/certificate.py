@@ -1,8 +1,10 @@
 """Reading a proof certificate (``usim prove CLAIM --json FILE``) for the page.
 
 The certificate is checked as it is read (:func:`usim.engine.certificate.read_certificates`):
-one that is not a certificate, was edited after it was written, or whose
-recorded statuses are not what its own engines' verdicts say, is refused. So the
+one that is not a certificate, whose digest does not match (damaged, or edited
+and not re-sealed), or whose recorded statuses are not what its own engines'
+verdicts say, is refused (the page states the registry's claim; ``usim site``
+compares its certificates with the registry before drawing the pages). So the
 status the page shows for a shape, as the certificate states it, is the one its
 engines gave. Only a certificate for the claim being shown is accepted.
 """
@@ -135,7 +137,7 @@ def read_certificate(path: str | Path, claim_id: str) -> Certificate:
     """The certificate at ``path``; an error if it is unreadable or for another claim."""
     path = Path(path)
     try:
-        certificates = [c.data for c in read_certificates(str(path))]  # checked: not edited, consistent
+        certificates = [c.data for c in read_certificates(str(path))]  # checked: digest, statuses
     except (OSError, UnicodeDecodeError) as error:
         raise InputError(f"cannot read the certificate {str(path)!r}: {error}") from None
     ids = [_claim_id(c) for c in certificates]

@@ -1,0 +1,110 @@
+"""The registry's side of a certificate: what it must state, and how to build it again.
+
+The engine compares a certificate with a reference
+(:mod:`usim.engine.statement_check`) but cannot read the registry, which sits
+above it (:mod:`usim.proofs`); the commands get the reference here. A
+certificate of ``usim prove`` is compared with the registered claim of its id
+(and its statement for every size); one of ``usim check`` with the claim its
+embedded listing and spec stand for (a spec file embedded in it is Python: it
+is run only when asked, ``--run-spec-code``). ``usim site`` and ``paper-map``
+speak for the registered claims, and read only certificates of ``usim
+prove``: a checked listing carries its spec's claim id, but it is about the
+listing.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Callable
+
+from usim.engine.certificate import Certificate, CertificateError
+
+if TYPE_CHECKING:  # pragma: no cover
+    from usim.engine.claim import Obligation, Shape
+    from usim.engine.listing import Spec
+    from usim.engine.statement_check import Reference
+
+
+def _spec(cert: Certificate, run_spec_code: bool) -> "Spec":
+    from usim.proofs.specs import spec_from_source
+
+    source = cert.data["source"]
+    return spec_from_source(source.get("spec_source") or {"kind": "builtin", "name": source.get("spec")},
+                            run_spec_code)
+
+
+def reference(cert: Certificate, run_spec_code: bool = False, listings: bool = True) -> "Reference":
+    """What ``cert`` must state, as this usim derives it.
+
+    Args:
+        cert: a certificate, checked as it was read.
+        run_spec_code: run a spec file the certificate embeds (Python).
+        listings: accept a certificate of ``usim check``.
+
+    Returns:
+        The reference to compare it with (CertificateError, or another
+        UsimError, where there is none).
+    """
+    from usim.engine.statement_check import of_listing, registered
+    from usim.proofs import all_claims, families
+
+    kind = cert.data["source"].get("kind")
+    at = f"{cert.where} ({cert.claim_id})"
+    if kind == "claim":
+        claims = {c.id: c for c in all_claims()}
+        if cert.claim_id not in claims:
+            raise CertificateError(f"{at}: no claim {cert.claim_id!r} in this usim's registry")
+        return registered(claims[cert.claim_id], families().get(cert.claim_id))
+    if kind == "listing":
+        if not listings:
+            raise CertificateError(f"{at} is a certificate of usim check (a listing checked against a spec), "
+                                   "not of the registered claim: write these with usim prove --json-dir")
+        from usim.engine.listing import listing_claim_of
+
+        source = cert.data["source"]
+        spec = _spec(cert, run_spec_code)
+        return of_listing(listing_claim_of(spec, str(source.get("function")), str(source.get("file"))),
+                          len(spec.dims), tuple(spec.mutants))
+    raise CertificateError(f"{at}: it does not say where its construction came from (source {kind!r})")
+
+
+def obligations(cert: Certificate, run_spec_code: bool = False
+                ) -> tuple[Callable[["Shape", str | None], "Obligation"], tuple[str, ...]]:
+    """How ``usim verify`` builds the obligations of ``cert`` again, and the engines that apply.
+
+    Args:
+        cert: a certificate that states what its reference says.
+        run_spec_code: run a spec file the certificate embeds (Python).
+
+    Returns:
+        The builder of an obligation (shape, broken variant) and the claim's engines.
+    """
+    from usim.engine.verify import obligations_of_claim
+    from usim.proofs import get
+
+    if cert.data["source"].get("kind") == "listing":
+        from usim.engine.listing import listing_source
+
+        spec = _spec(cert, run_spec_code)
+        build, engines = listing_source(cert.data["source"], lambda spec_source: spec)
+        return build, tuple(engines)
+    claim = get(cert.claim_id)
+    return obligations_of_claim(claim), tuple(claim.engines)
+
+
+def read_checked(path: str, run_spec_code: bool = False, listings: bool = True) -> list[Certificate]:
+    """Every certificate in ``path``, checked as it is read, stating what this
+    usim derives for it, and fit to be rendered without being run again
+    (:func:`usim.engine.statement_check.read_stated`): what ``usim report``,
+    ``site`` and ``paper-map`` read.
+
+    Args:
+        path: the certificate file.
+        run_spec_code: run a spec file a certificate embeds (Python).
+        listings: accept certificates of ``usim check``.
+
+    Returns:
+        The certificates, in the file's order.
+    """
+    from usim.engine.statement_check import read_stated
+
+    return read_stated(path, lambda cert: reference(cert, run_spec_code, listings))
