@@ -1,22 +1,29 @@
 """A float run that lost a value says so, or is an error: it never prints a wrong number.
 
-One place printed one with exit 0:
+Three places printed one with exit 0:
 
 * ``usim simulate --compiled`` ran U's network in PyTorch's float64 with no
   range check: scores [-800, 0] on values [1, 0] give T(X)[0, 0] =
   e^-800 / (1 + e^-800) = 3.67e-348, below float64's range, printed and saved
   as 0. It is now checked against the network's strict run by usim (float64,
   else long double) and refused where float64 does not hold T(X).
+* ``largest_difference`` counted a position undefined (NaN) on both sides as
+  a difference of 0 (``usim compile``'s float report, the softmax(beta)
+  measurement).
+* ``usim compile``'s softmax(beta) table printed 0.000e+00 at beta = 80, where
+  the deviation is about e^-40, below float64's rounding of the values: not 0.
 """
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import numpy as np
 import pytest
 
 from usim.cli import main
+from usim.encodings.numeric import largest_difference
 from usim.encodings.runners import WIDER_THAN_FLOAT64
 from usim.errors import RangeError
 
@@ -67,3 +74,18 @@ def test_a_pytorch_value_that_is_not_the_checked_one_is_refused(torch_y, checked
     with pytest.raises(RangeError, match=r"T\(X\)\[0, 0\]"):
         _float64_holds(np.asarray(torch_y), np.asarray(checked))
     _float64_holds(np.asarray(checked), np.asarray(checked))  # the same values pass
+
+
+def test_a_position_undefined_on_both_sides_is_no_difference_of_0() -> None:
+    assert largest_difference([1.0, np.nan], [1.0, np.nan]) == float("inf")
+    assert largest_difference([np.inf], [np.inf]) == float("inf")  # two overflows: no difference known
+
+
+def test_compiles_softmax_table_prints_no_deviation_of_0_that_float64_cannot_resolve(capsys) -> None:
+    assert main(["compile", "maxmin_weights", "--shape", "3"]) == 0
+    table = capsys.readouterr().out.split("| beta | largest deviation |", 1)[1].split("\n\n", 1)[0]
+    rows = re.findall(r"^\| (\d+) \| (.*) \|$", table, re.M)
+    assert [beta for beta, _ in rows] == ["10", "20", "40", "80"]
+    shown = dict(rows)
+    assert shown["80"] == "0 in float64 (any deviation is below its rounding)"  # e^-40 is not 0
+    assert float(shown["10"]) > 0
