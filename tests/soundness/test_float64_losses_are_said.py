@@ -1,6 +1,6 @@
 """A float run that lost a value says so, or is an error: it never prints a wrong number.
 
-Three places printed one with exit 0:
+Four places printed one with exit 0:
 
 * ``usim simulate --compiled`` ran U's network in PyTorch's float64 with no
   range check: scores [-800, 0] on values [1, 0] give T(X)[0, 0] =
@@ -12,6 +12,11 @@ Three places printed one with exit 0:
   measurement).
 * ``usim compile``'s softmax(beta) table printed 0.000e+00 at beta = 80, where
   the deviation is about e^-40, below float64's rounding of the values: not 0.
+* ``numeric_deviation`` (the runner's cross-check, ``usim check``'s measured
+  deviation) ran in unchecked float64 and took ``nanmax``: an input where
+  construction and target are undefined, or where both overflow to inf (inf -
+  inf is NaN), was left out, so a construction wrong only there measured 0;
+  with no random input meeting the preconditions it measured 0 from nothing.
 """
 
 from __future__ import annotations
@@ -21,11 +26,19 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+import sympy
 
 from usim.cli import main
+from usim.constructions.base import Construction
+from usim.encodings.layout import SequenceLayout
 from usim.encodings.numeric import largest_difference
 from usim.encodings.runners import WIDER_THAN_FLOAT64
-from usim.errors import RangeError
+from usim.engine.claim import Obligation
+from usim.engine.listing import relative_deviation
+from usim.engine.measure import numeric_crosscheck, numeric_deviation
+from usim.errors import RangeError, UndefinedError, UsimError
+from usim.rasp.expr import exp, tokens
+from usim.rasp.program import Program
 
 needs_long_double = pytest.mark.skipif(not WIDER_THAN_FLOAT64,
                                        reason="long double is float64 on this platform")
@@ -89,3 +102,40 @@ def test_compiles_softmax_table_prints_no_deviation_of_0_that_float64_cannot_res
     shown = dict(rows)
     assert shown["80"] == "0 in float64 (any deviation is below its rounding)"  # e^-40 is not 0
     assert float(shown["10"]) > 0
+
+
+def _obligation(expr, target, values=None, preconditions=None) -> Obligation:
+    name = "f"
+    construction = Construction(name, Program.of(name, {"F": expr.named("F")}), SequenceLayout.of(("M", (1, 3))),
+                                SequenceLayout.of(("F", (1, 3))))
+    return Obligation(name, (1, 3), construction, lambda m: {"F": m["M"].applyfunc(target)}, values=values,
+                      preconditions=preconditions)
+
+
+def test_a_measurement_where_construction_and_target_are_undefined_is_an_error_not_0() -> None:
+    ob = _obligation(1 / tokens, lambda x: 1 / x, values=(0, 1, 2))
+    with pytest.raises(UndefinedError, match="undefined"):
+        numeric_deviation(ob)
+    value, why = relative_deviation(ob, samples=8)
+    assert value is None and why.startswith("not measured at entries ~ N(0, 1^2): ")
+
+
+@needs_long_double
+def test_a_measurement_where_float64_overflows_on_both_sides_is_made_in_long_double() -> None:
+    # wrong by a factor 3/2 everywhere; float64 gives 0 = 0 at x = -1 and inf - inf at x = 1
+    ob = _obligation(exp(tokens * 800) * 3, lambda x: 2 * sympy.exp(800 * x), values=(-1, 1))
+    assert numeric_deviation(ob, relative=True) == pytest.approx(0.5, abs=1e-12)
+    with pytest.raises(RangeError, match="beyond float64's range"):
+        numeric_deviation(ob)  # e^800, the absolute deviation, is no float64
+
+
+def test_a_measurement_beyond_every_type_is_an_error_not_nan() -> None:
+    ob = _obligation(exp(tokens * 20000) / exp(tokens * 20000), lambda x: sympy.Integer(1))
+    with pytest.raises(RangeError, match="exp overflows"):
+        numeric_deviation(ob)
+
+
+def test_no_input_meeting_the_preconditions_measures_nothing_not_0() -> None:
+    ob = _obligation(tokens * 2, lambda x: 2 * x, preconditions=lambda m: [m["M"][0, 0] > 100])
+    with pytest.raises(UsimError, match="none of the 8 random inputs meets the preconditions"):
+        numeric_crosscheck(ob)
