@@ -43,6 +43,7 @@ Floating point agreement is cross-validation, never proof.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any, Callable, ClassVar, Sequence
 
 import numpy as np
@@ -161,16 +162,65 @@ def _where(mask: np.ndarray) -> str:
     return f"at {at}" if count == 1 else f"at {count} positions, the first at {at}"
 
 
+@dataclass(frozen=True)
+class Difference:
+    """max |a - b| over two arrays of floats, or why there is none.
+
+    A position where either side is not a finite number has no difference: an
+    undefined value (NaN) is not a number, and an infinity is what a float run
+    gives when it overflows (no finite computation has one). It is never
+    counted as a difference of 0 nor left out: ``largest`` is then infinite and
+    ``missing`` says which side and where.
+    """
+
+    largest: Any  # a float of the arrays' type (a long double stays one); inf when missing
+    missing: str | None = None  # e.g. "the network's value is undefined (NaN) at position 2 of input 5"
+
+    def text(self, digits: int = 3) -> str:
+        """The largest difference in scientific notation (``digits`` after the
+        point, from its own value whatever its width), or "none: " and why."""
+        from usim.encodings.digits import significant
+
+        return f"none: {self.missing}" if self.missing else significant(self.largest, digits, "e")
+
+
+def _float_array(a: Any) -> np.ndarray:
+    """``a`` as an array of floats, keeping a float type's width (a long double stays one)."""
+    a = np.asarray(a)
+    return a if a.dtype.kind == "f" else a.astype(np.float64)
+
+
+def difference(a: Any, b: Any, names: tuple[str, str] = ("the first side's", "the second side's")) -> Difference:
+    """max |a - b| over two float arrays of one shape (a batch (B, n) or a sequence),
+    or where a side is not a finite number (see :class:`Difference`).
+
+    Args:
+        a, b: the arrays (floats of any width; other numbers are read as float64).
+        names: how the message names each side ("the network's value").
+
+    Returns:
+        The largest difference in the wider type of the two (0 for empty
+        arrays), or the first position (of the first side that has one) where
+        a value is undefined (NaN) or infinite.
+    """
+    a, b = _float_array(a), _float_array(b)
+    for side, name in ((a, names[0]), (b, names[1])):
+        bad = ~np.isfinite(side)
+        if bad.any():
+            first = side[tuple(np.argwhere(bad)[0])]
+            kind = ("undefined (NaN)" if np.isnan(first)
+                    else f"an infinity (the run overflowed {type_name(side.dtype)})")
+            return Difference(np.inf, f"{name} value is {kind} {_where(bad)}")
+    if not a.size and not b.size:
+        return Difference(np.result_type(a, b).type(0))
+    return Difference(np.max(np.abs(a - b)))
+
+
 def largest_difference(a: Any, b: Any) -> float:
-    """max |a - b| over float arrays, where a position undefined (NaN) on one side
-    only counts as an infinite difference and one undefined on both sides as none
-    (numpy's nanmax would drop both); 0.0 for empty arrays."""
-    a, b = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
-    with np.errstate(invalid="ignore"):
-        difference = np.abs(a - b)
-    one_sided = np.isnan(a) != np.isnan(b)
-    difference = np.where(one_sided, np.inf, np.where(np.isnan(a) & np.isnan(b), 0.0, difference))
-    return float(difference.max()) if difference.size else 0.0
+    """max |a - b| over float arrays as a float (of the arrays' type): infinite
+    where either side is undefined (NaN) or infinite at some position, however
+    many sides (:func:`difference` says where); 0.0 for empty arrays."""
+    return difference(a, b).largest
 
 
 def _largest(mask: np.ndarray, args: Sequence[Any]) -> float | None:

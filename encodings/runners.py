@@ -7,13 +7,15 @@ A numeric run is float64 and unchecked by default (fast: other code batches
 random inputs through it). ``strict=True`` makes it right or an error: every
 loss of range is a :class:`~usim.errors.RangeError` naming the expression, an
 undefined output (NaN) an :class:`~usim.errors.UndefinedError`;
-:func:`run_numeric_in_range` tries float64, then long double.
+:func:`run_numeric_in_range` tries float64, then long double. The same runs
+take any :data:`Evaluator` (:func:`run_evaluator`, :func:`run_evaluator_in_range`):
+a compiled network's forward pass, an obligation's construction and target.
 """
 
 from __future__ import annotations
 
 from functools import lru_cache
-from typing import Any, Callable, Sequence, TypeVar
+from typing import Any, Callable, Mapping, Sequence, TypeVar
 
 import numpy as np
 
@@ -58,12 +60,35 @@ def _checked(error: BaseException, fault: RangeFault) -> EvaluationError:
     return RangeError(message, magnitude=fault.magnitude)
 
 
+Evaluator = Callable[[NumericInterpretation, np.ndarray], Mapping[str, Any]]
+"""What a numeric run runs: the outputs by name of a program or network in one
+interpretation, on a (B, n) array of tokens of its type."""
+
+
 def run_numeric(program: Program, tokens: Any, *, strict: bool = False,
                 dtype: type = np.float64) -> dict[str, np.ndarray]:
     """Outputs as (B, n) arrays of ``dtype`` for tokens of shape (n,) or (B, n).
 
     With ``strict``, a loss of range anywhere raises :class:`RangeError` and a
     NaN (undefined) output :class:`UndefinedError`, each naming where.
+    """
+    return run_evaluator(lambda interp, array: evaluate(program, interp, array), tokens,
+                         strict=strict, dtype=dtype)
+
+
+def run_evaluator(evaluator: Evaluator, tokens: Any, *, strict: bool = False,
+                  dtype: type = np.float64) -> dict[str, np.ndarray]:
+    """:func:`run_numeric` for any ``evaluator`` (a program's, a network's forward pass).
+
+    Args:
+        evaluator: the outputs by name, given the interpretation and the tokens.
+        tokens: a sequence (n,) or a batch (B, n) of finite numbers.
+        strict: check every operation's range (:class:`RangeError`) and that
+            no output is undefined (:class:`UndefinedError`).
+        dtype: the float type of the run.
+
+    Returns:
+        Every output as a (B, n) array of ``dtype``.
     """
     array = np.asarray(tokens, dtype=dtype)
     if array.ndim == 1:
@@ -77,10 +102,10 @@ def run_numeric(program: Program, tokens: Any, *, strict: bool = False,
         raise InputError(f"the input has a non-finite value {array[b, p]} at position {p}")
     interp = _interpretation(strict, np.dtype(dtype).type)
     if not strict:
-        outputs = evaluate(program, interp, array)
+        outputs = evaluator(interp, array)
     else:
         try:
-            outputs = evaluate(program, interp, array)
+            outputs = evaluator(interp, array)
         except (EvaluationError, RangeFault) as error:
             fault = _fault_of(error)
             if fault is None:
@@ -113,10 +138,24 @@ def run_numeric_in_range(program: Program, tokens: Any) -> tuple[dict[str, np.nd
     type fails, the :class:`RangeError` says so and carries the widest type's
     message and the largest magnitude met (and has the widest type's error as its cause).
     """
+    return run_evaluator_in_range(lambda interp, array: evaluate(program, interp, array), tokens)
+
+
+def run_evaluator_in_range(evaluator: Evaluator, tokens: Any) -> tuple[dict[str, np.ndarray], type]:
+    """:func:`run_numeric_in_range` for any ``evaluator`` (a network's forward pass, an obligation's output).
+
+    Args:
+        evaluator: the outputs by name, given the interpretation and the tokens.
+        tokens: a sequence (n,) or a batch (B, n) of finite numbers.
+
+    Returns:
+        The outputs of the first type of :data:`PRECISIONS` whose strict run
+        succeeded, and that type.
+    """
     failures: list[tuple[type, RangeError]] = []
     for dtype in PRECISIONS:
         try:
-            return run_numeric(program, tokens, strict=True, dtype=dtype), dtype
+            return run_evaluator(evaluator, tokens, strict=True, dtype=dtype), dtype
         except RangeError as error:
             failures.append((dtype, error))
     names = " and ".join(type_name(d) for d, _ in failures)

@@ -634,14 +634,19 @@ def _rational_power(base: Any, exponent: Any, exact_pow) -> bool:
         return False
 
 
-def relative_deviation(ob: Obligation, samples: int = 500, seed: int = 0) -> tuple[float, str]:
+def relative_deviation(ob: Obligation, samples: int = 500, seed: int = 0) -> tuple[float | None, str]:
     """Largest relative |program - spec| / |spec| on random normal inputs at scales
-    1 and 5 (floats): a measurement, never a proof."""
+    1 and 5 (a checked float run: :func:`usim.engine.measure.numeric_deviation`):
+    a measurement, never a proof. The value is None, and the text says why, when
+    a scale's run has no right number (a value undefined or beyond long double)."""
     from usim.engine.measure import numeric_deviation
 
     worst, where = 0.0, ""
     for scale in (1.0, 5.0):
-        value = numeric_deviation(ob, seed, samples, scale=scale, relative=True)
+        try:
+            value = numeric_deviation(ob, seed, samples, scale=scale, relative=True)
+        except UsimError as error:
+            return None, f"not measured at entries ~ N(0, {scale:g}^2): {error}"
         if value > worst:
             worst, where = value, f"entries ~ N(0, {scale:g}^2)"
     return worst, where
@@ -674,7 +679,7 @@ class ShapeReport:
     findings: list[str]
     error: str | None = None
     seconds: float = 0.0
-    deviation: tuple[float, str] | None = None  # measured relative deviation from the spec
+    deviation: tuple[float | None, str] | None = None  # measured relative deviation from the spec (None: why not)
     mutant: str | None = None
 
     @property
@@ -906,6 +911,7 @@ def check(path: str, function: str, spec: Spec, shapes: Sequence[Shape] | None =
     if mutants and not spec.mutants:
         raise UsimError(f"the {spec.name} spec gives no broken variants of a listing (a spec file may "
                         "declare them: mutants={...})")
+    unmeasured: list[str] = []  # shapes whose deviation has no right number (its line says why)
     for shape in plan.shapes:
         start = time.perf_counter()
         try:
@@ -933,7 +939,9 @@ def check(path: str, function: str, spec: Spec, shapes: Sequence[Shape] | None =
         if spec.wants_exp and any("not exp" in f for f in findings):
             shape_report.deviation = relative_deviation(ob, samples, seed)
             value, where = shape_report.deviation
-            if plan.fits(spec, shape) and (report.deviation is None or value > report.deviation[0]):
+            if value is None and plan.fits(spec, shape):
+                unmeasured.append(spec.label(shape))
+            elif plan.fits(spec, shape) and (report.deviation is None or value > report.deviation[0]):
                 report.deviation = (value, where, spec.label(shape))
         if progress:
             progress(shape_report)
@@ -952,6 +960,9 @@ def check(path: str, function: str, spec: Spec, shapes: Sequence[Shape] | None =
                 report.mutants.append(mutant_report)
                 if progress:
                     progress(mutant_report)
+    if unmeasured and report.deviation is not None:  # the largest of those measured, and which were not
+        value, where, label = report.deviation
+        report.deviation = (value, f"{where}; not measured at {', '.join(unmeasured)}", label)
     report.uses = rasp.uses
     return report
 

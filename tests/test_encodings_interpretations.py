@@ -518,12 +518,15 @@ def test_a_selector_on_a_selector_width_stays_symbolic_and_translates() -> None:
     assert [z3.simplify(z3.substitute(t, *pairs)).as_fraction() for t in terms] == sorted(values)
 
 
-def test_the_largest_difference_counts_an_undefined_value_on_one_side_only():
-    from usim.encodings.numeric import largest_difference
+def test_the_largest_difference_counts_an_undefined_value_on_either_side_as_no_difference():
+    from usim.encodings.numeric import difference, largest_difference
 
-    assert largest_difference([1.0, np.nan], [1.5, np.nan]) == 0.5
+    assert largest_difference([1.0, 2.0], [1.5, 2.0]) == 0.5
     assert largest_difference([1.0, np.nan], [1.0, 2.0]) == float("inf")
+    assert largest_difference([1.0, np.nan], [1.5, np.nan]) == float("inf")  # undefined on both: not 0
     assert largest_difference([], []) == 0.0
+    found = difference([[1.0, 2.0], [3.0, np.inf]], [[1.0, 2.0], [3.0, np.inf]], ("mine", "theirs"))
+    assert found.text() == "none: mine value is an infinity (the run overflowed float64) at position 1 of input 1"
 
 
 # --- positions holding the same objects ----------------------------------------------------

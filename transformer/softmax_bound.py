@@ -36,7 +36,7 @@ from typing import Sequence
 
 import numpy as np
 
-from usim.encodings.numeric import NumericInterpretation, largest_difference
+from usim.encodings.numeric import Difference, NumericInterpretation, difference
 from usim.transformer.evaluate import run
 from usim.transformer.model import Network
 
@@ -50,16 +50,25 @@ def head_bound(beta: float, gap: float, keys: int, maximisers: int, largest_valu
 
 @dataclass(frozen=True)
 class Deviation:
+    """The measured deviation at one beta, in float64 (:func:`measure`)."""
+
     beta: float
-    largest: float  # max |softmax network - hard network| over the inputs and outputs
+    measured: Difference  # max |softmax network - hard network| over the inputs and outputs, or why none
     inputs: int
+
+    @property
+    def largest(self) -> float:
+        """The largest deviation (infinite when a value was undefined or overflowed)."""
+        return self.measured.largest
 
 
 def measure(network: Network, betas: Sequence[float], samples: int = 64, seed: int = 0,
             scale: float = 1.0) -> list[Deviation]:
     """The largest end-to-end deviation of the network with every hard head run
     as softmax(beta * scores) (no mask) from the network itself, on random inputs
-    drawn from N(0, scale^2), in float64: a measurement, not a proof."""
+    drawn from N(0, scale^2), in float64: a measurement, not a proof. A value
+    undefined or infinite on either side (float64 overflowed) is no deviation:
+    the Deviation says where instead."""
     numeric = NumericInterpretation()
     x = np.random.default_rng(seed).normal(scale=scale, size=(samples, network.n))
     with np.errstate(all="ignore"):
@@ -67,6 +76,8 @@ def measure(network: Network, betas: Sequence[float], samples: int = 64, seed: i
         out = []
         for beta in betas:
             soft = run(network, numeric, x, hard_as_softmax=float(beta))
-            worst = max(largest_difference(soft[k], exact[k]) for k in exact)
+            found = [difference(soft[k], exact[k], (f"the softmax network's {k}", f"the network's {k}"))
+                     for k in exact]
+            worst = next((d for d in found if d.missing), None) or max(found, key=lambda d: d.largest)
             out.append(Deviation(float(beta), worst, samples))
     return out

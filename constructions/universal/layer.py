@@ -25,7 +25,8 @@ from usim.constructions.universal.schedule import Universal, build
 from usim.constructions.universal.embed import embed_arrays
 from usim.constructions.universal.spec import Spec, spec_for
 from usim.encodings.numeric import type_name
-from usim.encodings.runners import PRECISIONS, run_numeric_in_range
+from usim.encodings.evaluate import evaluate
+from usim.encodings.runners import PRECISIONS, Evaluator, run_evaluator_in_range
 from usim.errors import InputError, RangeError, ShapeError, UsimError
 
 MAX_N = 64  # sequence length n and --bound
@@ -197,6 +198,29 @@ class Prepared:
         return self.u.output_layout.decode_numeric(np.asarray(y)[None, :])[0][: self.spec.n,
                                                                               : self.spec.output_shape()[1]]
 
+    def checked_run(self, evaluator: Evaluator | None = None) -> Simulation:
+        """T(X) by one checked numeric run on U's input: float64, else long double,
+        else a :class:`RangeError` that gives the largest attention score.
+
+        Args:
+            evaluator: what runs (its output ``Y`` is U's): U's program by
+                default; U compiled to a network, its forward pass.
+
+        Returns:
+            T(X) in the type the run needed, U, and that type.
+        """
+        if evaluator is None:
+            evaluator = lambda interp, array: evaluate(self.u.program, interp, array)  # noqa: E731
+        try:
+            outputs, dtype = run_evaluator_in_range(evaluator, self.sequence)
+        except RangeError as error:
+            raise _out_of_range(error, largest_score(self.spec, self.matrices, self.scale)) from None
+        y = self.result(outputs["Y"][0])  # in the type U ran in: a long double keeps its digits and its range
+        if not np.all(np.isfinite(y)):
+            i, j = (int(v) for v in np.argwhere(~np.isfinite(y))[0])
+            raise RangeError(f"T(X) has an entry beyond {type_name(dtype)}'s range at ({i}, {j})")
+        return Simulation(y, self.u, dtype)
+
 
 def prepare(arrays: Mapping[str, np.ndarray], bound: int | None = None) -> Prepared:
     """The layer's arrays checked, U built within the limits, the arrays embedded."""
@@ -207,17 +231,7 @@ def prepare(arrays: Mapping[str, np.ndarray], bound: int | None = None) -> Prepa
 
 def run_simulation(arrays: Mapping[str, np.ndarray], bound: int | None = None) -> Simulation:
     """One checked numeric run of U on the layer: float64, else long double, else a RangeError."""
-    p = prepare(arrays, bound)
-    spec, m, scale, u, seq = p.spec, p.matrices, p.scale, p.u, p.sequence
-    try:
-        outputs, dtype = run_numeric_in_range(u.program, seq)
-    except RangeError as error:
-        raise _out_of_range(error, largest_score(spec, m, scale)) from None
-    y = p.result(outputs["Y"][0])  # in the type U ran in: a long double keeps its digits and its range
-    if not np.all(np.isfinite(y)):
-        i, j = (int(v) for v in np.argwhere(~np.isfinite(y))[0])
-        raise RangeError(f"T(X) has an entry beyond {type_name(dtype)}'s range at ({i}, {j})")
-    return Simulation(y, u, dtype)
+    return prepare(arrays, bound).checked_run()
 
 
 def _out_of_range(error: RangeError, score: float) -> RangeError:

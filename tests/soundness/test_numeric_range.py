@@ -92,14 +92,14 @@ def test_scores_beyond_long_double_are_one_line_naming_the_largest(tmp_path: Pat
 
 def test_the_simulate_output_checks_itself_for_non_finite_values(monkeypatch) -> None:
     arrays = merged_layer(1.0)
-    real = simulate_command.run_numeric_in_range
+    real = simulate_command.run_evaluator_in_range
 
-    def overflowing(program, seq):  # a run that came back with an infinity in T(X)
-        outputs, dtype = real(program, seq)
+    def overflowing(evaluator, seq):  # a run that came back with an infinity in T(X)
+        outputs, dtype = real(evaluator, seq)
         outputs["Y"][0, 0] = np.inf
         return outputs, dtype
 
-    monkeypatch.setattr(simulate_command, "run_numeric_in_range", overflowing)
+    monkeypatch.setattr(simulate_command, "run_evaluator_in_range", overflowing)
     with pytest.raises(RangeError, match=r"T\(X\) has an entry beyond float64's range at \(0, 0\)"):
         run_simulation(arrays)
 

@@ -63,7 +63,9 @@ def _print_shape(s, shown=lambda s: None) -> None:
     for finding in s.findings:
         print(f"      power: {finding}")
     if s.deviation is not None and s.deviation[1]:
-        print(f"      largest relative deviation from the spec: {s.deviation[0]:.3e} ({s.deviation[1]})")
+        value, where = s.deviation
+        print(f"      largest relative deviation from the spec: "
+              + (where if value is None else f"{value:.3e} ({where})"))
 
 
 def _spec(args: argparse.Namespace):

@@ -58,7 +58,13 @@ compile`` writes) and run as a PyTorch module of standard parts
 (``nn.MultiheadAttention`` with masks, ``nn.Linear``, ``nn.Embedding``) in
 float64, instead of running U's RASP program; it needs PyTorch, and U's
 encoder with layer norms does not compile (its layer norm divides by a
-data-dependent square root).
+data-dependent square root). PyTorch's run is checked: the same network is
+run by usim with every operation's range checked (float64, else long double,
+as above), and the command stops with one line (exit status 2) where an entry
+of T(X) is beyond float64's range (a value below 2.2e-308 that float64 holds as
+0 or with too few digits) or PyTorch's value is lost (not finite, 0 or
+subnormal where the checked one is not) or differs from the checked one by
+more than 1e-10 (relative, for values above 1).
 
 The output files' folders are checked
 first, and files are written only once U has run, never after an error
@@ -77,7 +83,7 @@ from typing import IO, Callable
 
 import numpy as np
 
-from usim.errors import InputError
+from usim.errors import InputError, RangeError
 
 TOLERANCE = 1e-10
 MAX_N = 64  # sequence length n and --bound: usim.constructions.universal.layer.MAX_N (a test checks)
@@ -205,9 +211,12 @@ def _torch_options(args: argparse.Namespace) -> dict[str, int]:
 
 
 def _compiled(arrays):
-    """T(X) by U compiled to a network and run as a PyTorch module; U; the network's size."""
+    """T(X) by U compiled to a network and run as a PyTorch module (float64), U,
+    the network's size, and the type the network's checked run needed
+    (:func:`_float64_holds`)."""
     from usim.constructions.universal.layer import prepare
     from usim.transformer.compiler import CHECKED_POSITIONS, MAX_POSITIONS, compile_universal
+    from usim.transformer.evaluate import run as run_network
     from usim.transformer.network_to_torch import network_to_torch, run_torch
     from usim.transformer.size import size_of
 
@@ -217,18 +226,59 @@ def _compiled(arrays):
                          "that usim compile builds a network for (run it without --compiled)")
     network = compile_universal(p.u, check=p.u.length <= CHECKED_POSITIONS)
     y = p.result(run_torch(network_to_torch(network), p.sequence)[0, :, 0])
-    if not np.all(np.isfinite(y)):
-        from usim.errors import RangeError
+    try:
+        checked = p.checked_run(lambda interp, array: run_network(network, interp, array))
+    except RangeError as error:
+        raise RangeError(f"--compiled: PyTorch's float64 run is checked against the network's strict run by "
+                         f"usim, which fails: {error}") from None
+    _float64_holds(y, checked.y)
+    return y, p.u, size_of(network), checked.dtype
 
-        raise RangeError("the compiled network's output is not finite in float64")
-    return y, p.u, size_of(network)
+
+def _float64_holds(y: np.ndarray, checked: np.ndarray) -> None:
+    """Refuse PyTorch's float64 T(X) ``y`` unless it holds the values of the
+    network's checked run (``checked``, in its own type): no entry of T(X)
+    beyond float64's range (an overflow, or a non-zero value below its normal
+    range, which float64 holds as 0 or with too few digits), none that PyTorch
+    gives as a non-finite, 0 or subnormal value where the checked run's is not 0,
+    and every entry within TOLERANCE (relative to the value, from 1 down) of it.
+
+    Args:
+        y: T(X) as PyTorch's float64 forward pass computed it.
+        checked: T(X) as the strict run of the same network computed it.
+
+    Raises:
+        RangeError: one line naming the entry and both values.
+    """
+    from usim.encodings.digits import significant
+
+    f64 = np.finfo(np.float64)
+    magnitude = np.abs(checked)
+    beyond = (checked != 0) & ((magnitude < f64.smallest_normal) | (magnitude > f64.max))
+    with np.errstate(invalid="ignore"):
+        lost = ~np.isfinite(y) | ((checked != 0) & (np.abs(y) < f64.smallest_normal))
+        off = np.abs(y - checked) > TOLERANCE * np.maximum(magnitude, 1)
+
+    def entry(mask: np.ndarray) -> str:
+        i, j = (int(v) for v in np.argwhere(mask)[0])
+        return (f"T(X)[{i}, {j}]: the network's checked run gives {significant(checked[i, j], 7)}, "
+                f"PyTorch's float64 run {significant(y[i, j], 7)}")
+
+    if beyond.any():
+        raise RangeError(f"--compiled runs the network in PyTorch's float64, which does not hold T(X) here: "
+                         f"{entry(beyond)} (beyond float64's range; usim simulate without --compiled runs U "
+                         "in long double)")
+    if lost.any():
+        raise RangeError(f"PyTorch's float64 run of the compiled network loses a value of T(X): {entry(lost)}")
+    if off.any():
+        raise RangeError(f"PyTorch's float64 run of the compiled network differs from its checked run beyond "
+                         f"{TOLERANCE:g}: {entry(off)}")
 
 
 def run(args: argparse.Namespace) -> int:
     from usim.constructions.universal.layer import check_limits, run_simulation, torch_layer, torch_spec
     from usim.encodings.digits import significant
     from usim.encodings.numeric import type_name
-    from usim.errors import RangeError
 
     options = _torch_options(args)
     if args.compiled:
@@ -251,9 +301,11 @@ def run(args: argparse.Namespace) -> int:
         raise InputError("give an .npz file of parameters, or --torch mha|encoder")
     code = 0
     if args.compiled:
-        y, u, size = _compiled(arrays)
+        y, u, size, checked_in = _compiled(arrays)
         print(f"U for {u.spec}: sequence length {u.length}; compiled to a network: {size.summary()}; "
               "run by PyTorch (nn.MultiheadAttention with masks), float64")
+        print(f"(checked against the network's strict run by usim in {type_name(checked_in)}"
+              + ("" if checked_in is np.float64 else ": float64's range was not enough for it") + ")")
     else:
         result = run_simulation(arrays, args.bound)
         y, u = result.y, result.u
