@@ -8,10 +8,12 @@ module makes of it. Every status shown is derived from the engines' verdicts
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+from dataclasses import dataclass
+from typing import Any, Mapping, Sequence
 
+from usim.engine.cache import VerdictCache
 from usim.engine.certificate import Certificate
-from usim.engine.claim import ObligationResult, Status
+from usim.engine.claim import EngineResult, ObligationResult, Status
 from usim.engine.runner import ClaimReport
 
 
@@ -31,14 +33,65 @@ def cost_text(cost: dict | None) -> str:
     return text
 
 
+CACHED = " (cached)"
+"""The mark of an answer reused from the verdict cache, wherever a verdict is shown."""
+
+
+def _mark(answer: EngineResult | None) -> str:
+    return CACHED if answer is not None and answer.cached else ""
+
+
 def engines_text(result: ObligationResult) -> str:
-    parts = [f"{r.engine} {r.status.value}" for r in result.results]
-    parts.append(f"defined {result.definedness_status.value}")
-    parts.append(f"witness {result.witness_status.value}")
+    parts = [f"{r.engine} {r.status.value}{_mark(r)}" for r in result.results]
+    parts.append(f"defined {result.definedness_status.value}{_mark(result.definedness)}")
+    parts.append(f"witness {result.witness_status.value}{_mark(result.witness)}")
     return ", ".join(parts)
 
 
-SUMMARY_HEADER = ["claim", "shapes", "proved", "refuted", "unknown", "engines", "time", "cost", "mutants"]
+def cache_words(reused: int, answers: int, ignored: Mapping[str, int]) -> str:
+    """How a run used the verdict cache, in words: the answers it reused and the
+    entries it ignored (they did not check out, and were computed again), by reason.
+
+    Args:
+        reused: answers reused from the cache.
+        answers: all the run's answers.
+        ignored: reason -> how many entries were ignored for it.
+
+    Returns:
+        E.g. "2 of 8 answers from the cache; 4 cache entries ignored and recomputed,
+        integrity tag does not check out: 4".
+    """
+    text = f"{reused} of {answers} answers from the cache"
+    count = sum(ignored.values())
+    if count:
+        text += (f"; {count} cache {'entry' if count == 1 else 'entries'} ignored and recomputed, "
+                 + ", ".join(f"{reason}: {n}" for reason, n in ignored.items()))
+    return text
+
+
+def cache_problem(cache: VerdictCache | None) -> str | None:
+    """The line that says why the verdict cache was not used (its key), or None.
+
+    Args:
+        cache: the run's cache (None: ``--no-cache``).
+
+    Returns:
+        One line, or None when the cache was not asked for or could be used.
+    """
+    if cache is None or cache.problem is None:
+        return None
+    return f"the verdict cache was not used: {cache.problem}"
+
+
+def cache_cell(report: ClaimReport) -> str:
+    """The table's cell: answers from the cache of all, entries ignored; "-" if the cache was not read."""
+    if not report.cache_use.read:
+        return "-"
+    ignored = len(report.cache_use.ignored)
+    return f"{report.cached}/{len(report.answers())}" + (f", {ignored} ignored" if ignored else "")
+
+
+SUMMARY_HEADER = ["claim", "shapes", "proved", "refuted", "unknown", "engines", "time", "cost", "mutants", "cache"]
 
 
 def summary_row(report: ClaimReport) -> list[str]:
@@ -53,7 +106,15 @@ def summary_row(report: ClaimReport) -> list[str]:
         row.append(f"{refuted}/{len(report.mutant_results)} refuted")
     else:
         row.append("-")
+    row.append(cache_cell(report))
     return row
+
+
+def counterexample_text(r: ObligationResult) -> str:
+    """The obligation's counterexample in words, said to come from the cache
+    (replayed again in this run) when the answer that carries it does."""
+    found = next(a for a in (*r.results, r.definedness) if a is not None and a.counterexample is not None)
+    return found.counterexample.describe() + (" (cached; replayed again in this run)" if found.cached else "")
 
 
 def _not_proved_lines(r: ObligationResult) -> list[str]:
@@ -65,7 +126,7 @@ def _not_proved_lines(r: ObligationResult) -> list[str]:
         if check is not None and check.status is not Status.PROVED:
             lines.append(f"    {check.engine}: {check.detail}")
     if r.counterexample:
-        lines.append(f"    counterexample: {r.counterexample.describe()}")
+        lines.append(f"    counterexample: {counterexample_text(r)}")
     return lines
 
 
@@ -81,7 +142,7 @@ def describe_failures(report: ClaimReport, detail: bool = True) -> list[str]:
                      + (f"; correct at {', '.join(r.label for r in report.results if r.status is Status.PROVED)}"
                         if any(r.status is Status.PROVED for r in report.results) else ""))
         if refuted and refuted[0].counterexample:
-            lines.append(f"    e.g. at {refuted[0].label}: {refuted[0].counterexample.describe()}")
+            lines.append(f"    e.g. at {refuted[0].label}: {counterexample_text(refuted[0])}")
         for r in report.results:
             if r.status not in (Status.REFUTED, Status.PROVED):
                 lines.extend(_not_proved_lines(r))
@@ -110,7 +171,7 @@ def describe_failures(report: ClaimReport, detail: bool = True) -> list[str]:
             text += f"; {', '.join(other)}"
         lines.append(text)
         if refuted and refuted[-1].counterexample:
-            lines.append(f"    e.g. at {refuted[-1].label}: {refuted[-1].counterexample.describe()}")
+            lines.append(f"    e.g. at {refuted[-1].label}: {counterexample_text(refuted[-1])}")
     return lines
 
 
