@@ -211,6 +211,7 @@ def markdown(cert: Certificate) -> str:
         f"> {claim.get('statement', '')}",
         "",
     ]
+    lines += [_cache_paragraph(cert), ""]
     source = data.get("source") or {}
     if source.get("kind") == "listing":
         lines += [f"Construction: function `{source.get('function')}` of the listing "
@@ -225,10 +226,13 @@ def markdown(cert: Certificate) -> str:
     rows = {tuple(r["shape"]): r for r in data["obligations"]}
     for ob in cert.obligations:
         row = rows[tuple(ob.shape)]
-        engines = "; ".join(f"{e.engine}: {e.status.value} ({e.seconds:.3f} s)" for e in ob.results)
+        engines = "; ".join(f"{e.engine}: {e.status.value} "
+                            + (f"(cached; {e.seconds:.3f} s when computed)" if e.cached else f"({e.seconds:.3f} s)")
+                            for e in ob.results)
         err = row.get("numeric_max_error")
-        lines.append(f"| {ob.label} | {ob.status.value} | {engines} | {ob.definedness_status.value} | "
-                     f"{ob.witness_status.value} | {cost_text(row.get('cost'))} | "
+        lines.append(f"| {ob.label} | {ob.status.value} | {engines} | "
+                     f"{ob.definedness_status.value}{_mark(ob.definedness)} | "
+                     f"{ob.witness_status.value}{_mark(ob.witness)} | {cost_text(row.get('cost'))} | "
                      f"{'-' if err is None else f'{err:.2e}'} |")
     details = []
     for row in data["obligations"]:
@@ -239,7 +243,8 @@ def markdown(cert: Certificate) -> str:
     if details:
         lines += ["", "### Not proved by every engine", ""]
         for label, e in details:
-            lines.append(f"- {label}, {e['engine']}: {e['status']}: {e['detail']}")
+            lines.append(f"- {label}, {e['engine']}: {e['status']}{CACHED if e.get('cached') is True else ''}: "
+                         f"{e['detail']}")
             if e.get("counterexample"):
                 lines.append(f"  - counterexample: {_cx_text(e['counterexample'])}")
     if data.get("mutants"):
@@ -248,7 +253,8 @@ def markdown(cert: Certificate) -> str:
         for m, row in zip(cert.mutants, data["mutants"]):
             checks = row["engines"] + [c for c in (row.get("definedness"),) if c]
             cx = next((e["counterexample"] for e in checks if e.get("counterexample")), None)
-            lines.append(f"| {m.mutant} | {m.label} | {m.status.value} | {_cx_text(cx) if cx else '-'} |")
+            lines.append(f"| {m.mutant} | {m.label} | {m.status.value}{_row_mark(m)} | "
+                         f"{_cx_text(cx) if cx else '-'} |")
     if data.get("measures"):
         lines += ["", "## Measurements (not proofs)", ""] + [f"- {m}" for m in data["measures"]]
     if data.get("all_sizes"):
@@ -262,6 +268,72 @@ def markdown(cert: Certificate) -> str:
               f"commit `{data.get('commit')}`; created {data.get('created')}; {data.get('seconds')} s in all; "
               f"digest `{data.get('digest')}`. Check it again with `usim verify`.", ""]
     return "\n".join(lines)
+
+
+def _answers(ob: ObligationResult) -> list[EngineResult]:
+    return [a for a in (*ob.results, ob.definedness, ob.witness) if a is not None]
+
+
+def _row_mark(ob: ObligationResult) -> str:
+    """" (cached)" if every answer of the row came from the cache, " (k of m answers cached)" if some did."""
+    answers = _answers(ob)
+    reused = sum(a.cached for a in answers)
+    if not reused:
+        return ""
+    return CACHED if reused == len(answers) else f" ({reused} of {len(answers)} answers cached)"
+
+
+@dataclass(frozen=True)
+class CertificateCacheUse:
+    """How a certificate's run used the verdict cache: the answers it reused
+    (counted from its rows, where each is marked), all its answers, the entries
+    it ignored by reason and whether it read the cache at all (as the run
+    recorded them; None: a certificate that does not say)."""
+
+    reused: int
+    answers: int
+    ignored: Mapping[str, int]
+    read: bool | None
+
+    @property
+    def words(self) -> str | None:
+        """:func:`cache_words`, or None where no answer came from the cache and no entry was ignored."""
+        return cache_words(self.reused, self.answers, self.ignored) if self.reused or self.ignored else None
+
+
+def certificate_cache_use(cert: Certificate) -> CertificateCacheUse:
+    """How the run of ``cert`` used the verdict cache (see :class:`CertificateCacheUse`).
+
+    Args:
+        cert: a checked certificate.
+
+    Returns:
+        Its use of the cache.
+    """
+    answers = [a for ob in cert.obligations + cert.mutants for a in _answers(ob)]
+    record = cert.data.get("verdict_cache")
+    record = record if isinstance(record, dict) else {}
+    why = record.get("ignored_why")
+    ignored = {str(k): n for k, n in why.items() if isinstance(n, int) and not isinstance(n, bool) and n > 0} \
+        if isinstance(why, dict) else {}
+    read = record.get("read")
+    return CertificateCacheUse(sum(a.cached for a in answers), len(answers), ignored,
+                               read if isinstance(read, bool) else None)
+
+
+def _cache_paragraph(cert: Certificate) -> str:
+    """How the run used the verdict cache, in a sentence or two for the report."""
+    use = certificate_cache_use(cert)
+    if use.read is False:
+        return "The verdict cache was not read: every answer was computed in this run."
+    if use.words is None:
+        return ("The verdict cache was read; no answer came from it." if use.read
+                else "No answer is marked as coming from the verdict cache.")
+    return (f"**Verdict cache:** {use.words}. Each reused answer is marked "
+            "*cached*: an engine gave it to the identical statement (fingerprint, engine, usim source, "
+            "solver versions) in an earlier run, in an entry whose tag checked out with the user's key; a "
+            "cached REFUTED was replayed again in this run. A release certificate is made with "
+            "`usim prove --no-cache`; `usim verify` runs every obligation again.")
 
 
 def _cx_text(cx: dict[str, Any]) -> str:

@@ -7,7 +7,7 @@ Markdown report and the site never said that anything came from the cache.
 Now an entry carries an HMAC tag under the user's key (kept outside the cache
 folder) and is bound to its statement, engine, source and versions; a cached
 REFUTED is replayed again before it is used; an entry that does not check out
-is ignored, counted, and its task run again.
+is ignored, counted, and its task run again; every report marks reused answers.
 """
 
 from __future__ import annotations
@@ -23,10 +23,12 @@ from usim.cli import main
 from usim.engine import cache as verdicts
 from usim.engine import identity as this_usim
 from usim.engine.cache import VerdictCache, default_folder
-from usim.engine.certificate import read_certificates
+from usim.engine.certificate import certificate, read_certificates
 from usim.engine.claim import Counterexample, EngineResult, Status
 from usim.engine.runner import prove_claim
-from usim.proofs import get
+from usim.proofs import all_claims, get
+from usim.render import markdown
+from usim.site import build_site
 
 ERRATUM = ["prove", "maxmin_published", "--max-n", "2", "--quiet"]
 
@@ -143,3 +145,33 @@ def test_a_cached_refutation_whose_counterexample_is_not_the_one_it_gives_is_ign
     assert report.status is Status.REFUTED and report.cache_use.ignored == (verdicts.NO_REPLAY,)
     z3 = next(a for a in report.results[0].results if a.engine == "z3")
     assert not z3.cached and z3.counterexample.inputs != {"x": [["1"]]}
+
+
+@pytest.fixture
+def cached_certificates(tmp_path) -> Path:
+    """maxmin_published's certificate from a second run: every answer from the cache."""
+    folder = tmp_path / "certificates"
+    folder.mkdir()
+    cache = VerdictCache(tmp_path / "cache")
+    prove_claim(get("maxmin_published"), 2, cache=cache)
+    report = prove_claim(get("maxmin_published"), 2, cache=cache)
+    (folder / "maxmin_published.json").write_text(json.dumps(certificate(report, 60.0)))
+    return folder
+
+
+def test_the_markdown_report_marks_every_answer_that_came_from_the_cache(cached_certificates):
+    (cert,) = read_certificates(str(cached_certificates / "maxmin_published.json"))
+    text = markdown(cert)
+    assert "**Verdict cache:** 8 of 8 answers from the cache" in text
+    rows = [line for line in text.splitlines() if line.startswith("| 1 |") or line.startswith("| 2 |")]
+    assert len(rows) == 2
+    for row in rows:
+        assert row.count("(cached") == 4, row  # sympy, z3, definedness, witness
+
+
+def test_the_site_marks_a_claim_whose_answers_came_from_the_cache(cached_certificates, tmp_path):
+    index = build_site(all_claims(), cached_certificates, tmp_path / "site", pictures=False)
+    page = index.read_text()
+    assert 'data-claim="maxmin_published" data-status="REFUTED" data-cached="8"' in page
+    assert "8 of 8 answers from the cache" in page
+    assert "cached, replayed again in its run" in page  # its counterexample came from the cache
