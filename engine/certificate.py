@@ -2,8 +2,11 @@
 
 A certificate (version 2) records one claim's run: the claim and its statement,
 the bound, every obligation with its shape, the fingerprint of what it states
-(:mod:`usim.engine.statement`), each engine's verdict, the definedness check's
-and the witness's, the counterexamples, costs and measurements, the versions
+(:mod:`usim.engine.statement`), each engine's verdict (marked ``cached`` where
+it was reused from the verdict cache), the definedness check's and the
+witness's, the counterexamples, costs and measurements, how the run used the
+verdict cache (``verdict_cache``: read or not, answers reused, entries
+ignored because they did not check out, by reason), the versions
 of usim and every solver, the commit, and where the construction came from (a
 registered claim, or the embedded source of a checked listing). Its ``digest``
 is the sha256 of everything else in it, in canonical JSON.
@@ -84,11 +87,22 @@ def versions() -> dict[str, str]:
     return found
 
 
+def canonical_json(data: Mapping[str, Any]) -> str:
+    """``data`` as canonical JSON: sorted keys, no spaces, ASCII only (what a digest or tag is taken of).
+
+    Args:
+        data: a JSON object.
+
+    Returns:
+        Its one canonical text.
+    """
+    return json.dumps(data, sort_keys=True, separators=(",", ":"), ensure_ascii=True)
+
+
 def digest(cert: Mapping[str, Any]) -> str:
     """sha256 of the certificate without its digest, as canonical JSON."""
     body = {k: v for k, v in cert.items() if k != "digest"}
-    text = json.dumps(body, sort_keys=True, separators=(",", ":"), ensure_ascii=True)
-    return "sha256:" + hashlib.sha256(text.encode()).hexdigest()
+    return "sha256:" + hashlib.sha256(canonical_json(body).encode()).hexdigest()
 
 
 def _row(result: ObligationResult, extra: Mapping[str, Any] | None = None) -> dict[str, Any]:
@@ -127,6 +141,7 @@ def certificate(report: Any, timeout: float, source: Mapping[str, Any] | None = 
         "measures": list(report.measures),
         "cost": report.costs,
         "seconds": round(report.seconds, 3),
+        "verdict_cache": report.cache_use.as_dict(report.cached),
         "versions": versions(),
         "commit": _git_commit(),
         "created": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
@@ -154,7 +169,8 @@ def _engine_result(data: Any, where: str) -> EngineResult:
     seconds = data.get("seconds", 0.0)
     if not isinstance(seconds, (int, float)):
         raise CertificateError(f"{where}: the time of {data['engine']} is not a number")
-    return EngineResult(data["engine"], status, float(seconds), str(data.get("detail", "")))
+    return EngineResult(data["engine"], status, float(seconds), str(data.get("detail", "")),
+                        cached=data.get("cached") is True)
 
 
 def obligation_result(row: Any, claim_id: str, where: str) -> ObligationResult:

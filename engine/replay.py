@@ -18,7 +18,7 @@ import random
 import time
 import weakref
 import zlib
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from fractions import Fraction
 from typing import Any, Callable, Mapping, Sequence
 
@@ -303,6 +303,69 @@ def replay_undefined(ob: Obligation, point: Mapping[str, Any]) -> Counterexample
     p = found[0]
     return _counterexample(ob, evaluation, p, evaluation.got[p], evaluation.expected[p],
                            with_divergence=False)
+
+
+def recorded_point(ob: Obligation, inputs: Mapping[str, Any]) -> dict[str, Fraction] | None:
+    """The input a counterexample records (block name -> rows of numbers written
+    as text), as a point of ``ob``: exactly the blocks of its input layout, each
+    of its shape, every entry an exact number in the statement's domain (an
+    integer for an integer domain, one of the finite domain's values). None if
+    it is not one: such a record refutes nothing about ``ob``.
+
+    Args:
+        ob: the obligation the counterexample is said to refute.
+        inputs: :attr:`Counterexample.inputs` as recorded.
+
+    Returns:
+        The point by entry name (``A[1,2]``), or None.
+    """
+    layout = ob.construction.input_layout
+    if not isinstance(inputs, Mapping) or set(inputs) != {b.name for b in layout.blocks}:
+        return None
+    allowed = None if ob.values is None else {Fraction(v) for v in ob.values}
+    point = {}
+    for b in layout.blocks:
+        rows = inputs[b.name]
+        if not (isinstance(rows, list) and len(rows) == b.shape.rows
+                and all(isinstance(r, list) and len(r) == b.shape.cols for r in rows)):
+            return None
+        for i, row in enumerate(rows):
+            for j, text in enumerate(row):
+                try:
+                    value = Fraction(text) if isinstance(text, str) else None
+                except (ValueError, ZeroDivisionError):
+                    value = None
+                if value is None or (ob.domain == "integer" and value.denominator != 1) \
+                        or (allowed is not None and value not in allowed):
+                    return None
+                point[f"{b.name}[{i},{j}]"] = value
+    return point
+
+
+def replayed_again(ob: Obligation, recorded: Counterexample, definedness: bool) -> Counterexample | None:
+    """``recorded`` replayed on ``ob`` now: its input is run again (as
+    :func:`replay`, or :func:`replay_undefined` for a counterexample to
+    well-definedness) and must give the same refutation, to the letter: the
+    same position and entry, the same expected and obtained values, the same
+    kind of replay. Where the program first diverges from a reference is not
+    compared (the reference is not part of the statement); the fresh one is
+    returned.
+
+    Args:
+        ob: the obligation ``recorded`` is said to refute.
+        recorded: the counterexample as it was kept (e.g. in the verdict cache).
+        definedness: ``recorded`` refutes well-definedness, not equality.
+
+    Returns:
+        The counterexample as replayed now, or None if it does not replay exactly.
+    """
+    point = recorded_point(ob, recorded.inputs)
+    if point is None:
+        return None
+    again = (replay_undefined if definedness else replay)(ob, point)
+    if again is None or replace(again, divergence=None) != replace(recorded, divergence=None):
+        return None
+    return again
 
 
 def divergence(ob: Obligation, tokens: Sequence[Fraction]) -> str | None:

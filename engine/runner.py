@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from typing import Callable, Iterable, Mapping, Protocol, Sequence
 
 
-from usim.engine.cache import VerdictCache
+from usim.engine.cache import CacheUse, VerdictCache
 from usim.engine.choice import choose
 from usim.engine.measure import numeric_crosscheck
 from usim.engine.claim import Claim, EngineResult, Obligation, ObligationResult, Status, claim_status, shape_label
@@ -256,6 +256,8 @@ class ClaimReport:
     unbroken: dict[str, list[str]] = field(default_factory=dict)
     """Broken variant -> the shapes where it breaks nothing (its builder gave
     None: the right obligation there, not a variant, never counted as refuted)."""
+    cache_use: CacheUse = CacheUse()
+    """Whether the verdict cache was read, and the entries it held that were ignored."""
 
     def count(self, status: Status, mutants: bool = False) -> int:
         rows = self.mutant_results if mutants else self.results
@@ -306,8 +308,10 @@ def prove_claim(
     local children (:func:`run_tasks`, ``jobs`` at a time) unless ``dispatch``
     runs them elsewhere (a cluster); either way the obligations are built,
     validated and fingerprinted here first. With a ``cache``, a task whose
-    definitive answer it holds for the same statement is not run (the answer
-    is reused, marked cached), and every new definitive answer is stored.
+    definitive answer it holds for the same statement, in an entry that checks
+    out (:meth:`VerdictCache.lookup`), is not run (the answer is reused, marked
+    cached); an entry that does not is ignored, counted in the report's
+    ``cache_use``, and its task run; every new definitive answer is stored.
     The engines of each obligation are reported in the claim's order, so a
     certificate does not depend on which process finished first.
     """
@@ -361,16 +365,19 @@ def prove_claim(
                               done[0], total, cached=result.cached))
 
     raw: dict[tuple, list[EngineResult]] = {}
+    ignored: list[str] = []
     if cache is not None:
         remaining = []
         for task in tasks:
             key, name, _ = task
-            found = cache.get(built[key][1], name)
-            if found is None:
+            found = cache.lookup(*built[key], name)
+            if found.ignored is not None:
+                ignored.append(found.ignored)
+            if found.answer is None:
                 remaining.append(task)
             else:
-                raw.setdefault(key, []).append(found)
-                on_done(key, found)
+                raw.setdefault(key, []).append(found.answer)
+                on_done(key, found.answer)
         tasks = remaining
     ran = dispatch(claim.id, tasks, built, timeout, on_done) if dispatch is not None \
         else run_tasks(tasks, timeout, jobs, on_done)
@@ -387,4 +394,5 @@ def prove_claim(
         (mutant_results if key[1] is not None else results).append(assembled)
     measures = claim.measure(max_n) if claim.measure else []
     return ClaimReport(claim, max_n, results, mutant_results, costs, crosscheck, measures,
-                       time.perf_counter() - start, used, unbroken)
+                       time.perf_counter() - start, used, unbroken,
+                       CacheUse(cache is not None and cache.problem is None, tuple(ignored)))

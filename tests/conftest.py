@@ -28,6 +28,8 @@ import pytest  # noqa: E402
 
 @pytest.fixture(autouse=True)
 def _own_verdict_cache(tmp_path_factory, monkeypatch):
-    """Each test gets an empty verdict cache (``usim prove`` reads and writes one
-    by default): no test sees the user's cache or another test's answers."""
+    """Each test gets an empty verdict cache and its own cache key (``usim prove``
+    reads and writes one by default): no test sees the user's cache, the user's
+    key, or another test's answers."""
     monkeypatch.setenv("USIM_CACHE", str(tmp_path_factory.mktemp("usim-cache")))
+    monkeypatch.setenv("USIM_CACHE_KEY", str(tmp_path_factory.mktemp("usim-config") / "cache.key"))

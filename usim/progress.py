@@ -152,7 +152,12 @@ def summary(reports: Sequence["ClaimReport"], seconds: float) -> str:
     text = (f"{len(reports)} claim(s), {obligations} obligation(s) in {seconds:.1f} s: {proved} PROVED, "
             f"{errata} erratum(s) REFUTED as expected")
     cached = sum(r.cached for r in reports)
-    if cached:
-        answers = sum(len(r.answers()) for r in reports)
-        text += f" ({cached} of {answers} answers from the cache)"
+    ignored: dict[str, int] = {}
+    for r in reports:
+        for reason, n in r.cache_use.why().items():
+            ignored[reason] = ignored.get(reason, 0) + n
+    if cached or ignored:
+        from usim.render import cache_words
+
+        text += f" ({cache_words(cached, sum(len(r.answers()) for r in reports), ignored)})"
     return text + (f"; NOT as expected: {', '.join(wrong)}" if wrong else "; all as expected")

@@ -8,10 +8,12 @@ module makes of it. Every status shown is derived from the engines' verdicts
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+from dataclasses import dataclass
+from typing import Any, Mapping, Sequence
 
+from usim.engine.cache import VerdictCache
 from usim.engine.certificate import Certificate
-from usim.engine.claim import ObligationResult, Status
+from usim.engine.claim import EngineResult, ObligationResult, Status
 from usim.engine.runner import ClaimReport
 
 
@@ -31,14 +33,65 @@ def cost_text(cost: dict | None) -> str:
     return text
 
 
+CACHED = " (cached)"
+"""The mark of an answer reused from the verdict cache, wherever a verdict is shown."""
+
+
+def _mark(answer: EngineResult | None) -> str:
+    return CACHED if answer is not None and answer.cached else ""
+
+
 def engines_text(result: ObligationResult) -> str:
-    parts = [f"{r.engine} {r.status.value}" for r in result.results]
-    parts.append(f"defined {result.definedness_status.value}")
-    parts.append(f"witness {result.witness_status.value}")
+    parts = [f"{r.engine} {r.status.value}{_mark(r)}" for r in result.results]
+    parts.append(f"defined {result.definedness_status.value}{_mark(result.definedness)}")
+    parts.append(f"witness {result.witness_status.value}{_mark(result.witness)}")
     return ", ".join(parts)
 
 
-SUMMARY_HEADER = ["claim", "shapes", "proved", "refuted", "unknown", "engines", "time", "cost", "mutants"]
+def cache_words(reused: int, answers: int, ignored: Mapping[str, int]) -> str:
+    """How a run used the verdict cache, in words: the answers it reused and the
+    entries it ignored (they did not check out, and were computed again), by reason.
+
+    Args:
+        reused: answers reused from the cache.
+        answers: all the run's answers.
+        ignored: reason -> how many entries were ignored for it.
+
+    Returns:
+        E.g. "2 of 8 answers from the cache; 4 cache entries ignored and recomputed,
+        integrity tag does not check out: 4".
+    """
+    text = f"{reused} of {answers} answers from the cache"
+    count = sum(ignored.values())
+    if count:
+        text += (f"; {count} cache {'entry' if count == 1 else 'entries'} ignored and recomputed, "
+                 + ", ".join(f"{reason}: {n}" for reason, n in ignored.items()))
+    return text
+
+
+def cache_problem(cache: VerdictCache | None) -> str | None:
+    """The line that says why the verdict cache was not used (its key), or None.
+
+    Args:
+        cache: the run's cache (None: ``--no-cache``).
+
+    Returns:
+        One line, or None when the cache was not asked for or could be used.
+    """
+    if cache is None or cache.problem is None:
+        return None
+    return f"the verdict cache was not used: {cache.problem}"
+
+
+def cache_cell(report: ClaimReport) -> str:
+    """The table's cell: answers from the cache of all, entries ignored; "-" if the cache was not read."""
+    if not report.cache_use.read:
+        return "-"
+    ignored = len(report.cache_use.ignored)
+    return f"{report.cached}/{len(report.answers())}" + (f", {ignored} ignored" if ignored else "")
+
+
+SUMMARY_HEADER = ["claim", "shapes", "proved", "refuted", "unknown", "engines", "time", "cost", "mutants", "cache"]
 
 
 def summary_row(report: ClaimReport) -> list[str]:
@@ -53,7 +106,15 @@ def summary_row(report: ClaimReport) -> list[str]:
         row.append(f"{refuted}/{len(report.mutant_results)} refuted")
     else:
         row.append("-")
+    row.append(cache_cell(report))
     return row
+
+
+def counterexample_text(r: ObligationResult) -> str:
+    """The obligation's counterexample in words, said to come from the cache
+    (replayed again in this run) when the answer that carries it does."""
+    found = next(a for a in (*r.results, r.definedness) if a is not None and a.counterexample is not None)
+    return found.counterexample.describe() + (" (cached; replayed again in this run)" if found.cached else "")
 
 
 def _not_proved_lines(r: ObligationResult) -> list[str]:
@@ -65,7 +126,7 @@ def _not_proved_lines(r: ObligationResult) -> list[str]:
         if check is not None and check.status is not Status.PROVED:
             lines.append(f"    {check.engine}: {check.detail}")
     if r.counterexample:
-        lines.append(f"    counterexample: {r.counterexample.describe()}")
+        lines.append(f"    counterexample: {counterexample_text(r)}")
     return lines
 
 
@@ -81,7 +142,7 @@ def describe_failures(report: ClaimReport, detail: bool = True) -> list[str]:
                      + (f"; correct at {', '.join(r.label for r in report.results if r.status is Status.PROVED)}"
                         if any(r.status is Status.PROVED for r in report.results) else ""))
         if refuted and refuted[0].counterexample:
-            lines.append(f"    e.g. at {refuted[0].label}: {refuted[0].counterexample.describe()}")
+            lines.append(f"    e.g. at {refuted[0].label}: {counterexample_text(refuted[0])}")
         for r in report.results:
             if r.status not in (Status.REFUTED, Status.PROVED):
                 lines.extend(_not_proved_lines(r))
@@ -113,7 +174,7 @@ def describe_failures(report: ClaimReport, detail: bool = True) -> list[str]:
                      "unbroken obligation, not counted)")
         lines.append(text)
         if refuted and refuted[-1].counterexample:
-            lines.append(f"    e.g. at {refuted[-1].label}: {refuted[-1].counterexample.describe()}")
+            lines.append(f"    e.g. at {refuted[-1].label}: {counterexample_text(refuted[-1])}")
     return lines
 
 
@@ -153,6 +214,7 @@ def markdown(cert: Certificate) -> str:
         f"> {claim.get('statement', '')}",
         "",
     ]
+    lines += [_cache_paragraph(cert), ""]
     source = data.get("source") or {}
     if source.get("kind") == "listing":
         lines += [f"Construction: function `{source.get('function')}` of the listing "
@@ -167,10 +229,13 @@ def markdown(cert: Certificate) -> str:
     rows = {tuple(r["shape"]): r for r in data["obligations"]}
     for ob in cert.obligations:
         row = rows[tuple(ob.shape)]
-        engines = "; ".join(f"{e.engine}: {e.status.value} ({e.seconds:.3f} s)" for e in ob.results)
+        engines = "; ".join(f"{e.engine}: {e.status.value} "
+                            + (f"(cached; {e.seconds:.3f} s when computed)" if e.cached else f"({e.seconds:.3f} s)")
+                            for e in ob.results)
         err = row.get("numeric_max_error")
-        lines.append(f"| {ob.label} | {ob.status.value} | {engines} | {ob.definedness_status.value} | "
-                     f"{ob.witness_status.value} | {cost_text(row.get('cost'))} | "
+        lines.append(f"| {ob.label} | {ob.status.value} | {engines} | "
+                     f"{ob.definedness_status.value}{_mark(ob.definedness)} | "
+                     f"{ob.witness_status.value}{_mark(ob.witness)} | {cost_text(row.get('cost'))} | "
                      f"{'-' if err is None else f'{err:.2e}'} |")
     details = []
     for row in data["obligations"]:
@@ -181,7 +246,8 @@ def markdown(cert: Certificate) -> str:
     if details:
         lines += ["", "### Not proved by every engine", ""]
         for label, e in details:
-            lines.append(f"- {label}, {e['engine']}: {e['status']}: {e['detail']}")
+            lines.append(f"- {label}, {e['engine']}: {e['status']}{CACHED if e.get('cached') is True else ''}: "
+                         f"{e['detail']}")
             if e.get("counterexample"):
                 lines.append(f"  - counterexample: {_cx_text(e['counterexample'])}")
     if data.get("mutants"):
@@ -190,7 +256,8 @@ def markdown(cert: Certificate) -> str:
         for m, row in zip(cert.mutants, data["mutants"]):
             checks = row["engines"] + [c for c in (row.get("definedness"),) if c]
             cx = next((e["counterexample"] for e in checks if e.get("counterexample")), None)
-            lines.append(f"| {m.mutant} | {m.label} | {m.status.value} | {_cx_text(cx) if cx else '-'} |")
+            lines.append(f"| {m.mutant} | {m.label} | {m.status.value}{_row_mark(m)} | "
+                         f"{_cx_text(cx) if cx else '-'} |")
     if data.get("measures"):
         lines += ["", "## Measurements (not proofs)", ""] + [f"- {m}" for m in data["measures"]]
     if data.get("all_sizes"):
@@ -204,6 +271,72 @@ def markdown(cert: Certificate) -> str:
               f"commit `{data.get('commit')}`; created {data.get('created')}; {data.get('seconds')} s in all; "
               f"digest `{data.get('digest')}`. Check it again with `usim verify`.", ""]
     return "\n".join(lines)
+
+
+def _answers(ob: ObligationResult) -> list[EngineResult]:
+    return [a for a in (*ob.results, ob.definedness, ob.witness) if a is not None]
+
+
+def _row_mark(ob: ObligationResult) -> str:
+    """" (cached)" if every answer of the row came from the cache, " (k of m answers cached)" if some did."""
+    answers = _answers(ob)
+    reused = sum(a.cached for a in answers)
+    if not reused:
+        return ""
+    return CACHED if reused == len(answers) else f" ({reused} of {len(answers)} answers cached)"
+
+
+@dataclass(frozen=True)
+class CertificateCacheUse:
+    """How a certificate's run used the verdict cache: the answers it reused
+    (counted from its rows, where each is marked), all its answers, the entries
+    it ignored by reason and whether it read the cache at all (as the run
+    recorded them; None: a certificate that does not say)."""
+
+    reused: int
+    answers: int
+    ignored: Mapping[str, int]
+    read: bool | None
+
+    @property
+    def words(self) -> str | None:
+        """:func:`cache_words`, or None where no answer came from the cache and no entry was ignored."""
+        return cache_words(self.reused, self.answers, self.ignored) if self.reused or self.ignored else None
+
+
+def certificate_cache_use(cert: Certificate) -> CertificateCacheUse:
+    """How the run of ``cert`` used the verdict cache (see :class:`CertificateCacheUse`).
+
+    Args:
+        cert: a checked certificate.
+
+    Returns:
+        Its use of the cache.
+    """
+    answers = [a for ob in cert.obligations + cert.mutants for a in _answers(ob)]
+    record = cert.data.get("verdict_cache")
+    record = record if isinstance(record, dict) else {}
+    why = record.get("ignored_why")
+    ignored = {str(k): n for k, n in why.items() if isinstance(n, int) and not isinstance(n, bool) and n > 0} \
+        if isinstance(why, dict) else {}
+    read = record.get("read")
+    return CertificateCacheUse(sum(a.cached for a in answers), len(answers), ignored,
+                               read if isinstance(read, bool) else None)
+
+
+def _cache_paragraph(cert: Certificate) -> str:
+    """How the run used the verdict cache, in a sentence or two for the report."""
+    use = certificate_cache_use(cert)
+    if use.read is False:
+        return "The verdict cache was not read: every answer was computed in this run."
+    if use.words is None:
+        return ("The verdict cache was read; no answer came from it." if use.read
+                else "No answer is marked as coming from the verdict cache.")
+    return (f"**Verdict cache:** {use.words}. Each reused answer is marked "
+            "*cached*: an engine gave it to the identical statement (fingerprint, engine, usim source, "
+            "solver versions) in an earlier run, in an entry whose tag checked out with the user's key; a "
+            "cached REFUTED was replayed again in this run. A release certificate is made with "
+            "`usim prove --no-cache`; `usim verify` runs every obligation again.")
 
 
 def _cx_text(cx: dict[str, Any]) -> str:

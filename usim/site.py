@@ -7,8 +7,10 @@ inconsistent with its own rows or states something other than the registered
 claim is refused, and so is an erratum recorded PROVED) and writes ``SITE/index.html``: every
 registered claim with the paper's number, what it is relative to the paper
 (its category), its status as its certificate's engines gave it, the bound and
-the engines that proved every obligation, its cost, an erratum's replayed
-counterexample, the versions, commit and digest of its certificate, and a link
+the engines that proved every obligation, how many of its answers were reused
+from the verdict cache (and how many cache entries its run ignored), its
+cost, an erratum's replayed counterexample (marked when it came from the
+cache), the versions, commit and digest of its certificate, and a link
 to the claim's own page drawn by ``usim show`` (its heads, layers and matrices:
 ``SITE/claims/ID/index.html``). Certificates may be gzip-compressed
 (``CLAIM.json.gz``). A claim without a certificate is listed as
@@ -28,6 +30,7 @@ from usim.engine.certificate import Certificate
 from usim.engine.claim import CATEGORIES, Claim, Status
 from usim.errors import InputError
 from usim.registry import read_checked
+from usim.render import certificate_cache_use
 
 WORDS = {
     "as stated": "proved",
@@ -104,6 +107,21 @@ class ClaimEntry:
         return text + (f" ({', '.join(partial)} not everywhere)" if partial else "")
 
     @property
+    def cache(self) -> str | None:
+        """How many of the certificate's answers came from the verdict cache and
+        how many entries were ignored (None: none came from it)."""
+        if self.certificate is None:
+            return None
+        return certificate_cache_use(self.certificate).words
+
+    @property
+    def cached(self) -> int:
+        """The answers of the certificate that came from the verdict cache."""
+        if self.certificate is None:
+            return 0
+        return certificate_cache_use(self.certificate).reused
+
+    @property
     def cost(self) -> str:
         if self.certificate is None:
             return "-"
@@ -125,7 +143,8 @@ class ClaimEntry:
                     inputs = " ".join(f"{k} = [" + "; ".join(", ".join(r) for r in v) + "]"
                                       for k, v in cx["inputs"].items())
                     return (f"at {'x'.join(map(str, row['shape']))}: {inputs}; {cx['entry']}: expected "
-                            f"{cx['expected']}, got {cx['got']} (replayed {cx['replay']})")
+                            f"{cx['expected']}, got {cx['got']} (replayed {cx['replay']}"
+                            + ("; cached, replayed again in its run)" if e.get("cached") is True else ")"))
         return None
 
     @property
@@ -199,18 +218,19 @@ th { background: #f4f4f4; }
 <h1>{{ title }}</h1>
 <p>Every claim of the paper, as usim states and checks it. Each status is the verdict of the
 claim's certificate (its engines' answers; the certificate is checked as it is read), up to the
-bound it was run at. Categories: {% for name, text in categories.items() %}<b>{{ name }}</b>: {{ text }}{% if not loop.last %}; {% endif %}{% endfor %}.</p>
+bound it was run at; answers an engine gave in an earlier run, reused from the verdict cache, are
+counted under the engines (a release certificate is made without the cache). Categories: {% for name, text in categories.items() %}<b>{{ name }}</b>: {{ text }}{% if not loop.last %}; {% endif %}{% endfor %}.</p>
 <p class="small">{{ summary }}. Built {{ built }} from the certificates in <code>{{ folder }}</code>.</p>
 <table id="claims">
 <thead><tr><th>paper</th><th>claim</th><th>status</th><th>category</th><th>bound</th><th>engines</th><th>cost</th><th>page</th></tr></thead>
 <tbody>
-{% for e in items %}<tr id="claim-{{ e.claim.id }}" data-claim="{{ e.claim.id }}" data-status="{{ e.status }}">
+{% for e in items %}<tr id="claim-{{ e.claim.id }}" data-claim="{{ e.claim.id }}" data-status="{{ e.status }}" data-cached="{{ e.cached }}">
 <td>{{ e.claim.paper }}</td>
 <td><code>{{ e.claim.id }}</code><br><span class="small">{{ e.claim.title }}</span></td>
 <td class="{{ e.status }}">{{ e.status }}<br><span class="small">{{ e.words }}</span></td>
 <td>{{ e.claim.category }}</td>
 <td>{{ e.bound }}</td>
-<td>{{ e.engines }}</td>
+<td>{{ e.engines }}{% if e.cache %}<br><span class="small cached">{{ e.cache }} (marked cached in the certificate)</span>{% endif %}</td>
 <td>{{ e.cost }}</td>
 <td>{% if e.page %}<a href="{{ e.page }}">pictures</a>{% else %}-{% endif %}</td>
 </tr>

@@ -5,7 +5,8 @@ refutes it against a spec, shape by shape (:mod:`usim.engine.listing` says how
 shapes are chosen and what is checked; :mod:`usim.proofs.specs` lists the
 built-in specs, :mod:`usim.engine.user_spec` says how to write one). It also
 runs the program on the file's examples, reports the cost as usim and as the
-REPL count it, and flags non-integral powers. The exit status is 0 only if
+REPL count it, and flags non-integral powers. Every answer is computed in the
+run: it never reads or writes the verdict cache. The exit status is 0 only if
 every shape is PROVED (and, with --mutants, every broken variant is refuted);
 1 otherwise; 2 for bad input.
 """
@@ -189,7 +190,8 @@ def register(sub: argparse._SubParsersAction) -> None:
             "file) assigns a whole number to (r = 3;) is fixed to that value (even above N); "
             "k = length / (3 + 4) fixes r = 3 and c = 4 of a product; a dimension read from length "
             "(c = length / 3, n = length ^ 0.5 for a square) keeps the shapes where it is that "
-            "dimension; the other dimensions range over 1..N. Exit status 0 only if every shape is "
+            "dimension; the other dimensions range over 1..N. Every answer is computed in this run: "
+            "usim check never reads or writes the verdict cache. Exit status 0 only if every shape is "
             "PROVED."
         ),
     )

@@ -8,7 +8,10 @@ certificate's folder exists and the path is not a folder. With ``--cluster``
 the obligations run on the workers of a Dask cluster
 (:mod:`usim.engine.cluster`), which must be reachable and run this usim.
 Definitive answers are reused from the verdict cache (:mod:`usim.engine.cache`)
-unless ``--no-cache``.
+unless ``--no-cache``: only from entries that check out (their tag under the
+user's key, their statement, engine, source and versions; a REFUTED replays
+again), marked cached in every report; the closing line counts the entries
+ignored.
 """
 
 from __future__ import annotations
@@ -82,9 +85,11 @@ def register(sub: argparse._SubParsersAction) -> None:
                         "worker runs this usim) instead of this machine's --jobs processes; needs "
                         'pip install "usim[dask]"')
     parser.add_argument("--no-cache", action="store_true",
-                        help="neither read nor write the verdict cache (default: reuse an engine's PROVED or "
-                        "REFUTED on an identical statement from an earlier run; folder $USIM_CACHE, else "
-                        "~/.cache/usim)")
+                        help="neither read nor write the verdict cache, as for a release certificate (default: "
+                        "reuse an engine's PROVED or REFUTED on an identical statement from an earlier run, "
+                        "if its entry's tag checks out with your key and a REFUTED replays; reused answers "
+                        "are marked cached; folder $USIM_CACHE, else ~/.cache/usim; key $USIM_CACHE_KEY, "
+                        "else ~/.config/usim/cache.key)")
     parser.set_defaults(func=run)
 
 
@@ -166,7 +171,7 @@ def run(args: argparse.Namespace) -> int:
     from usim.proofs import all_claims
     from usim.engine.runner import prove_claim
     from usim.progress import ProveDisplay, summary
-    from usim.render import SUMMARY_HEADER, describe_failures, summary_row, table, verdict
+    from usim.render import SUMMARY_HEADER, cache_problem, describe_failures, summary_row, table, verdict
 
     if args.list:
         print(table([[c.id, c.paper, c.title] for c in all_claims()], ["claim", "paper", "statement"]))
@@ -201,6 +206,8 @@ def run(args: argparse.Namespace) -> int:
             print("\n".join(notes))
     print()
     print(summary(reports, time.perf_counter() - started))
+    if (note := cache_problem(cache)) is not None:
+        print(note, file=sys.stderr)
     if args.json:
         write_certificate(Path(args.json), bundle([certificate(r, args.timeout) for r in reports]))
         print(f"certificate written to {args.json}")

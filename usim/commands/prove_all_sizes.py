@@ -29,7 +29,7 @@ def run_all_sizes(args: argparse.Namespace, claims: Sequence["Claim"], engines: 
     from usim.engine.parametric.allsizes import prove_claim_all_sizes
     from usim.progress import ProveDisplay
     from usim.proofs import family
-    from usim.render import SUMMARY_HEADER, describe_failures, summary_row, table
+    from usim.render import SUMMARY_HEADER, cache_problem, describe_failures, summary_row, table
     from usim.render_all_sizes import all_sizes_lines, all_sizes_verdict
 
     if getattr(args, "cluster", None):
@@ -63,6 +63,8 @@ def run_all_sizes(args: argparse.Namespace, claims: Sequence["Claim"], engines: 
         print()
         print("\n".join(all_sizes_lines(report)))
         print(f"\n{report.family.id}: {all_sizes_verdict(report)}")
+    if (note := cache_problem(cache)) is not None:
+        print(note, file=sys.stderr)
     certs = {r.family.id: certificate(r.bounded, args.timeout, all_sizes=r.as_dict()) for r in reports}
     if args.json:
         write_certificate(Path(args.json), bundle(list(certs.values())))

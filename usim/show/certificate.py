@@ -28,6 +28,7 @@ class EngineLine:
     status: str
     seconds: float | None
     detail: str
+    cached: bool = False  # reused from the verdict cache: ``seconds`` is the run that computed it
 
 
 @dataclass(frozen=True)
@@ -117,6 +118,7 @@ def _obligation(entry: Any, mutant: bool = False) -> ShapeStatus:
             status=_status(e.get("status")),
             seconds=float(seconds) if isinstance(seconds, (int, float)) else None,
             detail=str(e.get("detail") or ""),
+            cached=e.get("cached") is True,
         ))
         counterexample = counterexample or _counterexample(e.get("counterexample"))
     return ShapeStatus(

@@ -20,6 +20,7 @@ from typing import Sequence
 
 from usim.rasp.printing import listing
 from usim.rasp.program import Program
+from usim.render import CACHED
 from usim.show.certificate import Certificate
 from usim.show.model import Model, format_value
 
@@ -53,7 +54,8 @@ def _status_rows(model: Model, certificate: Certificate) -> list[tuple[str, ...]
     rows = [("shape", "status", "engines")]
     for s in certificate.shapes:
         engines = "; ".join(
-            f"{e.engine}: {e.status}" + (f" ({e.seconds:.2f} s)" if e.seconds is not None else "")
+            f"{e.engine}: {e.status}" + (CACHED if e.cached else
+                                          f" ({e.seconds:.2f} s)" if e.seconds is not None else "")
             for e in s.engines) or "-"
         shape = f"**{s.shape}** (shown)" if s.shape == model.shape_label else s.shape
         status = s.status + (f" - counterexample: {s.counterexample}" if s.counterexample else "")
