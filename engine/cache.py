@@ -72,6 +72,9 @@ from usim.engine.replay import replayed_again
 from usim.errors import UsimError
 
 FORMAT = 2
+ENTRY_BYTES = 64 * 2**20
+"""The largest entry read (a counterexample of U at N = 64 is a few MB); a
+larger file, or anything not a regular file, is ignored."""
 """The layout of an entry; a change makes older entries misses (their names differ)."""
 
 DEFINITIVE = (Status.PROVED, Status.REFUTED)
@@ -284,10 +287,18 @@ class VerdictCache:
         """
         if self.problem is not None:
             return Lookup()
+        path = self.path(statement, engine)
         try:
-            text = self.path(statement, engine).read_text()
+            found = path.lstat()
         except FileNotFoundError:
             return Lookup()
+        except OSError:
+            return Lookup(ignored=MALFORMED)
+        # a regular file (not a link, a FIFO or a device) of an entry's size: reading it cannot block or fill memory
+        if not stat.S_ISREG(found.st_mode) or found.st_size > ENTRY_BYTES:
+            return Lookup(ignored=MALFORMED)
+        try:
+            text = path.read_text()
         except (OSError, UnicodeDecodeError):
             return Lookup(ignored=MALFORMED)
         try:

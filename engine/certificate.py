@@ -182,6 +182,9 @@ def obligation_result(row: Any, claim_id: str, where: str) -> ObligationResult:
         raise CertificateError(f"{where}: an obligation has no valid shape")
     label = shape_label(shape)
     at = f"{where}, shape {label}"
+    if "label" in row and row["label"] != label:
+        raise CertificateError(f"{at}: the row is labelled {row['label']!r} (its costs and reports are keyed by "
+                               "the label: it must be its shape's)")
     engines = row.get("engines")
     if not isinstance(engines, list):
         raise CertificateError(f"{at}: no list of engines")

@@ -43,6 +43,7 @@ from typing import Any, Callable, Iterable, Mapping, Sequence
 from usim.engine.certificate import Certificate, CertificateError, read_certificates
 from usim.engine.claim import Claim, Shape, Status, shape_label
 from usim.engine.engines import ENGINES
+from usim.engine.options import MAX_BOUND
 from usim.engine.parametric.allsizes import rests_on_record
 from usim.engine.parametric.statement import FamilyClaim
 from usim.rasp.fingerprint import fingerprint as fingerprint_of_program
@@ -165,7 +166,10 @@ def _bound(data: Data) -> int:
 
 def _shapes(ref: Reference, data: Data) -> list[Shape]:
     assert ref.shapes is not None
-    return [tuple(s) for s in ref.shapes(_bound(data))]
+    bound = _bound(data)
+    if bound > MAX_BOUND:  # the registry's shapes up to it would take hours to list
+        raise ValueError(f"the bound {bound} is above the largest usim proves to ({MAX_BOUND})")
+    return [tuple(s) for s in ref.shapes(bound)]
 
 
 def _mutant_labels(data: Data) -> list[str]:

@@ -24,9 +24,10 @@ from dataclasses import dataclass, field
 from typing import Callable, Mapping
 
 from usim.engine.certificate import Certificate, CertificateError
-from usim.engine.claim import Claim, Obligation, ObligationResult, Shape
+from usim.engine.claim import Claim, Counterexample, Obligation, ObligationResult, Shape
 from usim.engine.parametric.allsizes import prove_all_sizes
 from usim.engine.parametric.statement import FamilyClaim
+from usim.engine.replay import replayed_again
 from usim.engine.runner import check_obligation
 from usim.engine.statement import fingerprint
 from usim.errors import UsimError
@@ -76,7 +77,53 @@ def obligations_of_claim(claim: Claim) -> ObligationSource:
             raise UsimError(f"claim {claim.id}'s broken variant {mutant!r} breaks nothing at "
                             f"{'x'.join(map(str, shape))} any more")
         return found
+    build.mutant_names = tuple(claim.mutants)  # type: ignore[attr-defined]
     return build
+
+
+def _replays(ob: Obligation, row: Mapping) -> list[str]:
+    """The counterexamples a certificate row records that do not replay on
+    ``ob`` to the same refutation, to the letter
+    (:func:`usim.engine.replay.replayed_again`): a counterexample that report
+    and site show is one that holds."""
+    problems = []
+    answers = [(e, False) for e in row.get("engines") or []]
+    if isinstance(row.get("definedness"), dict):
+        answers.append((row["definedness"], True))
+    for answer, definedness in answers:
+        data = answer.get("counterexample") if isinstance(answer, dict) else None
+        if data is None:
+            continue
+        name = answer.get("engine")
+        try:
+            recorded = Counterexample.from_dict(data)
+        except (KeyError, TypeError, ValueError, AttributeError):
+            problems.append(f"the counterexample recorded by {name} is malformed")
+            continue
+        if replayed_again(ob, recorded, definedness) is None:
+            problems.append(f"the counterexample recorded by {name} does not replay to the same refutation "
+                            f"({recorded.describe()})")
+    return problems
+
+
+def _missing_variant_rows(cert: Certificate, source: ObligationSource) -> list[str]:
+    """Broken-variant rows a run with --mutants writes that the certificate
+    lacks: every variant at every shape where it breaks something."""
+    if not cert.mutants:
+        return []
+    names = set(getattr(source, "mutant_names", ())) | {m.mutant for m in cert.mutants if m.mutant}
+    have = {(m.shape, m.mutant) for m in cert.mutants}
+    missing = []
+    for shape in sorted({r.shape for r in cert.obligations}):
+        for name in sorted(names):
+            if (shape, name) in have:
+                continue
+            try:
+                source(shape, name)
+            except UsimError:
+                continue  # the variant breaks nothing there: no row
+            missing.append(f"{'x'.join(map(str, shape))} [{name}]: the broken variant's row is missing")
+    return missing
 
 
 def verify(cert: Certificate, source: ObligationSource, claim_engines: tuple[str, ...],
@@ -84,6 +131,7 @@ def verify(cert: Certificate, source: ObligationSource, claim_engines: tuple[str
     """Re-run every obligation of ``cert``, built by ``source(shape, mutant)``."""
     timeout = timeout_of(cert)
     out = Verification(cert.claim_id)
+    out.differences.extend(_missing_variant_rows(cert, source))
     rows = {(tuple(row["shape"]), row.get("mutant")): row
             for row in list(cert.data["obligations"]) + list(cert.data.get("mutants") or [])}
     for recorded in cert.obligations + cert.mutants:
@@ -106,6 +154,8 @@ def verify(cert: Certificate, source: ObligationSource, claim_engines: tuple[str
         if cost is not None and cost != ob.claimed_cost.as_dict():
             out.differences.append(f"{where}: cost: the certificate says {cost}, the obligation built now "
                                    f"costs {ob.claimed_cost.as_dict()}")
+        row = rows.get((recorded.shape, recorded.mutant), {})
+        out.differences.extend(f"{where}: {problem}" for problem in _replays(ob, row))
         engines = [r.engine for r in recorded.results]
         again = check_obligation(ob, engines or None, timeout, claim_engines, jobs=1)
         out.checked += 1

@@ -14,7 +14,8 @@ listing.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Callable
+import contextlib
+from typing import TYPE_CHECKING, Callable, Iterator
 
 from usim.engine.certificate import Certificate, CertificateError
 
@@ -22,6 +23,28 @@ if TYPE_CHECKING:  # pragma: no cover
     from usim.engine.claim import Obligation, Shape
     from usim.engine.listing import Spec
     from usim.engine.statement_check import Reference
+
+
+@contextlib.contextmanager
+def refusing_malformed(where: str) -> Iterator[None]:
+    """Inside, a certificate whose record is not of the form usim writes (a list
+    where an object belongs, a number where a text does) is refused in one line
+    naming the file, whichever part of the reading or rendering meets it first.
+
+    Args:
+        where: the certificate file (or folder) being read.
+
+    Raises:
+        CertificateError: in place of the KeyError, TypeError, ... a malformed
+            record raised.
+    """
+    from usim.engine.statement_check import MALFORMED
+
+    try:
+        yield
+    except MALFORMED as error:
+        raise CertificateError(f"{where}: a certificate there is malformed ({type(error).__name__}: {error})") \
+            from None
 
 
 def _spec(cert: Certificate, run_spec_code: bool) -> "Spec":

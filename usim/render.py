@@ -201,13 +201,17 @@ def markdown(cert: Certificate) -> str:
     data = cert.data
     claim = data["claim"]
     status = cert.status.value
+    if (data.get("source") or {}).get("kind") == "listing":  # the shapes the check was given, not every one up to N
+        scope = "at the shapes checked, " + ", ".join(r.label for r in cert.obligations) + " "
+    else:
+        scope = f"for every shape up to N = {data['bound']} "
     lines = [
         f"# {claim.get('paper', claim['id'])}: {claim.get('title', '')}",
         "",
         (f"**Erratum: the construction as published is {status}** (expected REFUTED) "
          if claim.get("expected") == "REFUTED" else f"**Status: {status}** ")
-        + f"for every shape up to N = {data['bound']} "
-        f"(claim `{claim['id']}`, engines: {', '.join(map(str, data.get('engines', [])))}, "
+        + scope
+        + f"(claim `{claim['id']}`, engines: {', '.join(map(str, data.get('engines', [])))}, "
         f"timeout {data.get('timeout_seconds')} s per obligation and engine). Every obligation "
         "also carries a well-definedness check and a witness for its preconditions.",
         "",

@@ -175,3 +175,21 @@ def test_the_site_marks_a_claim_whose_answers_came_from_the_cache(cached_certifi
     assert 'data-claim="maxmin_published" data-status="REFUTED" data-cached="8"' in page
     assert "8 of 8 answers from the cache" in page
     assert "cached, replayed again in its run" in page  # its counterexample came from the cache
+
+
+def test_an_entry_that_is_a_fifo_or_a_link_is_ignored_without_being_read(tmp_path):
+    """Found in review: an entry replaced by a FIFO made lookup block in
+    read_text (a link to /dev/zero would fill memory)."""
+    import os
+
+    from usim.engine.cache import MALFORMED, Lookup, VerdictCache
+
+    cache = VerdictCache(tmp_path / "cache")
+    statement = "f" * 64
+    path = cache.path(statement, "z3")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    os.mkfifo(path)
+    assert cache.lookup(None, statement, "z3") == Lookup(ignored=MALFORMED)
+    path.unlink()
+    path.symlink_to("/dev/zero")
+    assert cache.lookup(None, statement, "z3") == Lookup(ignored=MALFORMED)

@@ -31,8 +31,8 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from usim.paper_map import check, update
     from usim.proofs import all_claims
+    from usim.registry import refusing_malformed
 
     path = Path(args.file)
     if not path.is_file():
@@ -41,7 +41,14 @@ def run(args: argparse.Namespace) -> int:
         text = path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as error:
         raise UsimError(f"cannot read {args.file} as UTF-8 text: {error}") from None
-    claims = all_claims()
+    with refusing_malformed(args.certificates):
+        return _check_or_write(args, path, text, all_claims())
+
+
+def _check_or_write(args: argparse.Namespace, path: Path, text: str, claims: list) -> int:
+    """Check the table's cells against the certificates, or write them (--write)."""
+    from usim.paper_map import check, update
+
     if args.write:
         new = update(text, claims, Path(args.certificates))
         path.write_text(new)

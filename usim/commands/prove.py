@@ -25,16 +25,12 @@ from pathlib import Path
 
 from typing import TYPE_CHECKING, Iterator
 
-from usim.engine.options import DEFAULT_TIMEOUT, ENGINE_NAMES
+from usim.engine.options import DEFAULT_TIMEOUT, ENGINE_NAMES, MAX_BOUND
 from usim.errors import UsimError
 
 if TYPE_CHECKING:  # pragma: no cover
     from usim.engine.claim import Claim
     from usim.engine.runner import Dispatch
-
-MAX_BOUND = 64
-"""The largest --max-n accepted: U at N = 64 is already a program over tens of
-thousands of positions, and the shapes of a claim grow like N^3."""
 
 
 def add_prove_options(parser: argparse.ArgumentParser) -> None:

@@ -37,12 +37,13 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from usim.commands.prove import check_writable
-    from usim.registry import read_checked
+    from usim.registry import read_checked, refusing_malformed
     from usim.render import markdown
 
     if args.out:
         check_writable(args.out, "--out")
-    text = "\n\n".join(markdown(c) for c in read_checked(args.certificate, args.run_spec_code))
+    with refusing_malformed(args.certificate):
+        text = "\n\n".join(markdown(c) for c in read_checked(args.certificate, args.run_spec_code))
     if args.out:
         try:
             Path(args.out).write_text(text)

@@ -36,6 +36,9 @@ def run(args: argparse.Namespace) -> int:
     out = Path(args.out)
     if out.exists() and not out.is_dir():
         raise UsimError(f"--out {args.out} is a file, not a folder")
-    index = build_site(all_claims(), Path(args.certificates), out, pictures=not args.no_pictures)
+    from usim.registry import refusing_malformed
+
+    with refusing_malformed(args.certificates):
+        index = build_site(all_claims(), Path(args.certificates), out, pictures=not args.no_pictures)
     print(f"written {index}")
     return 0

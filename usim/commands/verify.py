@@ -34,11 +34,19 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from usim.engine.certificate import read_certificates
+    from usim.registry import refusing_malformed
+
+    with refusing_malformed(args.certificate):
+        return 0 if _verify_all(args, read_certificates(args.certificate)) else 1
+
+
+def _verify_all(args: argparse.Namespace, certs: list) -> bool:
+    """Compare every certificate with what this usim states, then run it again
+    (printing one verdict per certificate); True if each is reproduced."""
     from usim.engine.statement_check import differences
     from usim.engine.verify import verify, verify_all_sizes
     from usim.registry import obligations, reference
 
-    certs = read_certificates(args.certificate)
     show = None if args.quiet else (lambda line: print(line, file=sys.stderr, flush=True))
     ok = True
     for cert in certs:
@@ -67,4 +75,4 @@ def run(args: argparse.Namespace) -> int:
                 print(f"  {line}")
         for line in result.notes:
             print(f"  note: {line}")
-    return 0 if ok else 1
+    return ok
