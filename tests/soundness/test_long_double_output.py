@@ -113,6 +113,15 @@ def test_simulate_prints_and_saves_long_double_values(tmp_path: Path, capsys) ->
     assert "3.667875e-348" in printed  # not "0.", which six fixed decimals would show
 
 
+def test_simulate_prints_small_entries_with_their_significant_digits(tmp_path: Path, capsys) -> None:
+    """Found in review: 6 fixed decimals printed 7.31e-7 as 0.000001 (one digit)."""
+    params = tmp_path / "p.npz"
+    np.savez(params, X=np.array([[1.0], [0.0]]), A=np.array([[1.0]]), V=np.array([[1e-6]]))
+    assert main(["simulate", str(params)]) == 0
+    printed = capsys.readouterr().out
+    assert "7.310586e-07" in printed and "0.000001" not in printed  # e / (1 + e) * 1e-6
+
+
 def _spec_file(tmp_path: Path, body: str) -> str:
     path = tmp_path / "spec.py"
     path.write_text("import sympy\nfrom usim.engine.user_spec import spec\n\n"

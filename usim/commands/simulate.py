@@ -312,8 +312,9 @@ def run(args: argparse.Namespace) -> int:
         print(f"U for {u.spec}: sequence length {u.length}; {u.cost.summary()}")
         if result.dtype is not np.float64:
             print(f"(run in {type_name(result.dtype)}: float64's range was not enough)")
-    hidden = (y != 0) & (np.abs(y) < 5e-7)  # entries 6 fixed decimals would show as 0
-    with np.printoptions(precision=6, suppress=not hidden.any()):
+    # 6 fixed decimals show an entry below 1e-3 with fewer than 4 significant digits (1.731e-6 as 0.000002)
+    small = (y != 0) & (np.abs(y) < 1e-3)
+    with np.printoptions(precision=6, suppress=not small.any()):
         print("T(X) =")
         print(y)
     if expected is not None:
