@@ -44,7 +44,7 @@ from usim.engine.certificate import Certificate, CertificateError, read_certific
 from usim.engine.claim import Claim, Shape, Status, shape_label
 from usim.engine.engines import ENGINES
 from usim.engine.options import MAX_BOUND
-from usim.engine.parametric.allsizes import rests_on_record
+from usim.engine.parametric.allsizes import beyond_bound, rests_on_record
 from usim.engine.parametric.statement import FamilyClaim
 from usim.rasp.fingerprint import fingerprint as fingerprint_of_program
 
@@ -306,8 +306,10 @@ FIELDS: tuple[Field, ...] = (
           lambda ref, data: [ref.claim.id, None, ref.family.describe_conditions()], _every_size),
     Field("all_sizes.result.engine.witness_sizes (dimensions)", _witness_sizes,
           lambda ref, data: list(ref.family.dims) if _witness_sizes(data) else [], _every_size),
-    Field("all_sizes.result.tie", lambda data: {k: _section(data)["result"]["tie"].get(k) for k in ("bound", "shapes")},
-          lambda ref, data: {"bound": _bound(data), "shapes": len(_shapes(ref, data))},
+    Field("all_sizes.result.tie", lambda data: {k: _section(data)["result"]["tie"].get(k)
+                                                for k in ("bound", "shapes", "beyond")},
+          lambda ref, data: {"bound": _bound(data), "shapes": len(_shapes(ref, data)),
+                             "beyond": [list(s) for s in beyond_bound(ref.family, _bound(data))]},
           lambda ref, data: _every_size(ref, data) and _section(data)["result"].get("tie") is not None),
     Field("all_sizes.rests_on", lambda data: _untimed(_section(data).get("rests_on")), _rests_on, _every_size,
           whence="its own record (steps, tie, witness, bounded rows)"),

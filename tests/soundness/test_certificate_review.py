@@ -122,3 +122,14 @@ def test_a_field_of_the_wrong_form_is_one_line_never_a_traceback(tmp_path, capsy
     edit(data)
     path = _sealed(tmp_path, data)
     _refused(capsys, "report", path)
+
+
+def test_the_shapes_past_the_bound_a_tie_was_checked_at_are_derived_again(tmp_path, capsys):
+    import gzip
+    from pathlib import Path
+
+    committed = Path(__file__).resolve().parents[2] / "docs" / "certificates" / "lemma3.all-sizes.json.gz"
+    data = json.loads(gzip.decompress(committed.read_bytes()))
+    data["all_sizes"]["result"]["tie"]["beyond"] = []  # "tied past the bound" at no shape
+    out = _verify(capsys, _sealed(tmp_path, data))
+    assert "all_sizes.result.tie" in out
