@@ -126,6 +126,21 @@ def _translate(e, go, names, interp: SmtInterpretation):
         return z3.Not(go(e.args[0]))
     if isinstance(e, sympy.Implies):
         return z3.Implies(go(e.args[0]), go(e.args[1]))
+    if isinstance(e, sympy.ITE):  # sympy's Boolean if-then-else (a Piecewise of truth values folded)
+        return z3.If(go(e.args[0]), go(e.args[1]), go(e.args[2]))
+    if isinstance(e, sympy.Xor):  # true where an odd number of the arguments are
+        args = [go(a) for a in e.args]
+        out = args[0]
+        for a in args[1:]:
+            out = z3.Xor(out, a)
+        return out
+    if isinstance(e, sympy.Equivalent):  # true where all the arguments are equal
+        args = [go(a) for a in e.args]
+        return z3.And(*[a == b for a, b in zip(args, args[1:])]) if len(args) > 1 else z3.BoolVal(True)
+    if isinstance(e, sympy.Nand):
+        return z3.Not(z3.And(*[go(a) for a in e.args]))
+    if isinstance(e, sympy.Nor):
+        return z3.Not(z3.Or(*[go(a) for a in e.args]))
     if isinstance(e, IsInteger):
         a = go(e.args[0])
         return z3.BoolVal(True) if isinstance(a, z3.ArithRef) and a.is_int() else z3.IsInt(a)
