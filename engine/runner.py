@@ -72,8 +72,37 @@ def _run_engine(name: str, ob: Obligation, timeout: float) -> EngineResult:
     except RecursionError:
         return EngineResult(name, Status.UNKNOWN, time.perf_counter() - start, "expression too deep for this engine")
     except Exception as error:  # an engine bug must surface, never pass as a result
+        inside = raised_inside_a_solver(error)
+        if inside is not None:  # the solver's own code failed: this engine cannot decide, another may
+            return EngineResult(name, Status.UNKNOWN, time.perf_counter() - start,
+                                f"{inside} failed in its own code: {type(error).__name__}: {error}")
         return EngineResult(name, Status.ERROR, time.perf_counter() - start,
                             f"internal error: {type(error).__name__}: {error}")
+
+
+SOLVER_PACKAGES = ("sympy", "z3", "cvc5", "flint", "mpmath", "symengine")
+"""The libraries whose own failures (an internal assert of sympy's piecewise_fold)
+mean "this engine cannot decide": UNKNOWN, never ERROR, which stays for usim's
+own faults and for engines that disagree."""
+
+
+def raised_inside_a_solver(error: BaseException) -> str | None:
+    """The solver library in whose own code ``error`` was raised (the innermost
+    frame of its traceback), or None when usim's code raised it.
+
+    Args:
+        error: an exception an engine raised.
+
+    Returns:
+        The library's top-level package name (``"sympy"``), or None.
+    """
+    frame = error.__traceback__
+    if frame is None:
+        return None
+    while frame.tb_next is not None:
+        frame = frame.tb_next
+    package = str(frame.tb_frame.f_globals.get("__name__", "")).split(".")[0]
+    return package if package in SOLVER_PACKAGES else None
 
 
 def _assemble(ob: Obligation, results: Sequence[EngineResult], print_: str | None,
