@@ -47,7 +47,7 @@ import sys
 import time
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Callable, Mapping
+from typing import Callable, Mapping, Sequence
 
 import sympy
 import z3
@@ -249,6 +249,39 @@ def check_z3(ob: Obligation, timeout: float) -> EngineResult:
                         f"no input makes any of {len(differences)} position(s) differ (unsat each)")
 
 
+def values_at(exprs: Sequence[sympy.Basic], point: Mapping[sympy.Symbol, sympy.Basic]) -> list[sympy.Basic]:
+    """``exprs`` at ``point``, each node rebuilt by its own sympy constructor
+    from its arguments' values (what ``xreplace`` means), bottom-up over the
+    shared terms, without recursion and without writing the terms as Python
+    source: lambdify printed a target as one expression, and one nested deeper
+    than Python's parser allows ("too many nested parentheses") made the one
+    engine that could decide it answer ERROR.
+
+    Args:
+        exprs: sympy terms over the symbols of ``point``.
+        point: a value for each symbol.
+
+    Returns:
+        The value of each term (a number, or what sympy leaves of it).
+    """
+    done: dict[sympy.Basic, sympy.Basic] = dict(point)
+    for expr in exprs:
+        stack = [(sympy.sympify(expr), False)]
+        while stack:
+            node, ready = stack.pop()
+            if node in done:
+                continue
+            if not node.args:
+                done[node] = node
+            elif ready:
+                args = [done[a] for a in node.args]
+                done[node] = node if all(a is b for a, b in zip(args, node.args)) else node.func(*args)
+            else:
+                stack.append((node, True))
+                stack.extend((a, False) for a in node.args if a not in done)
+    return [done[sympy.sympify(e)] for e in exprs]
+
+
 def check_exhaustive(ob: Obligation, timeout: float) -> EngineResult:
     clock = _Clock(timeout)
     if ob.values is None:
@@ -261,7 +294,6 @@ def check_exhaustive(ob: Obligation, timeout: float) -> EngineResult:
                             f"{total} inputs exceed the exhaustive limit {EXHAUSTIVE_LIMIT}")
     sym, expected_exprs = symbolic_target(ob)
     symbols = [s for row in (r for m in sym.values() for r in m) for s in row]
-    evaluate_expected: Callable = sympy.lambdify(symbols, expected_exprs, modules=[{}, "sympy"])
     checked = undefined = 0
     for values in itertools.product(ob.values, repeat=len(names)):
         if clock.expired:
@@ -281,7 +313,8 @@ def check_exhaustive(ob: Obligation, timeout: float) -> EngineResult:
         except (NotExactError, EvaluationError):
             return EngineResult("exhaustive", Status.UNKNOWN, clock.elapsed,
                                 "the construction has no exact value on this domain")
-        expected = evaluate_expected(*[sympy.Rational(v.numerator, v.denominator) for v in point.values()])
+        expected = values_at(expected_exprs, dict(zip(symbols, (sympy.Rational(v.numerator, v.denominator)
+                                                               for v in point.values()))))
         checked += 1
         differs = False
         for g, e in zip(got, expected, strict=True):
