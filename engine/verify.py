@@ -21,7 +21,7 @@ depends on the machine, verdicts must not.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Callable, Mapping
+from typing import Callable, Mapping, Sequence
 
 from usim.engine.certificate import Certificate, CertificateError
 from usim.engine.claim import Claim, Counterexample, Obligation, ObligationResult, Shape
@@ -77,7 +77,6 @@ def obligations_of_claim(claim: Claim) -> ObligationSource:
             raise UsimError(f"claim {claim.id}'s broken variant {mutant!r} breaks nothing at "
                             f"{'x'.join(map(str, shape))} any more")
         return found
-    build.mutant_names = tuple(claim.mutants)  # type: ignore[attr-defined]
     return build
 
 
@@ -106,12 +105,13 @@ def _replays(ob: Obligation, row: Mapping) -> list[str]:
     return problems
 
 
-def _missing_variant_rows(cert: Certificate, source: ObligationSource) -> list[str]:
+def _missing_variant_rows(cert: Certificate, source: ObligationSource, mutants: Sequence[str]) -> list[str]:
     """Broken-variant rows a run with --mutants writes that the certificate
-    lacks: every variant at every shape where it breaks something."""
+    lacks: every variant (``mutants``, the claim's) at every shape where it
+    breaks something."""
     if not cert.mutants:
         return []
-    names = set(getattr(source, "mutant_names", ())) | {m.mutant for m in cert.mutants if m.mutant}
+    names = set(mutants) | {m.mutant for m in cert.mutants if m.mutant}
     have = {(m.shape, m.mutant) for m in cert.mutants}
     missing = []
     for shape in sorted({r.shape for r in cert.obligations}):
@@ -127,11 +127,12 @@ def _missing_variant_rows(cert: Certificate, source: ObligationSource) -> list[s
 
 
 def verify(cert: Certificate, source: ObligationSource, claim_engines: tuple[str, ...],
-           progress: Callable[[str], None] | None = None) -> Verification:
-    """Re-run every obligation of ``cert``, built by ``source(shape, mutant)``."""
+           progress: Callable[[str], None] | None = None, mutants: Sequence[str] = ()) -> Verification:
+    """Re-run every obligation of ``cert``, built by ``source(shape, mutant)``;
+    ``mutants``: the claim's broken variants, whose rows must all be there."""
     timeout = timeout_of(cert)
     out = Verification(cert.claim_id)
-    out.differences.extend(_missing_variant_rows(cert, source))
+    out.differences.extend(_missing_variant_rows(cert, source, mutants))
     rows = {(tuple(row["shape"]), row.get("mutant")): row
             for row in list(cert.data["obligations"]) + list(cert.data.get("mutants") or [])}
     for recorded in cert.obligations + cert.mutants:

@@ -59,7 +59,7 @@ def _verify_all(args: argparse.Namespace, certs: list) -> bool:
                 print(f"  {d.describe()}")
             continue
         source, engines = obligations(cert, args.run_spec_code)
-        result = verify(cert, source, engines, progress=show)
+        result = verify(cert, source, engines, progress=show, mutants=stated.mutants)
         if cert.data.get("all_sizes") is not None:
             again = verify_all_sizes(cert, stated.family, progress=show)
             result.checked += again.checked
