@@ -27,11 +27,11 @@ import tempfile
 import time
 from pathlib import Path
 
-from usim.engine.listing import _example_lines, example_shapes, plan_shapes
+from usim.listings.listing import _example_lines, example_shapes, plan_shapes
 from usim.errors import UsimError
 from usim.proofs import get
-from usim.proofs.specs import spec as spec_named
-from usim.rasp.syntax import load_file
+from usim.listings.specs import spec as spec_named
+from usim.repl import load_file
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -42,7 +42,7 @@ from usim.engine.replay import (
 from usim.engine.signs import known_signs
 from usim.engine.translate import TranslationError, model_point, to_z3
 from usim.errors import UndefinedError
-from usim.transformer.evaluate import network_conditions
+from usim.transformer.forward import network_conditions
 from usim.transformer.model import Network
 
 ENGINE = "definedness"

@@ -17,7 +17,7 @@ from typing import Any, Mapping
 from usim.engine.certificate import versions
 
 SOURCE_PACKAGES = ("usim", "usim.rasp", "usim.encodings", "usim.constructions", "usim.engine", "usim.proofs",
-                   "usim.transformer")
+                   "usim.transformer", "usim.repl", "usim.listings")
 """The packages whose source files make up a usim (``pyproject.toml`` maps them
 from the repository's top-level folders; installed, they nest in ``usim/``)."""
 

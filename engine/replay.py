@@ -34,8 +34,8 @@ from usim.engine.claim import Counterexample, Obligation
 from usim.errors import EvaluationError, NotExactError, UndefinedError
 from usim.rasp.expr import SOp
 from usim.rasp.printing import expression
-from usim.transformer.evaluate import first_difference
-from usim.transformer.evaluate import run as run_network
+from usim.transformer.forward import first_difference
+from usim.transformer.forward import run as run_network
 from usim.transformer.model import Network
 
 DIGITS = 50

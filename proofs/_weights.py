@@ -16,7 +16,7 @@ three obligations, the shape followed by a part:
   :mod:`usim.transformer.hard_to_masked`: what PyTorch runs) equals the target.
 
 The engines treat a network like any program: its forward pass is evaluated
-by the interpretations (:mod:`usim.transformer.evaluate`), the argmax sets
+by the interpretations (:mod:`usim.transformer.forward`), the argmax sets
 of its hard heads decided exactly per length. Broken networks
 (:mod:`usim.transformer.broken`) replace part 0's network; at the other
 parts, and at a shape with nothing of the broken kind, there is no variant

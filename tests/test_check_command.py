@@ -9,13 +9,13 @@ import pytest
 
 from usim.cli import main
 from usim.commands.check import SPEC_NAMES
-from usim.engine.listing import check, plan_shapes, power_findings
-from usim.proofs.specs import TABLE, spec
+from usim.listings.listing import check, plan_shapes, power_findings
+from usim.listings.specs import TABLE, spec
 from usim.rasp.cost import repl_heads
 from usim.encodings.runners import run_exact
 from usim.engine.claim import Status
 from usim.errors import UsimError
-from usim.rasp.syntax import load_file, load_text
+from usim.repl import load_file, load_text
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples" / "rasp"
 

@@ -11,12 +11,12 @@ import pytest
 
 from usim.cli import main
 from usim.engine.claim import Status
-from usim.engine.listing import check, example_shapes, obligation_for, plan_shapes
+from usim.listings.listing import check, example_shapes, obligation_for, plan_shapes
 from usim.engine.statement import fingerprint
 from usim.errors import UsimError
 from usim.proofs import get
-from usim.proofs.specs import TABLE, parse_base, spec
-from usim.rasp.syntax import load_file, load_text
+from usim.listings.specs import TABLE, parse_base, spec
+from usim.repl import load_file, load_text
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples" / "rasp"
 
@@ -187,7 +187,7 @@ def test_examples_are_matched_by_the_length_formula_without_building_obligations
     rasp = load_text((EXAMPLES / "matmul.rasp").read_text() + "\nset example [" + ", ".join(["1"] * 32) + "]\n")
     plan = plan_shapes(rasp, "matmul", counted, None, 2)
     assert example_shapes(counted, plan, 32) == [(2, 8, 2)]
-    from usim.engine.listing import _example_lines
+    from usim.listings.listing import _example_lines
 
     built.clear()
     lines = _example_lines(rasp, "matmul", counted, plan, "zero")

@@ -11,13 +11,13 @@ def test_the_same_source_installed_or_editable_has_the_same_digest_and_any_chang
             (root / name).parent.mkdir(parents=True, exist_ok=True)
             (root / name).write_text(text)
 
-    files = {"usim/__init__.py": "v = 1", "usim/cli.py": "main", "rasp/expr.py": "x", "rasp/syntax/g.lark": "g"}
+    files = {"usim/__init__.py": "v = 1", "usim/cli.py": "main", "rasp/expr.py": "x", "rasp/g.lark": "g"}
     editable, installed = tmp_path / "editable", tmp_path / "site"
     write(editable, files)
     write(installed, {("usim/" + n if not n.startswith("usim/") else n): t for n, t in files.items()})
     first = sources_digest({"usim": editable / "usim", "usim.rasp": editable / "rasp"})
     assert first == sources_digest({"usim": installed / "usim", "usim.rasp": installed / "usim" / "rasp"})
-    (editable / "rasp" / "syntax" / "g.lark").write_text("h")
+    (editable / "rasp" / "g.lark").write_text("h")
     assert sources_digest({"usim": editable / "usim", "usim.rasp": editable / "rasp"}) != first
     assert dict(identity())["usim source"] == source_digest()[:16]
 

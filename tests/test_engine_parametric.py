@@ -11,7 +11,7 @@ from usim.cli import main
 from usim.engine.claim import Status
 from usim.engine.parametric.allsizes import instance_obligation, prove_all_sizes
 from usim.engine.parametric.compare import ENTRIES, SUMS
-from usim.engine.parametric.evaluate import COLLAPSE, SELECTION
+from usim.engine.parametric.symbolic_sizes import COLLAPSE, SELECTION
 from usim.engine.runner import check_obligation
 from usim.proofs import families
 

@@ -2,7 +2,7 @@
 
 Layers, lowest first: the language (``usim.rasp``), its interpretations
 (``usim.encodings``), the reader of the RASP REPL's language
-(``usim.rasp.syntax``: it runs a listing's examples, so it sits above the
+(``usim.repl``: it runs a listing's examples, so it sits above the
 interpretations), the constructions, the transformer model and the compiler
 from RASP to weights (``usim.transformer``), the engine, the proofs, and the command
 line (``usim.commands``, ``usim.render``, ``usim.show``, ``usim.cli``). The
@@ -21,9 +21,10 @@ import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 FOLDERS = {"rasp": "usim.rasp", "encodings": "usim.encodings", "constructions": "usim.constructions",
-           "transformer": "usim.transformer", "engine": "usim.engine", "proofs": "usim.proofs", "usim": "usim"}
-LAYERS = ["usim.errors", "usim.rasp", "usim.encodings", "usim.rasp.syntax", "usim.constructions",
-          "usim.transformer", "usim.engine", "usim.proofs", "usim.*"]  # usim.*: the command line and everything else in the usim folder
+           "transformer": "usim.transformer", "engine": "usim.engine", "proofs": "usim.proofs", "repl": "usim.repl",
+           "listings": "usim.listings", "usim": "usim"}
+LAYERS = ["usim.errors", "usim.rasp", "usim.encodings", "usim.repl", "usim.constructions",
+          "usim.transformer", "usim.engine", "usim.proofs", "usim.listings", "usim.*"]  # usim.*: the command line and everything else in the usim folder
 
 
 @functools.lru_cache(maxsize=1)

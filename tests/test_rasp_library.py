@@ -1,5 +1,5 @@
 """The REPL's library (RASP_support/rasplib.rasp) as usim restates it
-(usim.rasp.syntax.library): every function against outputs computed by hand
+(usim.repl.library): every function against outputs computed by hand
 from the REPL's definitions, on numbers and on symbols."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ from fractions import Fraction
 import pytest
 
 from usim.errors import UsimError
-from usim.rasp.syntax import load_text
+from usim.repl import load_text
 
 NUMBERS = [3, 1, 3, 2]
 WORD = list("bcab")

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from usim.rasp.syntax import RaspSyntaxError, load_text
+from usim.repl import RaspSyntaxError, load_text
 from usim.errors import UsimError
 
 

@@ -20,8 +20,8 @@ from usim.encodings.runners import run_exact, run_numeric, run_symbolic
 from usim.encodings.smt import SmtInterpretation
 from usim.errors import NotExactError, UsimError
 from usim.rasp import expr as E
-from usim.rasp.syntax import RaspEvaluationError, RaspSyntaxError, load_file, load_text, parse
-from usim.rasp.syntax import tree as T
+from usim.repl import RaspEvaluationError, RaspSyntaxError, load_file, load_text, parse
+from usim.repl import tree as T
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples" / "rasp"
 

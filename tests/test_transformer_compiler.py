@@ -18,7 +18,7 @@ from usim.encodings.runners import run_numeric
 from usim.rasp.expr import Predicate, Semantics, aggregate, exp, indices, select, selector_width, tokens, where
 from usim.rasp.program import Program
 from usim.transformer.compiler import compile_program, compile_universal
-from usim.transformer.evaluate import head_selection, run
+from usim.transformer.forward import head_selection, run
 from usim.transformer.hard_to_masked import hard_to_masked
 from usim.transformer.model import HARD, SOFT
 from usim.transformer.rasp_to_circuit import CompileError

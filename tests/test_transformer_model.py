@@ -3,7 +3,7 @@
 Each network here is also run by an independent forward pass written in this
 file with dense numpy matrices (the textbook definitions: scores q . k, the
 maximisers' mean, softmax with an additive mask, ReLU and bilinear units), so
-the evaluator of :mod:`usim.transformer.evaluate` is checked against the
+the evaluator of :mod:`usim.transformer.forward` is checked against the
 definition, not against itself.
 """
 
@@ -19,7 +19,7 @@ from usim.encodings.evaluate import EXACT
 from usim.encodings.numeric import NumericInterpretation
 from usim.encodings.symbolic import PointInterpretation, SymbolicInterpretation
 from usim.errors import EvaluationError, NotExactError, ShapeError
-from usim.transformer.evaluate import argmax_selection, run
+from usim.transformer.forward import argmax_selection, run
 from usim.transformer.model import (
     HARD,
     MLP,

@@ -2,7 +2,7 @@
 
 The module runs the masked network with ``nn.MultiheadAttention``,
 ``nn.Linear`` and ``nn.Embedding``: an implementation independent of
-:mod:`usim.transformer.evaluate`. Fed a layer's parameters as U's input, it
+:mod:`usim.transformer.forward`. Fed a layer's parameters as U's input, it
 reproduces ``torch.nn.MultiheadAttention`` itself.
 """
 
@@ -22,7 +22,7 @@ from usim.encodings.numeric import NumericInterpretation  # noqa: E402
 from usim.proofs import get  # noqa: E402
 from usim.proofs.theorem9_weights import torch_spec  # noqa: E402
 from usim.transformer.compiler import compile_universal  # noqa: E402
-from usim.transformer.evaluate import run  # noqa: E402
+from usim.transformer.forward import run  # noqa: E402
 from usim.transformer.network_to_torch import network_to_torch, run_torch  # noqa: E402
 
 NUMERIC = NumericInterpretation()

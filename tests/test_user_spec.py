@@ -12,8 +12,8 @@ import pytest
 
 from usim.cli import main
 from usim.engine.claim import Status
-from usim.engine.listing import check
-from usim.engine.user_spec import load_spec_file, load_spec_text
+from usim.listings.listing import check
+from usim.listings.user_spec import load_spec_file, load_spec_text
 from usim.errors import UsimError
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -77,7 +77,7 @@ def test_a_built_in_spec_with_a_base_is_verified_with_that_base(tmp_path, capsys
 
 SPEC_WITH_DIMENSIONS = '''
 import sympy
-from usim.engine.user_spec import spec
+from usim.listings.user_spec import spec
 
 @spec(inputs={"x": (1, "n")}, outputs={"y": (1, "n")}, dims=("n", "k"), domain="integer", values=(0, 1),
       shapes=lambda N: [(n, k) for n in range(1, N + 1) for k in range(1, n + 1)])
@@ -101,9 +101,9 @@ def test_a_user_spec_may_take_a_dimension_as_an_argument_and_a_finite_domain(tmp
     ("raise ValueError('no')\n", "f", "running the spec file failed: ValueError: no"),
     ("x = 1\n", "f", "defines no 'f'"),
     ("def f(M): return M\n", "f", "not declared as a spec"),
-    ("from usim.engine.user_spec import spec\n@spec(inputs={'M': ('r',)}, outputs={'F': ('r', 'c')})\n"
+    ("from usim.listings.user_spec import spec\n@spec(inputs={'M': ('r',)}, outputs={'F': ('r', 'c')})\n"
      "def f(M): return M\n", "f", "needs \\(rows, cols\\)"),
-    ("from usim.engine.user_spec import spec\n@spec(inputs={'M': ('r', 'c')}, outputs={'F': ('r', 'c')}, "
+    ("from usim.listings.user_spec import spec\n@spec(inputs={'M': ('r', 'c')}, outputs={'F': ('r', 'c')}, "
      "domain='complex')\ndef f(M): return M\n", "f", "domain must be"),
 ])
 def test_a_bad_spec_file_is_one_clear_error(text, reference, message):

@@ -16,7 +16,7 @@ from usim.engine.claim import Status
 from usim.engine.runner import check_obligation, prove_claim
 from usim.proofs import get
 from usim.transformer import broken
-from usim.transformer.evaluate import run
+from usim.transformer.forward import run
 from usim.transformer.model import HARD, SOFT
 from usim.transformer.softmax_bound import head_bound, measure
 

@@ -21,7 +21,7 @@ from fractions import Fraction
 
 import numpy as np
 
-from usim.transformer.evaluate import head_selection
+from usim.transformer.forward import head_selection
 from usim.transformer.model import HARD, SOFT, Head, Layer, Linear, Network, heads_in, position_dim
 
 

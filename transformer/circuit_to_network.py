@@ -43,7 +43,7 @@ from fractions import Fraction
 import numpy as np
 
 from usim.encodings.selection import StaticSelection
-from usim.transformer.evaluate import argmax_selection
+from usim.transformer.forward import argmax_selection
 from usim.transformer.model import HARD, SOFT, Head, Layer, Linear, MLP, Network, position_dim
 from usim.transformer.rasp_to_circuit import (
     Circuit,

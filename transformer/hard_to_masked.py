@@ -2,7 +2,7 @@
 
 Every average-hard head whose scores are fixed per position becomes a softmax
 head with W_Q = W_K = 0 (every score 0) and, as its additive mask, 0 at its
-maximisers (decided exactly, :func:`usim.transformer.evaluate.head_selection`)
+maximisers (decided exactly, :func:`usim.transformer.forward.head_selection`)
 and -inf elsewhere. Softmax over a row of equal scores is the uniform
 distribution over the allowed keys: exactly the average-hard head's mean over
 its maximisers, with no approximation and no scale. Softmax heads are kept as
@@ -12,7 +12,7 @@ does, in every interpretation (proved again for each compiled claim, part 2).
 
 from __future__ import annotations
 
-from usim.transformer.evaluate import head_selection
+from usim.transformer.forward import head_selection
 from usim.transformer.model import HARD, SOFT, Head, Layer, Linear, Network
 
 

@@ -46,7 +46,7 @@ vector: see :mod:`usim.transformer` for why U's layer norm is not one.)
 positions (BOS dropped).
 
 Weights are exact rationals (:class:`Linear`: sparse columns of Fractions);
-:mod:`usim.transformer.evaluate` runs a network in every interpretation.
+:mod:`usim.transformer.forward` runs a network in every interpretation.
 """
 
 from __future__ import annotations

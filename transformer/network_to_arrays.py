@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from usim.transformer.evaluate import head_selection
+from usim.transformer.forward import head_selection
 from usim.transformer.model import HARD, TOKEN, Network, position_dim
 
 

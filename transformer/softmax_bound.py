@@ -37,7 +37,7 @@ from typing import Sequence
 import numpy as np
 
 from usim.encodings.numeric import Difference, NumericInterpretation, difference
-from usim.transformer.evaluate import run
+from usim.transformer.forward import run
 from usim.transformer.model import Network
 
 

@@ -39,7 +39,7 @@ import z3
 
 from usim.constructions.base import Construction
 from usim.engine.claim import EngineResult, Obligation, ObligationResult, Status, shape_label
-from usim.engine.parametric.evaluate import DECISIONS
+from usim.engine.parametric.symbolic_sizes import DECISIONS
 from usim.engine.parametric.prove import ParametricVerdict, prove_family
 from usim.engine.canonical import Verdict, compare
 from usim.engine.parametric.statement import ABOUT_CLAIM, FamilyClaim, claim_all_sizes_status

@@ -20,7 +20,7 @@ import z3
 
 from usim.engine.claim import Status
 from usim.engine.parametric.compare import ALGEBRA, Comparison
-from usim.engine.parametric.evaluate import (
+from usim.engine.parametric.symbolic_sizes import (
     SIGNS,
     Context,
     Evaluator,

@@ -11,7 +11,7 @@ RASP text in which the node's own name is the original node.
         --spec-file examples/specs/row_flip.py:row_flip --max-n 4 --mutants
 """
 
-from usim.engine.user_spec import spec
+from usim.listings.user_spec import spec
 
 
 @spec(inputs={"M": ("r", "c")}, outputs={"F": ("r", "c")},

@@ -22,9 +22,9 @@ import z3
 from usim.cli import main
 from usim.engine.certificate import digest
 from usim.engine.claim import Status
-from usim.engine.parametric import evaluate as evaluate_module
+from usim.engine.parametric import symbolic_sizes as evaluate_module
 from usim.engine.parametric.allsizes import prove_all_sizes
-from usim.engine.parametric.evaluate import Context, Evaluator, InputBlock, StepFailed
+from usim.engine.parametric.symbolic_sizes import Context, Evaluator, InputBlock, StepFailed
 from usim.engine.parametric.integers import Ledger, Prover
 from usim.engine.parametric.selection import Interval
 from usim.engine.parametric.target import matrix_of

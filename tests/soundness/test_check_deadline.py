@@ -25,7 +25,7 @@ def sort_distinct() {
 SPEC = '''\
 import sympy
 
-from usim.engine.user_spec import spec
+from usim.listings.user_spec import spec
 
 
 def _distinct(x):

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from usim.rasp.program import Program
-from usim.rasp.syntax import load_file
+from usim.repl import load_file
 from usim.transformer.compiler import compile_program
 from usim.transformer.rasp_to_circuit import CompileError
 

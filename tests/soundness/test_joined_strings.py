@@ -11,10 +11,10 @@ import pytest
 
 from usim.cli import main
 from usim.engine.claim import Status
-from usim.engine.listing import check
+from usim.listings.listing import check
 from usim.errors import UsimError
-from usim.proofs.specs import spec
-from usim.rasp.syntax import load_text
+from usim.listings.specs import spec
+from usim.repl import load_text
 
 GROWING = """
 def by_grown_key(n) {

@@ -13,9 +13,9 @@ from __future__ import annotations
 import pytest
 
 from usim.engine.claim import Status
-from usim.engine.listing import check, plan_shapes
-from usim.proofs.specs import spec
-from usim.rasp.syntax import load_text
+from usim.listings.listing import check, plan_shapes
+from usim.listings.specs import spec
+from usim.repl import load_text
 
 IDENTITY = {
     "unread file-level variable": "c = 1;\ndef transpose() { return tokens; }\n",

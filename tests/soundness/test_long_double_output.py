@@ -124,7 +124,7 @@ def test_simulate_prints_small_entries_with_their_significant_digits(tmp_path: P
 
 def _spec_file(tmp_path: Path, body: str) -> str:
     path = tmp_path / "spec.py"
-    path.write_text("import sympy\nfrom usim.engine.user_spec import spec\n\n"
+    path.write_text("import sympy\nfrom usim.listings.user_spec import spec\n\n"
                     "@spec(inputs={'M': ('r', 'c')}, outputs={'F': ('r', 'c')})\n"
                     f"def target(M):\n    \"\"\"the target\"\"\"\n    return M.applyfunc(lambda x: {body})\n")
     return f"{path}:target"

@@ -8,15 +8,15 @@ from pathlib import Path
 import pytest
 
 from usim.engine.claim import Status
-from usim.engine.listing import check
-from usim.engine.user_spec import load_spec_text
+from usim.listings.listing import check
+from usim.listings.user_spec import load_spec_text
 from usim.errors import UsimError
-from usim.proofs.specs import spec
+from usim.listings.specs import spec
 
 LISTING = Path(__file__).resolve().parents[2] / "examples" / "rasp" / "symbols.rasp"
 
 IDENTITY = '''
-from usim.engine.user_spec import spec
+from usim.listings.user_spec import spec
 
 @spec(inputs={"x": (1, "n")}, outputs={"y": (1, "n")}, reads="symbol", writes="symbol")
 def identity(x):
@@ -59,7 +59,7 @@ def test_averaged_booleans_are_undefined_for_the_engines_too(tmp_path):
     listing = tmp_path / "avg.rasp"
     listing.write_text('def m() { return indicator(aggregate(full_s, tokens > 0)); }\n')
     the_spec = load_spec_text(
-        "from usim.engine.user_spec import spec\n"
+        "from usim.listings.user_spec import spec\n"
         "@spec(inputs={'x': (1, 'n')}, outputs={'y': (1, 'n')}, domain='integer', values=(0, 1))\n"
         "def s(x):\n    return x * 0\n", "s", "avg_spec.py")
     report = check(str(listing), "m", the_spec, shapes=[(2,)], timeout=30)

@@ -8,14 +8,14 @@ from pathlib import Path
 
 from usim.cli import main
 from usim.engine.claim import Status
-from usim.engine.listing import check
-from usim.engine.user_spec import load_spec_text
-from usim.proofs.specs import spec
+from usim.listings.listing import check
+from usim.listings.user_spec import load_spec_text
+from usim.listings.specs import spec
 
 ROOT = Path(__file__).resolve().parents[2]
 LISTING = ROOT / "examples" / "rasp" / "row_flip.rasp"
 
-HEADER = "import sympy\nfrom usim.engine.user_spec import spec\n"
+HEADER = "import sympy\nfrom usim.listings.user_spec import spec\n"
 
 
 def _spec(body: str, name: str = "s"):

@@ -1,9 +1,9 @@
 """``usim check FILE.rasp --function F (--spec NAME | --spec-file SPEC.py:NAME) [--shape S | --max-n N]``.
 
 Reads a program written in the original RASP REPL's language and proves or
-refutes it against a spec, shape by shape (:mod:`usim.engine.listing` says how
-shapes are chosen and what is checked; :mod:`usim.proofs.specs` lists the
-built-in specs, :mod:`usim.engine.user_spec` says how to write one). It also
+refutes it against a spec, shape by shape (:mod:`usim.listings.listing` says how
+shapes are chosen and what is checked; :mod:`usim.listings.specs` lists the
+built-in specs, :mod:`usim.listings.user_spec` says how to write one). It also
 runs the program on the file's examples, reports the cost as usim and as the
 REPL count it, and flags non-integral powers. Every answer is computed in the
 run: it never reads or writes the verdict cache. The exit status is 0 only if
@@ -20,7 +20,7 @@ from fractions import Fraction
 
 from usim.errors import UsimError
 
-# usim.proofs.specs.TABLE, kept here so that --help loads no proof (a test checks they agree)
+# usim.listings.specs.TABLE, kept here so that --help loads no proof (a test checks they agree)
 SPEC_NAMES = ("transpose", "softmax", "matmul", "relu", "maxmin", "cofactor3", "det3", "inverse3", "match2",
               "match2_distinct", "parity", "reverse", "histogram", "sort", "most_frequent",
               "transpose_heads", "softmax_heads", "matmul_heads")
@@ -70,12 +70,12 @@ def _print_shape(s, shown=lambda s: None) -> None:
 
 
 def _spec(args: argparse.Namespace):
-    from usim.proofs.specs import parse_base, spec as spec_named
+    from usim.listings.specs import parse_base, spec as spec_named
 
     if (args.spec is None) == (args.spec_file is None):
         raise UsimError("give one of --spec NAME or --spec-file SPEC.py:NAME")
     if args.spec_file is not None:
-        from usim.engine.user_spec import load_spec_file
+        from usim.listings.user_spec import load_spec_file
 
         if args.base is not None:
             raise UsimError("--base applies to the built-in softmax specs; a spec file states its own")
@@ -87,8 +87,8 @@ def run(args: argparse.Namespace) -> int:
     from usim.commands.prove import check_writable, engines_option
     from usim.encodings.layout import parse_dims
     from usim.engine.claim import Status
-    from usim.engine.listing import ShapePlan, ShapeReport, check, listing_certificate
-    from usim.rasp.syntax.symbols import parse_alphabet
+    from usim.listings.listing import ShapePlan, ShapeReport, check, listing_certificate
+    from usim.repl.symbols import parse_alphabet
 
     started = time.perf_counter()
     spec = _spec(args)
@@ -199,11 +199,11 @@ def register(sub: argparse._SubParsersAction) -> None:
     parser.add_argument("--function", "-f", required=True,
                         help="the function (or sequence) to check, or an expression such as 'Det(Cofactor())'")
     parser.add_argument("--spec", choices=SPEC_NAMES, metavar="NAME",
-                        help="a built-in spec: " + ", ".join(SPEC_NAMES) + " (usim.proofs.specs lists "
+                        help="a built-in spec: " + ", ".join(SPEC_NAMES) + " (usim.listings.specs lists "
                         "what each states)")
     parser.add_argument("--spec-file", metavar="SPEC.py:NAME",
                         help="a spec of your own: the function NAME of a Python file, declared with "
-                        "@spec(inputs=..., outputs=...) from usim.engine.user_spec (see the README)")
+                        "@spec(inputs=..., outputs=...) from usim.listings.user_spec (see the README)")
     parser.add_argument("--base", help="softmax specs: the base the listing should use in place of e "
                         "(e, the default, or a number such as 2.718 or 2.73)")
     parser.add_argument("--shape", action="append",

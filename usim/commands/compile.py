@@ -147,7 +147,7 @@ def report(claim_id: str, weights: str, shape: tuple[int, ...], ob, network, sec
     from usim.encodings.numeric import NumericInterpretation, difference
     from usim.encodings.runners import run_numeric
     from usim.transformer.compiler import CHECKED_POSITIONS
-    from usim.transformer.evaluate import run as run_network
+    from usim.transformer.forward import run as run_network
     from usim.transformer.model import HARD
     from usim.transformer.size import size_of
     from usim.transformer.softmax_bound import measure
@@ -231,7 +231,7 @@ def _torch_module(network, ob):
     except ImportError:
         return None, "No PyTorch module: PyTorch is not installed (pip install usim[torch])."
     from usim.encodings.numeric import NumericInterpretation, difference
-    from usim.transformer.evaluate import run as run_network
+    from usim.transformer.forward import run as run_network
     from usim.transformer.network_to_torch import network_to_torch, run_torch
 
     module = network_to_torch(network)

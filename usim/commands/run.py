@@ -290,7 +290,7 @@ def is_listing(block: str) -> bool:
 
 def run_listing(args: argparse.Namespace) -> int:
     """``usim run FILE.rasp --function F --input "[...]"``: the output, as the REPL prints it."""
-    from usim.rasp.syntax import load_file, read_input
+    from usim.repl import load_file, read_input
 
     for option in ("shape", "values", "base", "seed"):
         if getattr(args, option) is not None:

@@ -216,7 +216,7 @@ def _compiled(arrays):
     (:func:`_float64_holds`)."""
     from usim.constructions.universal.layer import prepare
     from usim.transformer.compiler import CHECKED_POSITIONS, MAX_POSITIONS, compile_universal
-    from usim.transformer.evaluate import run as run_network
+    from usim.transformer.forward import run as run_network
     from usim.transformer.network_to_torch import network_to_torch, run_torch
     from usim.transformer.size import size_of
 

@@ -34,19 +34,8 @@ class Element:
 
 
 def program_listing(program: Program) -> tuple[str, str]:
-    """The listing in the original RASP syntax when the front end can print it,
-    else usim's Python-side listing; and which one it is."""
-    try:
-        from usim.rasp import syntax  # written by the RASP front end (issue 6)
-    except ImportError:
-        syntax = None
-    for name in ("to_rasp", "unparse", "print_program", "format_program", "rasp_listing"):
-        printer = getattr(syntax, name, None) if syntax is not None else None
-        if callable(printer):
-            try:
-                return str(printer(program)), "in the original RASP syntax"
-            except Exception:  # a printer that cannot print this program: fall back
-                break
+    """usim's Python-side listing of the program (selectors keys first, as in
+    RASP), and what it is."""
     return listing(program), "usim's listing; selectors keys first, as in RASP"
 
 

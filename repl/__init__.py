@@ -21,13 +21,13 @@ from typing import Any, Callable, Mapping, Sequence
 from usim.errors import UsimError
 from usim.rasp import expr as E
 from usim.rasp.program import Program
-from usim.rasp.syntax import tree
-from usim.rasp.syntax.errors import RaspEvaluationError, RaspFileError, RaspSyntaxError
-from usim.rasp.syntax.evaluator import (CONCATENATION, Env, Evaluator, Example, NewStrings, RaspFunction,
+from usim.repl import tree
+from usim.repl.errors import RaspEvaluationError, RaspFileError, RaspSyntaxError
+from usim.repl.elaborate import (CONCATENATION, Env, Evaluator, Example, NewStrings, RaspFunction,
                                         describe)
-from usim.rasp.syntax.library import base_env
-from usim.rasp.syntax.parser import parse, parse_expression
-from usim.rasp.syntax.symbols import Alphabet, Collecting, within_limit
+from usim.repl.library import base_env
+from usim.repl.parser import parse, parse_expression
+from usim.repl.symbols import Alphabet, Collecting, within_limit
 
 EXPRESSION_FILE = "<expression>"
 
@@ -66,7 +66,7 @@ class RaspFile:
         return self.evaluator.alphabet
 
     def kind_of(self, sop: E.SOp) -> str:
-        """number, boolean or symbol (:mod:`usim.rasp.syntax.symbols`)."""
+        """number, boolean or symbol (:mod:`usim.repl.symbols`)."""
         return self.evaluator.kind(sop)
 
     @property
@@ -233,7 +233,7 @@ def load_text(text: str, filename: str = "<string>", symbols: bool = False,
     uses and makes (a ``+`` of symbols makes the strings it can join, so a file
     that joins strings is read a second time once the input's symbols are
     known), then again with the alphabet of them all, sorted (strings as codes,
-    :mod:`usim.rasp.syntax.symbols`). The input ranges over ``inputs`` (by
+    :mod:`usim.repl.symbols`). The input ranges over ``inputs`` (by
     default the symbols of the file's examples, else every symbol it uses; with
     ``with_examples``, the examples' symbols as well as ``inputs``: a run on one
     input, where the file's own applications must run too)."""

@@ -15,8 +15,8 @@ from pathlib import Path
 import lark
 from lark import Lark, Token, Transformer, v_args
 
-from usim.rasp.syntax import tree as T
-from usim.rasp.syntax.errors import RaspSyntaxError
+from usim.repl import tree as T
+from usim.repl.errors import RaspSyntaxError
 
 GRAMMAR = Path(__file__).with_name("rasp.lark")
 

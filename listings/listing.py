@@ -1,11 +1,11 @@
 """A RASP listing checked against a spec: the library behind ``usim check``.
 
-A listing (a file in the RASP REPL's language, :mod:`usim.rasp.syntax`) is
+A listing (a file in the RASP REPL's language, :mod:`usim.repl`) is
 checked against a :class:`Spec`: for every shape, a :class:`Statement` (input
 and output layouts, a target written in sympy, preconditions, the domain of
 the inputs) whose construction is the listing's function. The specs of the
-paper's claims are listed in :mod:`usim.proofs.specs`; a user writes one in a
-Python file (:mod:`usim.engine.user_spec`). For each shape:
+paper's claims are listed in :mod:`usim.listings.specs`; a user writes one in a
+Python file (:mod:`usim.listings.user_spec`). For each shape:
 
 1. the program is interpreted under every interpretation at one random rational
    input, and they are compared (cross-validation, exactly: a rational result
@@ -58,8 +58,8 @@ from usim.errors import NotExactError, ShapeError, UsimError
 from usim.rasp import expr as E
 from usim.rasp.cost import Cost, cost, repl_heads
 from usim.rasp.program import Program, topological_order
-from usim.rasp.syntax import RaspFile, load_file, load_text
-from usim.rasp.syntax import tree as T
+from usim.repl import RaspFile, load_file, load_text
+from usim.repl import tree as T
 
 Target = Callable[[Matrices], Mapping[str, Any]]
 Preconditions = Callable[[Matrices], list[Any]]
@@ -422,7 +422,7 @@ def obligation_for(rasp: RaspFile, function: str, spec: Spec, shape: Shape,
 
 
 def _output_name(function: str) -> str:
-    from usim.rasp.syntax import is_name
+    from usim.repl import is_name
 
     return function if is_name(function) else "out"
 

@@ -8,7 +8,7 @@ between symbols are equality and order between codes (Python compares strings
 in the same order), and a proof over the codes 0 .. m-1 is a proof over the
 symbols. What the codes must never do is meet a number: the reader knows the
 *kind* of every sequence it builds (number, boolean or symbol) and applies the
-REPL's rules itself (:mod:`usim.rasp.syntax.evaluator`):
+REPL's rules itself (:mod:`usim.repl.elaborate`):
 
 * a symbol compared with a number is never equal (``==`` is False, ``!=`` True
   everywhere) and cannot be ordered (an error, as Python's TypeError in the REPL);
@@ -16,7 +16,7 @@ REPL's rules itself (:mod:`usim.rasp.syntax.evaluator`):
   concatenation: the strings it can make are worked out from how its operands
   are built, get codes of their own (the alphabet is every string the file can
   make, still sorted), and the ``+`` is a table from pairs of codes to the
-  joined string's code (:meth:`usim.rasp.syntax.evaluator.Evaluator.concatenate`);
+  joined string's code (:meth:`usim.repl.elaborate.Evaluator.concatenate`);
 * an aggregate of symbols or booleans only moves a value: undefined where it
   selects more than one key (the REPL refuses to average non-numbers); an
   aggregate of symbols whose default is not a symbol is undefined where it

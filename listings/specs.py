@@ -37,7 +37,7 @@ the symbols' codes and exhaustively where the inputs are few.
 The 3x3 claims (cofactor3, det3, inverse3) hold for the paper's 3x3
 construction; their specs are the mathematics, stated for every square size,
 so a listing that reads its size from ``length`` is checked at every size it
-accepts. A user's spec is a Python file (:mod:`usim.engine.user_spec`).
+accepts. A user's spec is a Python file (:mod:`usim.listings.user_spec`).
 """
 
 from __future__ import annotations
@@ -52,7 +52,7 @@ import sympy
 from usim.constructions.softmax import PAPER_BASE
 from usim.encodings.layout import SequenceLayout
 from usim.engine.claim import Shape
-from usim.engine.listing import Spec, Statement
+from usim.listings.listing import Spec, Statement
 from usim.errors import ShapeError, UsimError
 
 BASE_E = "e"
@@ -182,7 +182,7 @@ def _parity_shapes(n: int) -> list[Shape]:
 # -- programs over symbols (the RASP paper's own examples) ----------------------------
 #
 # The input is read as symbols: each entry is a symbol's code in the alphabet's
-# sorted order (usim.rasp.syntax.symbols), so the targets compare and order codes.
+# sorted order (usim.repl.symbols), so the targets compare and order codes.
 
 def _symbols(shape: Shape, target) -> Statement:
     return Statement(*_sequence(shape[0]), target, domain="integer")
@@ -371,7 +371,7 @@ def spec_from_source(source: Mapping[str, Any], run_code: bool = False) -> Spec:
         base = source.get("base")
         return spec(str(source.get("name")), Fraction(base) if base is not None else None)
     if kind == "file":
-        from usim.engine.user_spec import load_spec_text
+        from usim.listings.user_spec import load_spec_text
 
         if not run_code:
             raise UsimError(f"the certificate embeds the spec file {source.get('file')} (Python code), which "

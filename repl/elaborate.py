@@ -62,9 +62,9 @@ from typing import Any, Callable
 
 from usim.errors import NotExactError, UsimError
 from usim.rasp import expr as E
-from usim.rasp.syntax import tree as T
-from usim.rasp.syntax.errors import RaspEvaluationError
-from usim.rasp.syntax.symbols import BOOLEAN, NUMBER, SYMBOL, Alphabet, Collecting, UnknownSymbol
+from usim.repl import tree as T
+from usim.repl.errors import RaspEvaluationError
+from usim.repl.symbols import BOOLEAN, NUMBER, SYMBOL, Alphabet, Collecting, UnknownSymbol
 
 Atom = int | Fraction | bool | str
 
@@ -206,7 +206,7 @@ class Example:
 
 class NewStrings(UsimError):
     """A ``+`` of symbols made a string the alphabet has no code for: the file
-    must be read again with a wider alphabet (:meth:`usim.rasp.syntax.RaspFile.build`
+    must be read again with a wider alphabet (:meth:`usim.repl.RaspFile.build`
     does). Its message names the ``+``."""
 
     def __init__(self, error: RaspEvaluationError) -> None:
@@ -640,8 +640,8 @@ class Evaluator:
         long list never nests deeply), and every leaf tests its code
         (``where(left == a, v, v)``): a side that is undefined at a position
         leaves the result undefined there, as the REPL fails there. The joined
-        strings join the alphabet: :func:`usim.rasp.syntax.load_text` and
-        :meth:`usim.rasp.syntax.RaspFile.build` read the file until the alphabet
+        strings join the alphabet: :func:`usim.repl.load_text` and
+        :meth:`usim.repl.RaspFile.build` read the file until the alphabet
         holds every string it can make, and a run on an input outside the
         input's symbols is refused (:meth:`run`).
         """

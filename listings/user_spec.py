@@ -8,7 +8,7 @@ form as the targets of usim's claims. The layouts and everything else are
 declared beside it with :func:`spec`::
 
     # flip.py
-    from usim.engine.user_spec import spec
+    from usim.listings.user_spec import spec
 
     @spec(inputs={"M": ("r", "c")}, outputs={"F": ("r", "c")})
     def row_flip(M):
@@ -46,7 +46,7 @@ Declarations (all but ``inputs`` and ``outputs`` optional):
 ``square``, ``sums``
     how the listing may fix the dimensions: the dimensions a side ``n = length
     ^ 0.5`` stands for, and the two dimensions a listing may write as
-    ``length / (a + b)`` (:mod:`usim.engine.listing`).
+    ``length / (a + b)`` (:mod:`usim.listings.listing`).
 ``reads``, ``writes``
     ``"symbol"`` for an input (output) of symbols, as the REPL's strings: the
     input ranges over an alphabet (``--alphabet``, or the symbols of the file's
@@ -75,7 +75,7 @@ import sympy
 
 from usim.encodings.layout import SequenceLayout
 from usim.engine.claim import Shape
-from usim.engine.listing import Spec, Statement
+from usim.listings.listing import Spec, Statement
 from usim.errors import InputError, ShapeError, UsimError
 
 _NAME = re.compile(r"[A-Za-z_][A-Za-z_0-9]*")
@@ -151,7 +151,7 @@ def load_spec_text(text: str, name: str, filename: str) -> Spec:
     declaration = getattr(function, "__usim_spec__", None)
     if not isinstance(declaration, Declaration):
         raise UsimError(f"{filename}: {name} is not declared as a spec (decorate it with "
-                        "@spec(inputs=..., outputs=...) from usim.engine.user_spec)")
+                        "@spec(inputs=..., outputs=...) from usim.listings.user_spec)")
     return build_spec(function, declaration, name, filename, text)
 
 
@@ -208,7 +208,7 @@ def _call(function: Callable, blocks: Mapping[str, Any], dims: Mapping[str, int]
 
 
 def build_spec(function: Callable, d: Declaration, name: str, filename: str, text: str) -> Spec:
-    """A :class:`~usim.engine.listing.Spec` from a declared function."""
+    """A :class:`~usim.listings.listing.Spec` from a declared function."""
     where = f"{filename}:{name}"
     if not d.inputs or not d.outputs:
         raise UsimError(f"{where}: declare inputs and outputs, e.g. inputs={{'M': ('r', 'c')}}")

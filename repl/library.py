@@ -41,9 +41,9 @@ from typing import Any
 
 from usim.rasp import expr as E
 from usim.rasp.program import topological_order
-from usim.rasp.syntax import tree as T
-from usim.rasp.syntax.symbols import SYMBOL
-from usim.rasp.syntax.evaluator import (
+from usim.repl import tree as T
+from usim.repl.symbols import SYMBOL
+from usim.repl.elaborate import (
     BuiltinFunction,
     Env,
     Evaluator,
@@ -233,7 +233,7 @@ def _builtins() -> dict[str, BuiltinFunction]:
 
 @functools.lru_cache(maxsize=1)
 def _prelude_tree() -> T.Module:
-    from usim.rasp.syntax.parser import parse
+    from usim.repl.parser import parse
 
     return parse(PRELUDE, PRELUDE_NAME)
 
