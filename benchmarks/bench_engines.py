@@ -21,12 +21,12 @@ engine takes to decide it:
     polynomials in the input symbols and exp atoms (:mod:`usim.engine.canonical`,
     the accelerated path).
 ``z3``
-    :func:`usim.engine.engines.check_z3` on the obligation (its time includes
+    :func:`usim.engine.solvers.z3_engine.check_z3` on the obligation (its time includes
     building its own z3 terms from the construction); for the direct attention
     problem, the same per-position queries on the sympy sides translated by
     :func:`usim.engine.translate.to_z3`.
 ``cvc5``
-    :func:`usim.engine.engines.check_cvc5` (the sympy sides written as SMT-LIB,
+    :func:`usim.engine.solvers.cvc5_engine.check_cvc5` (the sympy sides written as SMT-LIB,
     shared sub-terms as ``define-fun``, exp as cvc5's real exponential, one
     ``(check-sat)`` per position, in a child process killed at the deadline;
     its time includes building the terms and writing the script); for the
@@ -224,7 +224,7 @@ def run_flint(p: Problem, timeout: float) -> str:
 
 def run_z3(p: Problem, timeout: float) -> str:
     if p.obligation is not None:
-        from usim.engine.engines import check_z3
+        from usim.engine.solvers.z3_engine import check_z3
 
         result = check_z3(p.obligation, timeout)
         return f"{result.status.value.lower()}" + (f" ({result.detail})" if result.status.value == "UNKNOWN" else "")
@@ -256,7 +256,8 @@ def run_z3(p: Problem, timeout: float) -> str:
 
 
 def run_cvc5(p: Problem, timeout: float) -> str:
-    from usim.engine.engines import SmtLib, check_cvc5, run_cvc5_script
+    from usim.engine.solvers.cvc5_engine import check_cvc5, run_cvc5_script
+    from usim.engine.solvers.smtlib import SmtLib
 
     if p.obligation is not None:
         result = check_cvc5(p.obligation, timeout)

@@ -27,7 +27,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Mapping, Sequence
 
-from usim.engine.engines import cvc5_available
+from usim.engine.solvers.cvc5_engine import cvc5_available
 
 
 @dataclass(frozen=True)

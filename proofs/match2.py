@@ -40,7 +40,7 @@ from usim.constructions.match2 import check_modulus, match2_construction
 from usim.encodings.evaluate import EXACT, evaluate
 from usim.engine.claim import Shape
 from usim.engine.declare import claim, erratum
-from usim.engine.engines import EXHAUSTIVE_LIMIT
+from usim.engine.solvers.exhaustive import EXHAUSTIVE_LIMIT
 from usim.rasp.expr import Predicate, aggregate, indices, select, tokens, where
 
 

@@ -18,7 +18,7 @@ from usim.encodings.symbolic import SymbolicInterpretation
 from usim.engine import canonical
 from usim.engine.canonical import Atoms, Verdict, compare, compare_flint
 from usim.engine.claim import Status
-from usim.engine.engines import check_sympy
+from usim.engine.solvers.sympy_engine import check_sympy
 from usim.proofs import get
 from usim.engine.replay import expected_sequence, output_of, symbol_matrices
 

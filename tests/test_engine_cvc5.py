@@ -11,9 +11,10 @@ import time
 import pytest
 import sympy
 
-from usim.engine import engines
 from usim.engine.claim import Status
-from usim.engine.engines import SmtLib, SmtLibError, check_cvc5, cvc5_available, run_cvc5_script
+from usim.engine.solvers import cvc5_engine
+from usim.engine.solvers.cvc5_engine import check_cvc5, cvc5_available, run_cvc5_script
+from usim.engine.solvers.smtlib import SmtLib, SmtLibError
 from usim.proofs import get
 from usim.engine.runner import check_obligation
 
@@ -21,7 +22,7 @@ needs_cvc5 = pytest.mark.skipif(not cvc5_available(), reason="cvc5 is not instal
 
 
 def test_without_cvc5_the_engine_is_unknown_never_proved(monkeypatch):
-    monkeypatch.setattr(engines, "cvc5_available", lambda: False)
+    monkeypatch.setattr(cvc5_engine, "cvc5_available", lambda: False)
     result = check_cvc5(get("lemma5").obligation((1, 1, 1)), 10)
     assert result.status is Status.UNKNOWN and "not installed" in result.detail
 

@@ -9,7 +9,7 @@ import itertools
 
 import sympy
 
-from usim.engine.engines import values_at
+from usim.engine.solvers.exhaustive import values_at
 
 x, y = sympy.symbols("x y", real=True)
 

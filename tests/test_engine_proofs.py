@@ -8,7 +8,8 @@ import pytest
 
 from usim.cli import main
 from usim.engine.claim import EngineResult, ObligationResult, Status
-from usim.engine.engines import check_sympy, check_z3
+from usim.engine.solvers.sympy_engine import check_sympy
+from usim.engine.solvers.z3_engine import check_z3
 from usim.proofs import get
 from usim.engine.runner import check_obligation, prove_claim
 

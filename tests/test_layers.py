@@ -108,7 +108,8 @@ def test_the_package_has_no_import_circle():
             visit(node, [node])
 
 
-@pytest.mark.parametrize("path", sorted((ROOT / "engine").glob("*.py")), ids=lambda p: p.name)
+@pytest.mark.parametrize("path", sorted((ROOT / "engine").rglob("*.py")),
+                         ids=lambda p: str(p.relative_to(ROOT / "engine")))
 def test_the_engine_is_a_library(path):
     tree = ast.parse(path.read_text())
     names = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name)}

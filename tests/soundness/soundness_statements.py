@@ -16,7 +16,7 @@ import sympy
 from usim.constructions.base import Construction
 from usim.encodings.layout import SequenceLayout
 from usim.engine.claim import Obligation, ObligationResult, Status
-from usim.engine.engines import cvc5_available
+from usim.engine.solvers.cvc5_engine import cvc5_available
 from usim.engine.runner import check_obligation
 from usim.rasp.expr import SOp
 from usim.rasp.program import Program

@@ -24,7 +24,7 @@ from usim.constructions.routing import Part
 from usim.constructions.universal import HDR_N, STEP_KINDS, Route, Spec, Step, StepKind, build
 from usim.constructions.universal.kinds import corner, header, in_place, softmax_rows
 from usim.engine.claim import Status
-from usim.engine.engines import cvc5_available
+from usim.engine.solvers.cvc5_engine import cvc5_available
 from usim.engine.runner import check_obligation
 from usim.errors import ShapeError
 from usim.proofs._padding import padding_obligation

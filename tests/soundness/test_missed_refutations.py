@@ -20,7 +20,8 @@ from soundness_statements import vector_obligation
 
 from usim.constructions.base import Construction
 from usim.engine.claim import Status
-from usim.engine.engines import check_cvc5, check_sympy, cvc5_available
+from usim.engine.solvers.cvc5_engine import check_cvc5, cvc5_available
+from usim.engine.solvers.sympy_engine import check_sympy
 from usim.proofs import get
 from usim.engine.runner import check_obligation
 from usim.rasp.expr import tokens, where

@@ -14,7 +14,7 @@ import sympy
 from soundness_statements import assert_never_proved, vector_obligation
 
 from usim.engine.claim import Status
-from usim.engine.engines import check_exhaustive
+from usim.engine.solvers.exhaustive import check_exhaustive
 from usim.proofs import get
 from usim.engine.runner import check_obligation
 from usim.rasp.expr import tokens
