@@ -83,7 +83,19 @@ from usim.rasp.rewrite import clone_with
 
 
 def with_semantics(program: Program, semantics: Semantics, name: str | None = None) -> Program:
-    """``program`` with every aggregate's empty-row rule set to ``semantics``."""
+    """``program`` with every aggregate's empty-row rule set to ``semantics``.
+
+    Args:
+        program: the program to rebuild (left unchanged).
+        semantics: the empty-row rule every aggregate gets (RASP: default 0;
+            AHAT: the mean over all positions).
+        name: the new program's name; None: ``program``'s name and the
+            semantics (``softmax_r2_ahat``).
+
+    Returns:
+        The program with the same outputs, node names and description, its
+        aggregates under ``semantics``.
+    """
     rebuilt: dict[int, Expr] = {}
     for node in program.nodes():
         children = tuple(rebuilt[c.id] for c in node.children())
@@ -99,11 +111,30 @@ def with_semantics(program: Program, semantics: Semantics, name: str | None = No
 
 
 def aggregates(program: Program) -> list[Aggregate]:
+    """The heads of ``program``.
+
+    Args:
+        program: a RASP program.
+
+    Returns:
+        Its aggregate nodes, in the order of :meth:`Program.nodes`.
+    """
     return [node for node in program.nodes() if isinstance(node, Aggregate)]
 
 
 def is_average_hard(program: Program) -> bool:
-    """Every aggregate is an AHAT head whose selector is built from ``select`` (0/1 scores)."""
+    """Every aggregate is an AHAT head whose selector is built from ``select`` (0/1 scores).
+
+    Args:
+        program: a RASP program.
+
+    Returns:
+        True when every head of ``program`` is average-hard.
+
+    >>> from usim.constructions.softmax import softmax_program
+    >>> is_average_hard(softmax_program(2)), is_average_hard(softmax_ahat_program(2, 2, corrected=True))
+    (False, True)
+    """
 
     def zero_one(selector: Selector) -> bool:
         return isinstance(selector, Select) or all(
@@ -118,6 +149,20 @@ def empty_rows(program: Program, n: int) -> dict[str, list[int]]:
     An aggregate with no empty row means the same under RASP and AHAT. A selector
     that depends on the tokens is reported under its name with the list [-1]
     (not decided here).
+
+    Args:
+        program: a RASP program.
+        n: the sequence length.
+
+    Returns:
+        Head name -> the queries where it selects nothing (heads with none are
+        left out).
+
+    Lemma 4's head b selects nothing at the queries outside row b:
+
+    >>> from usim.constructions.softmax import softmax_program
+    >>> empty_rows(softmax_program(2), 4)
+    {'row_mean0': [2, 3], 'row_mean1': [0, 1]}
     """
     roots = tuple(sop for _, sop in program.outputs)
     plan = plan_for(roots, n)
@@ -225,7 +270,17 @@ CORRECTED_RASP_BLOCKS = Blocks(corrected=True, semantics=Semantics.RASP)
 
 
 def attention_length(n: int, d: int, dv: int) -> int:
-    """Input <Q (n x d), K (n x d), V (n x dv)>, padded to hold every intermediate."""
+    """Input <Q (n x d), K (n x d), V (n x dv)>, padded to hold every intermediate.
+
+    Args:
+        n: the rows of Q, K and V.
+        d: the columns of Q and K.
+        dv: the columns of V.
+
+    Returns:
+        The sequence length: the largest of the input n*(2d + dv), the scores
+        with V beside them n^2 + n*dv, and Q beside K^T 2*n*d.
+    """
     return max(n * (2 * d + dv), n * n + n * dv, 2 * n * d)
 
 
@@ -238,6 +293,17 @@ def attention_program(n: int, d: int, dv: int, blocks: Blocks = AHAT_BLOCKS) -> 
     3. P = row softmax of S (n rows of n).
     4. <P, V>: P kept at [0, n^2), V moved from 2*n*d to [n^2, n^2 + n*dv);
        Y = P V by the product block (inner dimension n).
+
+    Args:
+        n: the rows of Q, K and V.
+        d: the columns of Q and K.
+        dv: the columns of V.
+        blocks: the blocks it is built from: the published ones
+            (``PUBLISHED_BLOCKS``), the corrected ones under AHAT (the
+            default) or under RASP.
+
+    Returns:
+        The program with one output, ``attention``.
     """
     k_t = blocks.transpose(tokens, n, d, offset=n * d)
     scores = blocks.matmul(blocks.pair(tokens, n * d, k_t, d * n), n, d, n).named("scores")
@@ -251,6 +317,18 @@ def attention_program(n: int, d: int, dv: int, blocks: Blocks = AHAT_BLOCKS) -> 
 
 
 def attention_construction(n: int, d: int, dv: int, blocks: Blocks = AHAT_BLOCKS) -> Construction:
+    """softmax(Q K^T) V as a construction: :func:`attention_program` and its layouts.
+
+    Args:
+        n: the rows of Q, K and V.
+        d: the columns of Q and K.
+        dv: the columns of V.
+        blocks: the blocks it is built from (as in :func:`attention_program`).
+
+    Returns:
+        The construction reading Q, K, V and writing Y (n x dv), in a sequence
+        of :func:`attention_length`.
+    """
     length = attention_length(n, d, dv)
     return Construction(
         name=f"attention n={n} d={d} dv={dv} ({blocks.semantics.value})",
@@ -269,6 +347,16 @@ def softmax_ahat_program(rows: int, cols: int, corrected: bool) -> Program:
     """Row softmax of an r x c matrix (length r*c) with every aggregate under AHAT.
 
     Published: Lemma 4's own program (r fixed, c read from length).
+
+    Args:
+        rows: r.
+        cols: c (the corrected program fixes it; the published one reads it
+            from length).
+        corrected: the corrected block (one head over the query's own row)
+            rather than Lemma 4's.
+
+    Returns:
+        The program with one output, ``softmax``.
     """
     if not corrected:
         return with_semantics(softmax_program(rows), Semantics.AHAT)
@@ -277,7 +365,19 @@ def softmax_ahat_program(rows: int, cols: int, corrected: bool) -> Program:
 
 
 def matmul_ahat_program(rows: int, inner: int, cols: int, corrected: bool) -> Program:
-    """A B with every aggregate under AHAT. Published: Lemma 5's own program."""
+    """A B with every aggregate under AHAT. Published: Lemma 5's own program.
+
+    Args:
+        rows: r, the rows of A.
+        inner: k (the corrected program fixes it; the published one reads it
+            from length).
+        cols: c, the columns of B.
+        corrected: the corrected block (each head kept at its own query by an
+            element-wise map) rather than Lemma 5's.
+
+    Returns:
+        The program with one output, ``product``.
+    """
     if not corrected:
         return with_semantics(matmul_program(rows, cols), Semantics.AHAT)
     return Program.of(f"matmul_corrected_{rows}x{inner}x{cols}",
@@ -285,6 +385,16 @@ def matmul_ahat_program(rows: int, inner: int, cols: int, corrected: bool) -> Pr
 
 
 def softmax_ahat_construction(rows: int, cols: int, corrected: bool) -> Construction:
+    """:func:`softmax_ahat_program` with Lemma 4's layouts (S in, softmax(S) out).
+
+    Args:
+        rows: r.
+        cols: c.
+        corrected: the corrected block rather than Lemma 4's.
+
+    Returns:
+        The construction, under AHAT semantics.
+    """
     return Construction(
         name=f"softmax {rows}x{cols} under AHAT ({'corrected' if corrected else 'published'})",
         program=softmax_ahat_program(rows, cols, corrected),
@@ -295,6 +405,17 @@ def softmax_ahat_construction(rows: int, cols: int, corrected: bool) -> Construc
 
 
 def matmul_ahat_construction(rows: int, inner: int, cols: int, corrected: bool) -> Construction:
+    """:func:`matmul_ahat_program` with Lemma 5's layouts (A, B in; AB out).
+
+    Args:
+        rows: r, the rows of A.
+        inner: k.
+        cols: c, the columns of B.
+        corrected: the corrected block rather than Lemma 5's.
+
+    Returns:
+        The construction, under AHAT semantics.
+    """
     n = inner * (rows + cols)
     return Construction(
         name=f"matmul {rows}x{inner}.{inner}x{cols} under AHAT ({'corrected' if corrected else 'published'})",

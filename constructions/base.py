@@ -120,7 +120,20 @@ class SizedConstruction:
 
 def pair(i: int, j: int, rows: int, cols: int) -> str:
     """The suffix naming head (i, j): "01" while indices are single digits, "0_11" after.
-    With symbolic sizes, a placeholder filled in at instantiation (usim.rasp.family)."""
+    With symbolic sizes, a placeholder filled in at instantiation (usim.rasp.family).
+
+    Args:
+        i: the row index of the head.
+        j: the column index of the head.
+        rows: how many rows of heads (decides whether the digits are joined).
+        cols: how many columns of heads.
+
+    Returns:
+        The suffix, such as ``prod01`` takes.
+
+    >>> pair(0, 1, 2, 2), pair(0, 11, 12, 12)
+    ('01', '0_11')
+    """
     if is_symbolic(i, j, rows, cols):
         return symbolic_text(pair, i, j, rows, cols, shown="{" + str(i) + "}{" + str(j) + "}")
     return f"{i}{j}" if max(rows, cols) <= 10 else f"{i}_{j}"
@@ -132,15 +145,46 @@ def gather(values: SOp, source: SOp | int) -> SOp:
     select(indices, source, ==) selects, at query p, the single key whose index is
     source[p]; the mean over one key is its value. A source outside 0..n-1 (use
     -1) selects nothing and gives the default 0.
+
+    Args:
+        values: the sequence read.
+        source: the position read at each position (a sequence or a constant).
+
+    Returns:
+        The head's output: values[source[p]] at p, 0 where source[p] is not a
+        position.
+
+    >>> from usim.encodings import run_exact
+    >>> from usim.rasp.expr import indices, tokens
+    >>> from usim.rasp.program import Program
+    >>> run_exact(Program.of("shift", {"shifted": gather(tokens, indices + 1)}), [5, 6, 7])
+    {'shifted': [6, 7, 0]}
     """
     return aggregate(select(indices, source, Predicate.EQ), values)
 
 
 def inside(start: int | SOp, stop: int | SOp) -> SOp:
-    """The boolean sequence start <= p < stop."""
+    """The boolean sequence start <= p < stop.
+
+    Args:
+        start: the first position inside.
+        stop: the first position past it.
+
+    Returns:
+        An element-wise map of ``indices``: True at p in [start, stop).
+    """
     return (indices >= start) & (indices < stop)
 
 
 def guarded(position: SOp, start: int | SOp, stop: int | SOp) -> SOp:
-    """``position`` at p in [start, stop), else -1 (a source that selects nothing)."""
+    """``position`` at p in [start, stop), else -1 (a source that selects nothing).
+
+    Args:
+        position: the source position (for :func:`gather`).
+        start: the first position p where it is kept.
+        stop: the first position past them.
+
+    Returns:
+        ``position`` on [start, stop), -1 elsewhere.
+    """
     return where(inside(start, stop), position, -1)

@@ -172,7 +172,20 @@ def softmax_rows(m: dict[str, np.ndarray], bits: int = REFERENCE_BITS) -> list[S
 
 
 def softmax_reference(m: dict[str, np.ndarray]) -> np.ndarray:
-    """softmax(S) to REFERENCE_BITS bits (:func:`softmax_rows`), as an object array."""
+    """softmax(S) to REFERENCE_BITS bits (:func:`softmax_rows`), as an object array.
+
+    Args:
+        m: the input matrices; ``m["S"]`` an object array of Fractions (r x c).
+
+    Returns:
+        An r x c object array: a Fraction where the row is constant (1/c),
+        else mpmath's number.
+
+    >>> import numpy as np
+    >>> from fractions import Fraction
+    >>> softmax_reference({"S": np.array([[Fraction(0), Fraction(0)]], dtype=object)})
+    array([[Fraction(1, 2), Fraction(1, 2)]], dtype=object)
+    """
     return np.array([[row.value(j) for j in range(len(row.exps))] for row in softmax_rows(m)], dtype=object)
 
 

@@ -94,7 +94,15 @@ def _cyclic_gather(values: SOp, di: int, dj: int) -> SOp:
 
 
 def cofactor_block(values: SOp) -> SOp:
-    """The signed cofactors C[i][j] of the 3x3 matrix at [0, 9), in place."""
+    """The signed cofactors C[i][j] of the 3x3 matrix at [0, 9), in place.
+
+    Args:
+        values: the sequence holding A (3 x 3) row-major at [0, 9).
+
+    Returns:
+        The sequence ``cofactor``: g11 * g22 - g12 * g21 at 3i + j, from four
+        gather heads.
+    """
     g22 = _cyclic_gather(values, 2, 2)
     g11 = _cyclic_gather(values, 1, 1)
     g21 = _cyclic_gather(values, 2, 1)
@@ -103,7 +111,16 @@ def cofactor_block(values: SOp) -> SOp:
 
 
 def determinant_block(values: SOp, cofactor: SOp) -> SOp:
-    """det(A) at every position: 9 * mean over all 9 keys of row 0's products."""
+    """det(A) at every position: 9 * mean over all 9 keys of row 0's products.
+
+    Args:
+        values: the sequence holding A (3 x 3) row-major at [0, 9).
+        cofactor: its signed cofactors (:func:`cofactor_block`).
+
+    Returns:
+        The sequence ``det``: det(A) at every position (one head selecting
+        every key).
+    """
     row0 = where(indices < SIZE, values * cofactor, 0).named("row0_products")
     everything = select(indices, indices, Predicate.TRUE).named("all_keys")
     mean = aggregate(everything, row0).named("det_mean")
@@ -111,12 +128,26 @@ def determinant_block(values: SOp, cofactor: SOp) -> SOp:
 
 
 def adjugate_block(cofactor: SOp) -> SOp:
-    """cofactor^T (the adjugate) at [0, 9): one transpose head."""
+    """cofactor^T (the adjugate) at [0, 9): one transpose head.
+
+    Args:
+        cofactor: the signed cofactors (:func:`cofactor_block`).
+
+    Returns:
+        The sequence ``adjugate``: C[j][i] at 3i + j.
+    """
     source = ((indices % SIZE) * SIZE + indices // SIZE).named("adj_src")
     return gather(cofactor, source).named("adjugate")
 
 
 def det3_program() -> Program:
+    """The published 3x3 program: cofactors, determinant, inverse.
+
+    Returns:
+        The program with outputs ``cofactor`` (in place), ``det`` (at position
+        0, 0 elsewhere) and ``inverse`` (adjugate / det, undefined where
+        det = 0).
+    """
     cofactor = cofactor_block(tokens)
     det = determinant_block(tokens, cofactor)
     det_out = where(indices == 0, det, 0).named("det_out")
@@ -134,18 +165,36 @@ def _layout_in() -> SequenceLayout:
 
 
 def cofactor3_construction() -> Construction:
+    """The published program's cofactors as a construction.
+
+    Returns:
+        The construction reading A (3 x 3) and writing C (3 x 3), output
+        ``cofactor``.
+    """
     return Construction("cofactor 3x3", det3_program(), _layout_in(),
                         SequenceLayout.of(("C", (SIZE, SIZE))),
                         notes="output 'cofactor'")
 
 
 def det3_construction() -> Construction:
+    """The published program's determinant as a construction.
+
+    Returns:
+        The construction reading A (3 x 3) and writing det (1 x 1) at
+        position 0 of a sequence of 9, output ``det``.
+    """
     return Construction("determinant 3x3", det3_program(), _layout_in(),
                         SequenceLayout.of(("det", (1, 1)), length=SIZE * SIZE),
                         notes="output 'det' (det at position 0, 0 elsewhere)")
 
 
 def inverse3_construction() -> Construction:
+    """The published program's inverse as a construction.
+
+    Returns:
+        The construction reading A (3 x 3) and writing Ainv (3 x 3), output
+        ``inverse``; defined only where det(A) != 0.
+    """
     return Construction("inverse 3x3", det3_program(), _layout_in(),
                         SequenceLayout.of(("Ainv", (SIZE, SIZE))),
                         notes="output 'inverse'; defined only where det != 0")
@@ -157,6 +206,13 @@ def square_product_block(left: SOp, right: SOp) -> SOp:
     Six gather heads: at position 3i + j, L[i][m] (key 3i + m) and R[m][j]
     (key 3m + j) for m = 0, 1, 2; element-wise, the sum of the three products.
     Used only to check A * inverse = I inside RASP.
+
+    Args:
+        left: the sequence holding L (3 x 3) row-major at [0, 9).
+        right: the sequence holding R (3 x 3) row-major at [0, 9).
+
+    Returns:
+        The sequence ``left_times_right``: (L R)[i][j] at 3i + j.
     """
     i = indices // SIZE
     j = indices % SIZE
@@ -169,7 +225,12 @@ def square_product_block(left: SOp, right: SOp) -> SOp:
 
 
 def inverse3_check_program() -> Program:
-    """A * (the published inverse), computed in RASP: 3 layers."""
+    """A * (the published inverse), computed in RASP: 3 layers.
+
+    Returns:
+        The program with one output, ``A_times_inverse`` (I wherever
+        det(A) != 0).
+    """
     cofactor = cofactor_block(tokens)
     det = determinant_block(tokens, cofactor)
     inverse = (adjugate_block(cofactor) / det).named("inverse")
@@ -178,6 +239,12 @@ def inverse3_check_program() -> Program:
 
 
 def inverse3_check_construction() -> Construction:
+    """:func:`inverse3_check_program` as a construction.
+
+    Returns:
+        The construction reading A (3 x 3) and writing I (3 x 3); defined only
+        where det(A) != 0.
+    """
     return Construction("A * inverse 3x3", inverse3_check_program(), _layout_in(),
                         SequenceLayout.of(("I", (SIZE, SIZE))),
                         notes="defined only where det != 0")
@@ -219,7 +286,22 @@ def _run3(matrix: Any) -> dict[str, list]:
 
 
 def determinant3(matrix: Any) -> Fraction | int:
-    """det(A) computed by the published construction, exactly."""
+    """det(A) computed by the published construction, exactly.
+
+    Args:
+        matrix: A, 3 rows of 3 numbers read exactly (ints, Fractions, decimal
+            strings).
+
+    Returns:
+        det(A) as an int or a Fraction.
+
+    Raises:
+        ShapeError: A is not 3 x 3.
+        InputError: an entry cannot be read exactly.
+
+    >>> determinant3([[2, 0, 0], [0, 3, 0], [0, 0, 4]])
+    24
+    """
     from usim.encodings.runners import run_exact
 
     rows = _exact_matrix(matrix, SIZE)
@@ -231,6 +313,19 @@ def invert3(matrix: Any) -> list[list[Fraction | int]]:
     """A^{-1} computed by the published construction, exactly.
 
     Raises :class:`InputError` for a singular matrix (det = 0).
+
+    Args:
+        matrix: A, 3 rows of 3 numbers read exactly.
+
+    Returns:
+        A^{-1}, 3 rows of ints and Fractions.
+
+    >>> invert3([[2, 0, 0], [0, 1, 0], [0, 0, 4]])
+    [[Fraction(1, 2), 0, 0], [0, 1, 0], [0, 0, Fraction(1, 4)]]
+    >>> invert3([[1, 1, 0], [1, 1, 0], [0, 0, 1]])
+    Traceback (most recent call last):
+        ...
+    usim.errors.InputError: the matrix is singular (determinant 0): it has no inverse, and the construction's division by det is undefined
     """
     out = _run3(matrix)
     return [out["inverse"][SIZE * i: SIZE * i + SIZE] for i in range(SIZE)]
@@ -241,7 +336,19 @@ def invert3(matrix: Any) -> list[list[Fraction | int]]:
 
 
 def lehmer_digits(position: SOp | int, n: int) -> list[SOp]:
-    """The factorial-base digits d_0..d_{n-1} of ``position`` (d_k < n - k)."""
+    """The factorial-base digits d_0..d_{n-1} of ``position`` (d_k < n - k).
+
+    Args:
+        position: a position (a sequence such as ``indices``, or an int).
+        n: the number of digits.
+
+    Returns:
+        [d_0, ..., d_{n-1}], d_k = (position // (n-1-k)!) mod (n-k), of the
+        same kind as ``position``.
+
+    >>> lehmer_digits(5, 3)
+    [2, 1, 0]
+    """
     return [(position // math.factorial(n - 1 - k)) % (n - k) for k in range(n)]
 
 
@@ -252,6 +359,13 @@ def permutation_of_index(position: SOp, n: int) -> tuple[list[SOp], SOp]:
     and every s(l), l > k, with s(l) >= d_k moves up by one. The number of
     inversions of s is d_0 + ... + d_{n-1}, so sign(s) = 1 - 2 * (sum mod 2).
     All element-wise maps of ``position``.
+
+    Args:
+        position: the Lehmer code (``indices``: position p stands for s_p).
+        n: the size of the permutations.
+
+    Returns:
+        ([s(0), ..., s(n-1)] named ``perm0`` ..., sign(s) named ``sign``).
     """
     digits = lehmer_digits(position, n)
     perm: list[SOp] = [None] * n  # type: ignore[list-item]
@@ -268,10 +382,29 @@ def permutation_of_index(position: SOp, n: int) -> tuple[list[SOp], SOp]:
 
 
 def leibniz_length(n: int) -> int:
+    """The Leibniz construction's sequence length.
+
+    Args:
+        n: the size of A.
+
+    Returns:
+        max(n^2, n!): room for A and for one term per permutation.
+    """
     return max(n * n, math.factorial(n))
 
 
 def leibniz_program(n: int) -> Program:
+    """det(A) for A (n x n) by the Leibniz expansion: 2 layers, n + 1 heads.
+
+    Args:
+        n: the size of A (at least 1).
+
+    Returns:
+        The program with one output, ``det``: det(A) at position 0.
+
+    Raises:
+        ShapeError: n < 1.
+    """
     if n < 1:
         raise ShapeError(f"a determinant needs n >= 1, got {n}")
     count = math.factorial(n)
@@ -289,6 +422,15 @@ def leibniz_program(n: int) -> Program:
 
 
 def leibniz_construction(n: int) -> Construction:
+    """:func:`leibniz_program` as a construction.
+
+    Args:
+        n: the size of A (at least 1).
+
+    Returns:
+        The construction reading A (n x n) followed by zeros and writing det
+        (1 x 1), in a sequence of :func:`leibniz_length`.
+    """
     length = leibniz_length(n)
     return Construction(
         name=f"determinant {n}x{n} (Leibniz, length {length})",
@@ -300,7 +442,17 @@ def leibniz_construction(n: int) -> Construction:
 
 
 def leibniz_determinant(matrix: Sequence[Sequence[Any]]) -> Fraction | int:
-    """det(A) by the Leibniz construction, exactly (any n; length n!)."""
+    """det(A) by the Leibniz construction, exactly (any n; length n!).
+
+    Args:
+        matrix: A, n rows of n numbers read exactly.
+
+    Returns:
+        det(A) as an int or a Fraction.
+
+    >>> leibniz_determinant([[1, 2], [3, 4]])
+    -2
+    """
     from usim.encodings.runners import run_exact
 
     n = len(matrix)

@@ -60,10 +60,34 @@ FEATURE_MAPS = ("elu1", "exp")
 
 
 def linformer_length(n: int, d: int, k: int, dv: int) -> int:
+    """The Linformer program's sequence length: room for its input and every intermediate.
+
+    Args:
+        n: the rows of Q, K, V (the sequence projected).
+        d: the columns of Q and K.
+        k: the rows of the projections E and F.
+        dv: the columns of V.
+
+    Returns:
+        The largest of the input <Q, K, V, E, F>, <Q, (EK)^T> and <P, FV>.
+    """
     return max(2 * n * d + n * dv + 2 * k * n, n * d + d * k, n * k + k * dv)
 
 
 def linformer_program(n: int, d: int, k: int, dv: int, blocks: Blocks = PUBLISHED_BLOCKS) -> Program:
+    """Linformer's softmax(Q (E K)^T / sqrt(d)) (F V), steps 1-5 of the module's docstring.
+
+    Args:
+        n: the rows of Q, K, V.
+        d: the columns of Q and K.
+        k: the rows of E and F.
+        dv: the columns of V.
+        blocks: the blocks it is built from (the published ones under RASP by
+            default; ``AHAT_BLOCKS`` for average-hard attention).
+
+    Returns:
+        The program with one output, ``linformer``: Y (n x dv) row-major.
+    """
     k_at, v_at = n * d, 2 * n * d  # Q sits at position 0
     e_at = v_at + n * dv
     f_at = e_at + k * n
@@ -81,6 +105,19 @@ def linformer_program(n: int, d: int, k: int, dv: int, blocks: Blocks = PUBLISHE
 
 def linformer_construction(n: int, d: int, k: int, dv: int,
                            blocks: Blocks = PUBLISHED_BLOCKS) -> Construction:
+    """:func:`linformer_program` with its layouts.
+
+    Args:
+        n: the rows of Q, K, V.
+        d: the columns of Q and K.
+        k: the rows of E and F.
+        dv: the columns of V.
+        blocks: the blocks it is built from.
+
+    Returns:
+        The construction reading <Q, K, V, E, F> and writing Y (n x dv), in a
+        sequence of :func:`linformer_length`.
+    """
     length = linformer_length(n, d, k, dv)
     return Construction(
         name=f"linformer n={n} d={d} k={k} dv={dv}",
@@ -97,7 +134,18 @@ def linformer_construction(n: int, d: int, k: int, dv: int,
 
 
 def feature_map(x: SOp, phi: str) -> SOp:
-    """phi element-wise: ``elu1`` is elu(x) + 1, ``exp`` is exp(x)."""
+    """phi element-wise: ``elu1`` is elu(x) + 1, ``exp`` is exp(x).
+
+    Args:
+        x: the sequence.
+        phi: the feature map's name, one of :data:`FEATURE_MAPS`.
+
+    Returns:
+        The element-wise map ``phi`` of ``x`` (positive everywhere).
+
+    Raises:
+        ShapeError: ``phi`` is not a feature map's name.
+    """
     if phi == "elu1":
         return where(x > 0, x + 1, exp(x)).named("phi")
     if phi == "exp":
@@ -106,11 +154,35 @@ def feature_map(x: SOp, phi: str) -> SOp:
 
 
 def performer_length(n: int, d: int, dv: int) -> int:
+    """The kernelised program's sequence length: room for its input and every intermediate.
+
+    Args:
+        n: the rows of Q, K, V.
+        d: the columns of Q and K.
+        dv: the columns of V.
+
+    Returns:
+        The largest of the input <Q, K, V>, <phi(K)^T, [V | 1]>, <phi(Q), M>
+        and R.
+    """
     return max(n * (2 * d + dv), d * n + n * (dv + 1), n * d + d * (dv + 1), n * (dv + 1))
 
 
 def performer_program(n: int, d: int, dv: int, phi: str = "elu1",
                       blocks: Blocks = PUBLISHED_BLOCKS) -> Program:
+    """Kernelised linear attention phi(Q)(phi(K)^T V) / phi(Q)(phi(K)^T 1), steps 1-6
+    of the module's docstring.
+
+    Args:
+        n: the rows of Q, K, V.
+        d: the columns of Q and K.
+        dv: the columns of V.
+        phi: the feature map (:func:`feature_map`).
+        blocks: the blocks it is built from.
+
+    Returns:
+        The program with one output, ``linear_attention``: Y (n x dv) row-major.
+    """
     features = feature_map(tokens, phi)
     phi_k_t = blocks.transpose(features, n, d, offset=n * d)
     width = dv + 1
@@ -131,6 +203,19 @@ def performer_program(n: int, d: int, dv: int, phi: str = "elu1",
 
 def performer_construction(n: int, d: int, dv: int, phi: str = "elu1",
                            blocks: Blocks = PUBLISHED_BLOCKS) -> Construction:
+    """:func:`performer_program` with its layouts.
+
+    Args:
+        n: the rows of Q, K, V.
+        d: the columns of Q and K.
+        dv: the columns of V.
+        phi: the feature map (:func:`feature_map`).
+        blocks: the blocks it is built from.
+
+    Returns:
+        The construction reading <Q, K, V> and writing Y (n x dv), in a
+        sequence of :func:`performer_length`.
+    """
     length = performer_length(n, d, dv)
     return Construction(
         name=f"linear attention ({phi}) n={n} d={d} dv={dv}",

@@ -59,7 +59,17 @@ from usim.rasp.program import Program
 
 
 def check_modulus(modulus: object) -> int:
-    """The modulus as an int >= 2, or a clear error."""
+    """The modulus as an int >= 2, or a clear error.
+
+    Args:
+        modulus: the value given as p.
+
+    Returns:
+        p, an int (not a bool) at least 2.
+
+    Raises:
+        InputError: it is not a whole number, or below 2.
+    """
     if isinstance(modulus, bool) or not isinstance(modulus, int):
         raise InputError(f"the modulus of Match2 must be a whole number, got {modulus!r}")
     if modulus < 2:
@@ -72,6 +82,15 @@ def match2_block(values: SOp, modulus: int, distinct: bool = False, via: str = "
 
     ``via="width"``: where(selector_width > 0, 1, 0); ``via="mean"``: the mean of
     the constant 1 over the selected keys (default 0). Both are one head.
+
+    Args:
+        values: the sequence x (integers).
+        modulus: p (:func:`check_modulus`).
+        distinct: whether the partner must be another position (j != i).
+        via: ``"width"`` or ``"mean"``, the form of the head's output.
+
+    Returns:
+        The sequence ``match2``: 1 or 0 at every position.
     """
     p = check_modulus(modulus)
     if via not in ("width", "mean"):
@@ -88,6 +107,16 @@ def match2_block(values: SOp, modulus: int, distinct: bool = False, via: str = "
 
 
 def match2_program(modulus: int, distinct: bool = False, via: str = "width") -> Program:
+    """The corrected Match2 program: 1 attention layer, 1 head.
+
+    Args:
+        modulus: p.
+        distinct: whether the partner must be another position (j != i).
+        via: ``"width"`` or ``"mean"`` (:func:`match2_block`).
+
+    Returns:
+        The program with one output, ``match2``.
+    """
     which = "j != i" if distinct else "j = i allowed"
     return Program.of(
         f"match2_p{modulus}{'_distinct' if distinct else ''}",
@@ -97,7 +126,15 @@ def match2_program(modulus: int, distinct: bool = False, via: str = "width") -> 
 
 
 def published_match2_block(values: SOp, modulus: int) -> SOp:
-    """The published construction (see the module docstring): wrong."""
+    """The published construction (see the module docstring): wrong.
+
+    Args:
+        values: the sequence x (integers).
+        modulus: p (:func:`check_modulus`).
+
+    Returns:
+        The sequence ``match2``: 1 where the mean of the selected x_j is not 0.
+    """
     p = check_modulus(modulus)
     residue = (values % p).named("residue")
     need = (p - residue).named("need")  # p, not 0, when the residue is 0
@@ -107,6 +144,19 @@ def published_match2_block(values: SOp, modulus: int) -> SOp:
 
 
 def published_match2_program(modulus: int) -> Program:
+    """The published Match2 program (rebuilt from the authors' listing).
+
+    Args:
+        modulus: p.
+
+    Returns:
+        The program with one output, ``match2``. With p = 2 and x = (1, -1)
+        both selected values average to 0 and the match is hidden:
+
+    >>> from usim.encodings import run_exact
+    >>> run_exact(published_match2_program(2), [1, -1])
+    {'match2': [0, 0]}
+    """
     return Program.of(
         f"match2_p{modulus}_published", {"match2": published_match2_block(tokens, modulus)},
         f"Match2 mod {modulus} as published: 1 where the mean of the x_j with "
@@ -116,6 +166,18 @@ def published_match2_program(modulus: int) -> Program:
 
 def match2_construction(modulus: int, n: int, distinct: bool = False,
                         published: bool = False) -> Construction:
+    """Match2 on a sequence of length n, as a construction.
+
+    Args:
+        modulus: p.
+        n: the sequence length.
+        distinct: whether the partner must be another position (j != i);
+            ignored when ``published``.
+        published: the published program rather than the corrected one.
+
+    Returns:
+        The construction reading x (1 x n) and writing y (1 x n).
+    """
     layout_in, layout_out = sequence_layouts(n)
     program = published_match2_program(modulus) if published else match2_program(modulus, distinct)
     variant = "published" if published else ("j != i" if distinct else "j = i allowed")
@@ -129,7 +191,23 @@ def match2_construction(modulus: int, n: int, distinct: bool = False,
 
 
 def run_match2(values: Sequence[object], modulus: int, distinct: bool = False) -> list[int]:
-    """Run the corrected construction exactly on a validated integer input."""
+    """Run the corrected construction exactly on a validated integer input.
+
+    Args:
+        values: x, whole numbers (ints, or exact numbers equal to one).
+        modulus: p.
+        distinct: whether the partner must be another position (j != i).
+
+    Returns:
+        y, a list of 0 and 1.
+
+    Raises:
+        InputError: the modulus is not valid, the input is empty, or a value
+            is not a whole number.
+
+    >>> run_match2([1, -1], 2), run_match2([1], 2), run_match2([1], 2, distinct=True)
+    ([1, 1], [1], [0])
+    """
     p = check_modulus(modulus)
     if len(values) == 0:
         raise InputError("the input sequence is empty")

@@ -18,6 +18,16 @@ The result needs r*c positions but the sequence has k*(r + c): the construction
 is defined only when r*c <= k*(r + c) (3x1 times 1x3 does not fit). As in the
 paper, r and c are fixed and k = length // (r + c).
 Cost: 2 layers with r + c and r*c heads; with the length layer, 3.
+
+Example: at r = k = c = 2, two layers of 4 heads each; 3x1 times 1x3 does not fit.
+
+>>> built = matmul_construction(2, 2, 2)
+>>> built.cost.layers, [len(heads) for heads in built.cost.heads]
+(2, [4, 4])
+>>> matmul_construction(3, 1, 3)
+Traceback (most recent call last):
+    ...
+usim.errors.ShapeError: the product of 3x1 and 1x3 has 9 entries but the input sequence only 6 positions: Lemma 5's layout cannot hold it
 """
 
 from __future__ import annotations
@@ -30,7 +40,22 @@ from usim.rasp.program import Program
 
 def matmul_block(values: SOp, rows: int, inner: int | SOp, cols: int,
                  a_offset: int | SOp = 0, b_offset: int | SOp | None = None) -> SOp:
-    """A B at [0, r*c) for A (rows x inner) at a_offset and B (inner x cols) at b_offset."""
+    """A B at [0, r*c) for A (rows x inner) at a_offset and B (inner x cols) at b_offset.
+
+    Args:
+        values: the sequence holding A and B, each row-major.
+        rows: r, the rows of A (r heads a_i in the first layer).
+        inner: k, the columns of A and rows of B (an int, or a sequence such
+            as ``length // (r + c)``).
+        cols: c, the columns of B (c heads b_j in the first layer).
+        a_offset: the position of A[0][0].
+        b_offset: the position of B[0][0]; None: right after A, at
+            ``a_offset + rows * inner``.
+
+    Returns:
+        The sequence holding AB (r x c) row-major from position 0 and 0 past
+        r*c: k times the sum of the r*c second-layer heads (node ``product``).
+    """
     if b_offset is None:
         b_offset = a_offset + rows * inner
     m = (indices % inner).named("m")
@@ -50,6 +75,21 @@ def matmul_block(values: SOp, rows: int, inner: int | SOp, cols: int,
 
 
 def matmul_program(rows: int, cols: int) -> Program:
+    """The paper's program: r and c fixed, k = length // (r + c).
+
+    Args:
+        rows: r, the rows of A.
+        cols: c, the columns of B.
+
+    Returns:
+        The program with one output, ``product``: AB row-major, zeros after.
+
+    A = [[1, 2]] (1 x 2) and B = [[3], [4]] (2 x 1): AB = [[11]].
+
+    >>> from usim.encodings import run_exact
+    >>> run_exact(matmul_program(1, 1), [1, 2, 3, 4])
+    {'product': [11, 0, 0, 0]}
+    """
     inner = (length // (rows + cols)).named("k")
     return Program.of(
         f"matmul_r{rows}_c{cols}",
@@ -59,6 +99,19 @@ def matmul_program(rows: int, cols: int) -> Program:
 
 
 def matmul_fits(rows: int, inner: int, cols: int) -> bool:
+    """Whether the product's r*c entries fit in the input's k*(r + c) positions.
+
+    Args:
+        rows: r, the rows of A.
+        inner: k, the columns of A and rows of B.
+        cols: c, the columns of B.
+
+    Returns:
+        True when r*c <= k*(r + c), the shapes Lemma 5's layout can hold.
+
+    >>> matmul_fits(2, 1, 2), matmul_fits(3, 1, 3)
+    (True, False)
+    """
     return rows * cols <= inner * (rows + cols)
 
 
@@ -77,4 +130,10 @@ matmul_construction = SizedConstruction(
     outputs=lambda rows, inner, cols: [("AB", (rows, cols))],
     refuse=_does_not_fit,
 )
-"""Lemma 5's construction at (r, k, c): the product family's instance (usim prove lemma5 --all-sizes)."""
+"""Lemma 5's construction at (r, k, c): the product family's instance (usim prove lemma5 --all-sizes).
+
+Called as ``matmul_construction(rows, inner, cols)``, it gives the
+:class:`~usim.constructions.base.Construction` reading A (rows x inner) and
+B (inner x cols) and writing AB; a shape whose product does not fit
+(:func:`matmul_fits`) raises :class:`~usim.errors.ShapeError` (see the
+module's example)."""

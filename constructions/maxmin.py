@@ -86,13 +86,28 @@ from usim.rasp.program import Program
 
 
 def partner_position(p: SOp = indices) -> SOp:
-    """p xor 1: p + 1 for even p, p - 1 for odd p (an element-wise map of ``p``)."""
+    """p xor 1: p + 1 for even p, p - 1 for odd p (an element-wise map of ``p``).
+
+    Args:
+        p: the positions (``indices`` by default).
+
+    Returns:
+        The sequence ``partner_pos``.
+    """
     odd = (p % 2).named("odd")
     return (p + 1 - 2 * odd).named("partner_pos")
 
 
 def fetch_partner(values: SOp) -> tuple[SOp, SOp]:
-    """One head: (x_{p xor 1}, has_partner). Where p xor 1 >= n, nothing is selected."""
+    """One head: (x_{p xor 1}, has_partner). Where p xor 1 >= n, nothing is selected.
+
+    Args:
+        values: the sequence x.
+
+    Returns:
+        (``partner``: x_{p xor 1}, 0 where there is none; ``has_partner``:
+        whether p xor 1 < n).
+    """
     pos = partner_position()
     has_partner = (pos < length).named("has_partner")
     source = where(has_partner, pos, -1).named("partner_src")
@@ -100,7 +115,15 @@ def fetch_partner(values: SOp) -> tuple[SOp, SOp]:
 
 
 def maxmin_block(values: SOp) -> SOp:
-    """(max, min) of each pair (2t, 2t+1); an odd trailing element unchanged."""
+    """(max, min) of each pair (2t, 2t+1); an odd trailing element unchanged.
+
+    Args:
+        values: the sequence x.
+
+    Returns:
+        The sequence ``maxmin``: one head (:func:`fetch_partner`), then
+        element-wise max at even and min at odd positions.
+    """
     partner, has_partner = fetch_partner(values)
     odd = (indices % 2 == 1).named("is_odd")
     ordered = where(odd, minimum(values, partner), maximum(values, partner)).named("ordered")
@@ -108,6 +131,15 @@ def maxmin_block(values: SOp) -> SOp:
 
 
 def maxmin_program() -> Program:
+    """GroupSort-2 of the tokens: 1 attention layer, 1 head (and ``length``).
+
+    Returns:
+        The program with one output, ``maxmin``.
+
+    >>> from usim.encodings import run_exact
+    >>> run_exact(maxmin_program(), [1, 3, 2])
+    {'maxmin': [3, 1, 2]}
+    """
     return Program.of(
         "maxmin", {"maxmin": maxmin_block(tokens)},
         "GroupSort-2: (x_2t, x_2t+1) -> (max, min); an odd trailing element unchanged",
@@ -116,7 +148,14 @@ def maxmin_program() -> Program:
 
 def published_maxmin_block(values: SOp) -> SOp:
     """The authors' ``MaxMinSort`` (``MaxMin.rasp``), step by step (see the module
-    docstring): wrong on inputs with negative values."""
+    docstring): wrong on inputs with negative values.
+
+    Args:
+        values: the sequence x.
+
+    Returns:
+        The sequence ``maxmin``: reqFlip * partner + (1 - reqFlip) * x_p.
+    """
     same = select(indices, indices, Predicate.EQ).named("MaxSel")
     own = aggregate(same, values).named("own")
     next_of_even = (select(indices, indices + 1, Predicate.EQ)
@@ -132,6 +171,16 @@ def published_maxmin_block(values: SOp) -> SOp:
 
 
 def published_maxmin_program() -> Program:
+    """The authors' ``MaxMinSort`` on the tokens.
+
+    Returns:
+        The program with one output, ``maxmin``. One of the smallest
+        counterexamples: x = (0, -1) gives (0, 0), not (0, -1).
+
+    >>> from usim.encodings import run_exact
+    >>> run_exact(published_maxmin_program(), [0, -1])
+    {'maxmin': [0, 0]}
+    """
     return Program.of(
         "maxmin_published", {"maxmin": published_maxmin_block(tokens)},
         "MaxMin as published (MaxMin.rasp, MaxMinSort): reqFlip * partner + (1 - reqFlip) * x, "
@@ -140,6 +189,15 @@ def published_maxmin_program() -> Program:
 
 
 def maxmin_construction(n: int, published: bool = False) -> Construction:
+    """GroupSort-2 on a sequence of length n, as a construction.
+
+    Args:
+        n: the sequence length.
+        published: the authors' program rather than the corrected one.
+
+    Returns:
+        The construction reading x (1 x n) and writing y (1 x n).
+    """
     layout_in, layout_out = sequence_layouts(n)
     program = published_maxmin_program() if published else maxmin_program()
     return Construction(

@@ -42,7 +42,22 @@ from usim.rasp.program import Program
 
 
 def check_positions(positions: Iterable[int], n: int | None = None) -> tuple[int, ...]:
-    """The chosen positions, sorted, distinct and non-negative (and < n if given)."""
+    """The chosen positions, sorted, distinct and non-negative (and < n if given).
+
+    Args:
+        positions: the set S of positions whose ones are counted.
+        n: the input's length, or None not to check against it.
+
+    Returns:
+        S as a sorted tuple.
+
+    Raises:
+        ShapeError: S is empty, repeats a position, holds a position that is
+            not a whole number >= 0, or one past the input.
+
+    >>> check_positions([3, 1])
+    (1, 3)
+    """
     chosen = tuple(positions)
     for s in chosen:
         if isinstance(s, bool) or not isinstance(s, int) or s < 0:
@@ -59,13 +74,33 @@ def check_positions(positions: Iterable[int], n: int | None = None) -> tuple[int
 
 
 def first_k(k: int) -> tuple[int, ...]:
+    """The first k positions, the S of k-PARITY given by its k.
+
+    Args:
+        k: how many positions, a whole number >= 1.
+
+    Returns:
+        (0, 1, ..., k - 1).
+
+    Raises:
+        ShapeError: k is not a whole number >= 1.
+    """
     if isinstance(k, bool) or not isinstance(k, int) or k < 1:
         raise ShapeError(f"k-PARITY needs a whole number k >= 1, got {k!r}")
     return tuple(range(k))
 
 
 def parity_block(bits: SOp, positions: Sequence[int]) -> SOp:
-    """(number of ones at ``positions``) mod 2, at every position."""
+    """(number of ones at ``positions``) mod 2, at every position.
+
+    Args:
+        bits: the 0/1 sequence.
+        positions: the set S (:func:`check_positions`).
+
+    Returns:
+        The sequence ``parity``: k times the mean of the bits at S (one head
+        selecting the keys in S), mod 2.
+    """
     chosen = check_positions(positions)
     k = len(chosen)
     if chosen == tuple(range(k)):
@@ -82,6 +117,14 @@ def parity_block(bits: SOp, positions: Sequence[int]) -> SOp:
 
 
 def parity_program(positions: Sequence[int]) -> Program:
+    """k-PARITY over S: 1 attention layer, 1 head.
+
+    Args:
+        positions: the set S (:func:`check_positions`).
+
+    Returns:
+        The program with one output, ``parity``.
+    """
     chosen = check_positions(positions)
     k = len(chosen)
     label = f"first {k}" if chosen == tuple(range(k)) else "positions " + ",".join(map(str, chosen))
@@ -93,6 +136,15 @@ def parity_program(positions: Sequence[int]) -> Program:
 
 
 def parity_construction(n: int, positions: Sequence[int]) -> Construction:
+    """k-PARITY over S on a sequence of length n, as a construction.
+
+    Args:
+        n: the sequence length.
+        positions: the set S, inside the sequence.
+
+    Returns:
+        The construction reading x (1 x n) and writing y (1 x n).
+    """
     chosen = check_positions(positions, n)
     layout_in, layout_out = sequence_layouts(n)
     return Construction(
@@ -105,7 +157,17 @@ def parity_construction(n: int, positions: Sequence[int]) -> Construction:
 
 
 def check_bits(bits: Sequence[object]) -> list[int]:
-    """The input as 0/1 ints, or an error naming the first non-binary entry."""
+    """The input as 0/1 ints, or an error naming the first non-binary entry.
+
+    Args:
+        bits: the values given (ints, exact numbers, decimal strings).
+
+    Returns:
+        The values as ints 0 and 1.
+
+    Raises:
+        InputError: a value is not 0 or 1.
+    """
     out = []
     for p, b in enumerate(bits):
         try:
@@ -122,6 +184,16 @@ def run_parity(bits: Sequence[object], positions: Sequence[int] | int) -> list[i
     """Run the construction exactly on a validated 0/1 input.
 
     ``positions`` is k (the first k positions) or an explicit set of positions.
+
+    Args:
+        bits: the 0/1 input (:func:`check_bits`).
+        positions: k, or the set S.
+
+    Returns:
+        The parity of the ones at S, at every position.
+
+    >>> run_parity([1, 1, 0, 1], 3), run_parity([1, 0, 0, 1], [0, 2])
+    ([0, 0, 0, 0], [1, 1, 1, 1])
     """
     values = check_bits(bits)
     if not values:

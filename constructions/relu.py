@@ -19,20 +19,54 @@ from usim.rasp.program import Program
 
 
 def relu_block(values: SOp) -> SOp:
-    """max(values, 0), position by position (no head)."""
+    """max(values, 0), position by position (no head).
+
+    Args:
+        values: the sequence x.
+
+    Returns:
+        The element-wise map ``relu``: max(x_p, 0) at every p.
+    """
     return maximum(values, 0).named("relu")
 
 
 def relu_program() -> Program:
+    """ReLU of the tokens: no attention layer.
+
+    Returns:
+        The program with one output, ``relu``.
+
+    >>> from usim.encodings import run_exact
+    >>> run_exact(relu_program(), [-1, 2])
+    {'relu': [0, 2]}
+    """
     return Program.of("relu", {"relu": relu_block(tokens)}, "ReLU: max(x, 0) at every position")
 
 
 def sequence_layouts(n: int, source: str = "x", target: str = "y") -> tuple[SequenceLayout, SequenceLayout]:
-    """The input and output layouts of a sequence-to-sequence map of length n."""
+    """The input and output layouts of a sequence-to-sequence map of length n.
+
+    Args:
+        n: the sequence length.
+        source: the name of the input block (1 x n).
+        target: the name of the output block (1 x n).
+
+    Returns:
+        (input layout, output layout).
+    """
     return SequenceLayout.of((source, (1, n))), SequenceLayout.of((target, (1, n)))
 
 
 def relu_construction(n: int) -> Construction:
+    """ReLU on a sequence of length n, as a construction.
+
+    Args:
+        n: the sequence length.
+
+    Returns:
+        The construction reading x (1 x n) and writing y (1 x n): 0 attention
+        layers.
+    """
     layout_in, layout_out = sequence_layouts(n)
     return Construction(
         name=f"relu n={n}",

@@ -115,7 +115,21 @@ class Move:
 
 def plan_moves(parts: Sequence[Part], target: SequenceLayout,
                pieces: Mapping[str, Sequence[Piece]] | None = None) -> list[tuple[int, Move]]:
-    """Which part and rectangle fills each destination block (checked shapes)."""
+    """Which part and rectangle fills each destination block (checked shapes).
+
+    Args:
+        parts: the source sequences and the blocks they hold.
+        target: the layout of the sequence to assemble.
+        pieces: destination block name -> the rectangles it is made of; a
+            block not listed is copied whole from the block of its name.
+
+    Returns:
+        (index of the first part holding the source block, the move) for
+        every piece, in the order of ``target``'s blocks.
+
+    Raises:
+        ShapeError: no part holds a block needed, or a piece does not fit.
+    """
     pieces = pieces or {}
     moves: list[tuple[int, Move]] = []
     for dest in target.blocks:
@@ -147,6 +161,30 @@ def route(parts: Sequence[Part], target: SequenceLayout,
 
     One gather head per source part (see the module docstring); a clean part
     whose only move keeps a whole block in place is added without a head.
+
+    Args:
+        parts: the source sequences and the blocks they hold, each as long
+            as ``target``.
+        target: the layout of the sequence to assemble.
+        pieces: destination block name -> its rectangles (:func:`plan_moves`).
+        name: the name of the result; its heads are ``name.0``, ``name.1``, ...
+
+    Returns:
+        The sequence holding ``target``'s blocks, 0 at every other position.
+
+    Raises:
+        ShapeError: a part's length differs from the target's, a block is
+            missing or does not fit, or the target has no block.
+
+    Two blocks swapped by one head:
+
+    >>> from usim.encodings import run_exact
+    >>> from usim.rasp.expr import tokens
+    >>> from usim.rasp.program import Program
+    >>> source = SequenceLayout.of(("A", (1, 2)), ("B", (1, 2)))
+    >>> swapped = SequenceLayout.of(("B", (1, 2)), ("A", (1, 2)))
+    >>> run_exact(Program.of("swap", {"W": route([Part(tokens, source)], swapped)}), [1, 2, 3, 4])
+    {'W': [3, 4, 1, 2]}
     """
     for part in parts:
         if not same_size(part.layout.length, target.length):
@@ -175,7 +213,24 @@ def route(parts: Sequence[Part], target: SequenceLayout,
 def routing_table(parts_layouts: Sequence[SequenceLayout], target: SequenceLayout,
                   pieces: Mapping[str, Sequence[Piece]] | None = None) -> list[tuple[int, int] | None]:
     """Exact specification of a routing: for each destination position, (part, source
-    position) or None (0). Written from the layouts alone, for checking a route."""
+    position) or None (0). Written from the layouts alone, for checking a route.
+
+    Args:
+        parts_layouts: the layouts of the source sequences.
+        target: the layout of the sequence assembled.
+        pieces: destination block name -> its rectangles (:func:`plan_moves`).
+
+    Returns:
+        For each position of ``target``, (part index, source position), or
+        None where the route gives 0.
+
+    Raises:
+        ShapeError: two pieces write one position (or as :func:`plan_moves`).
+
+    >>> routing_table([SequenceLayout.of(("A", (1, 2)), ("B", (1, 2)))],
+    ...               SequenceLayout.of(("B", (1, 2)), ("A", (1, 2))))
+    [(0, 2), (0, 3), (0, 0), (0, 1)]
+    """
     dummy = [Part(indices, lay) for lay in parts_layouts]
     moves = plan_moves(dummy, target, pieces)
     table: list[tuple[int, int] | None] = [None] * target.length
@@ -190,7 +245,15 @@ def routing_table(parts_layouts: Sequence[SequenceLayout], target: SequenceLayou
 
 
 def fix(values: SOp, constants: Mapping[int, int | Fraction]) -> SOp:
-    """``values`` with the given positions set to constants (element-wise, no head)."""
+    """``values`` with the given positions set to constants (element-wise, no head).
+
+    Args:
+        values: the sequence.
+        constants: position -> the constant placed there.
+
+    Returns:
+        The sequence ``fixed`` (``values`` itself when there is nothing to fix).
+    """
     out = values
     for position, value in sorted(constants.items()):
         out = where(indices == position, value, out)
@@ -202,7 +265,21 @@ def move_blocks_program(rows: int, cols: int, width: int, gap: int) -> Program:
     blocks only): the sequence <G (1 x gap), X (rows x cols), Y (1 x width)>
     is routed into <Y, X> from position 0, G dropped, zeros after. Both moves
     are one head: src(p) = p + gap + rows*cols on Y's new place, p + gap - width
-    on X's, -1 elsewhere; the new places overlap the old ones."""
+    on X's, -1 elsewhere; the new places overlap the old ones.
+
+    Args:
+        rows: the rows of X.
+        cols: the columns of X.
+        width: the length of Y.
+        gap: the length of G.
+
+    Returns:
+        The program with one output, ``W``: <Y, X> then zeros.
+
+    >>> from usim.encodings import run_exact
+    >>> run_exact(move_blocks_program(1, 2, 1, 1), [9, 1, 2, 3])  # G = [9], X = [[1, 2]], Y = [3]
+    {'W': [3, 1, 2, 0]}
+    """
     source = SequenceLayout.of(("G", (1, gap)), ("X", (rows, cols)), ("Y", (1, width)))
     target = SequenceLayout.of(("Y", (1, width)), ("X", (rows, cols)), length=source.length)
     return Program.of("move_blocks", {"W": route([Part(tokens, source)], target, name="move")},

@@ -18,6 +18,11 @@ Input: S (r x c) row-major. Output: softmax(S) row by row, in place.
 No row maximum is subtracted (as in the paper): the numeric interpretation
 overflows for entries above about 709. Cost: 1 layer, r heads; with the length
 layer, 2.
+
+Example: the construction at r = 2, c = 3 has one layer with a head per row.
+
+>>> softmax_construction(2, 3).cost.heads
+(('row_mean0', 'row_mean1'),)
 """
 
 from __future__ import annotations
@@ -53,6 +58,20 @@ def softmax_block(values: SOp, rows: int, cols: int | SOp, offset: int = 0,
     entries where it is false: their e is 0, so they weigh nothing in their row's
     sum and their softmax is 0 (every row must keep one entry, or its sum is 0).
     Without a mask the block is exactly the paper's.
+
+    Args:
+        values: the sequence holding S row-major from ``offset``.
+        rows: r, the number of rows (one head per row).
+        cols: c, the number of columns (an int, or a sequence such as
+            ``length // r``).
+        offset: the position of S[0][0] in ``values``.
+        base: None for exp; a number b for b ** S.
+        guard: whether positions outside the block give 0.
+        mask: a boolean sequence, false at the entries left out, or None.
+
+    Returns:
+        The sequence holding softmax(S) row by row, in place (at the block's
+        positions).
     """
     e = (exp(values) if base is None else base ** values).named("e")
     if mask is not None:
@@ -72,6 +91,24 @@ def softmax_block(values: SOp, rows: int, cols: int | SOp, offset: int = 0,
 
 
 def softmax_program(rows: int, base: Fraction | None = None) -> Program:
+    """The paper's program: r fixed, c = length // r, softmax of every row.
+
+    Args:
+        rows: r, fixed in the program; c is read from the sequence's length.
+        base: None for exp (the statement proved); a number b for b ** S
+            (the paper's listing uses 2.718, an approximation of e).
+
+    Returns:
+        The program with one output, ``softmax``.
+
+    With base 2 the values are exact: row [0, 1] gives [1/3, 2/3].
+
+    >>> from fractions import Fraction
+    >>> from usim.encodings import run_exact
+    >>> run_exact(softmax_program(2, base=Fraction(2)), [0, 1,
+    ...                                                  1, 1])
+    {'softmax': [Fraction(1, 3), Fraction(2, 3), Fraction(1, 2), Fraction(1, 2)]}
+    """
     cols = (length // rows).named("cols")
     variant = "exp" if base is None else f"{float(base)}**x"
     return Program.of(
@@ -89,4 +126,9 @@ softmax_construction = SizedConstruction(
     outputs=lambda rows, cols: [("softmax(S)", (rows, cols))],
 )
 """Lemma 4's construction at (r, c), with ``base=`` a power in place of exp:
-the softmax family's instance (usim prove lemma4 --all-sizes)."""
+the softmax family's instance (usim prove lemma4 --all-sizes).
+
+Called as ``softmax_construction(rows, cols)`` (or with ``base=``), it gives
+the :class:`~usim.constructions.base.Construction` reading S and writing
+softmax(S), both rows x cols: one layer with one head per row (see the
+module's example)."""

@@ -36,7 +36,19 @@ Replacements = Mapping[str, Callable[[Expr], Expr]]
 
 
 def every_shape(dimensions: int, least: int = 1) -> Callable[[int], list[Shape]]:
-    """Shapes with every one of ``dimensions`` dimensions from ``least`` to N."""
+    """Shapes with every one of ``dimensions`` dimensions from ``least`` to N.
+
+    Args:
+        dimensions: how many dimensions a shape has ((r, c): 2).
+        least: the smallest size of each dimension.
+
+    Returns:
+        The function N -> every shape in {least, ..., N}^dimensions, in
+        lexicographic order (a claim's ``shapes``).
+
+    >>> every_shape(2)(2)
+    [(1, 1), (1, 2), (2, 1), (2, 2)]
+    """
     def shapes(n: int) -> list[Shape]:
         return list(itertools.product(range(least, n + 1), repeat=dimensions))
     return shapes
@@ -69,6 +81,55 @@ def claim(
     ``variants`` are other whole constructions checked against the same
     statement (each must be refuted). ``settings`` are the Claim's own fields
     (engines, default_max_n, ci_max_n, measure, semantics, notes, expected).
+
+    Args:
+        id: the claim's id (``usim prove ID``), written once.
+        paper: where the paper states it ("Lemma 3").
+        title: one line: what is computed, at what cost.
+        statement: the statement proved, in words.
+        construction: the construction at a shape, called as
+            ``construction(*shape)`` (a
+            :class:`~usim.constructions.base.SizedConstruction` or a function).
+        shapes: N -> the shapes covered for bound N (:func:`every_shape`).
+        target: the input matrices (sympy matrices of symbols, by the input
+            layout's block names) -> the expected output blocks, by the
+            output layout's names. Give this or ``target_for``.
+        target_for: shape -> the target at that shape, where it depends on it.
+        output: which output of the program is compared (default: its first).
+        preconditions: the input matrices -> sympy relations assumed to hold
+            (``det != 0``).
+        domain: ``"real"`` or ``"integer"``, what the input entries range over.
+        values: the finite set each input entry ranges over (exact numbers),
+            or a function of the shape giving it; None: the whole domain.
+        mutants: broken variant name -> (shape -> named node -> its
+            replacement, given the node).
+        variants: broken variant name -> another whole construction, called
+            with the shape.
+        cost_of: shape -> the program whose cost the claim reports, when the
+            construction checked is a part of it.
+        **settings: the :class:`~usim.engine.claim.Claim`'s own fields.
+
+    Returns:
+        The claim: each shape's obligation (with the right construction as the
+        reference where a broken one diverges), and each broken variant's.
+
+    Raises:
+        TypeError: both or neither of ``target`` and ``target_for`` given.
+
+    Example: Lemma 3 declared again, one shape proved, a broken variant
+    (each source position moved by one) refuted.
+
+    >>> from usim.constructions.transpose import transpose_construction
+    >>> from usim.engine.runner import check_obligation
+    >>> lemma = claim("transpose", paper="Lemma 3", title="transpose: 1 layer, 1 head",
+    ...               statement="the program outputs M^T",
+    ...               construction=transpose_construction, target=lambda m: {"MT": m["M"].T},
+    ...               shapes=every_shape(2),
+    ...               mutants={"off-by-one": lambda shape: {"transpose_src": lambda node: node + 1}})
+    >>> check_obligation(lemma.obligation((2, 3))).status
+    <Status.PROVED: 'PROVED'>
+    >>> check_obligation(lemma.mutants["off-by-one"]((2, 3))).status
+    <Status.REFUTED: 'REFUTED'>
     """
 
     if (target is None) == (target_for is None):
@@ -104,7 +165,23 @@ def erratum(of: Claim, id: str, *, paper: str, title: str, statement: str,
     """A construction as published, stated against ``of``'s very statement (its
     target, layouts and preconditions) and expected REFUTED: refuted with a
     replayed counterexample is this claim's right outcome. The divergence of a
-    counterexample is located against ``of``'s construction."""
+    counterexample is located against ``of``'s construction.
+
+    Args:
+        of: the correct claim whose statement the published construction is
+            held to.
+        id: the erratum's id.
+        paper: where the paper states it.
+        title: one line: what was published.
+        statement: what is refuted, in words.
+        construction: the construction as published, called with the shape.
+        shapes: N -> the shapes covered; None: ``of``'s.
+        **settings: the :class:`~usim.engine.claim.Claim`'s own fields
+            (engines and semantics default to ``of``'s).
+
+    Returns:
+        The claim, expected REFUTED (category "refuted").
+    """
 
     def obligation(shape: Shape) -> Obligation:
         right = of.obligation(shape)

@@ -58,7 +58,15 @@ HALF = Fraction(1, 2)
 
 
 def form_column(form: Form) -> dict[int, Fraction]:
-    """A form as a readout: its dimensions, and its table on pos:1 .. pos:n (BOS 0)."""
+    """A form as a readout: its dimensions, and its table on pos:1 .. pos:n (BOS 0).
+
+    Args:
+        form: sum_i coeffs[i] r_i + offset[t].
+
+    Returns:
+        Residual dimension -> weight: the form's coefficients, and offset[t]
+        on the position dimension of real position t.
+    """
     column = dict(form.coeffs)
     for t, w in enumerate(form.offset):
         if w:
@@ -77,7 +85,15 @@ def _reads(c) -> set[int]:
 
 
 def schedule(circuit: Circuit) -> list[int]:
-    """The time of every component (odd: a head, even: an MLP unit)."""
+    """The time of every component (odd: a head, even: an MLP unit).
+
+    Args:
+        circuit: the first pass's circuit.
+
+    Returns:
+        The time of each of ``circuit.components``, in their order: the first
+        time of its kind after everything it reads is written.
+    """
     time = {d: 0 for d in range(circuit.n + 2)}
     out = []
     for c in circuit.components:
@@ -131,7 +147,15 @@ def _by_values(keys: tuple[Fraction, ...], queries: tuple[Fraction, ...]) -> tup
 
 
 def hard_scores(part: HardHeadPart) -> tuple[list[dict], list[dict], str]:
-    """W_Q and W_K columns of a hard head (see the module docstring)."""
+    """W_Q and W_K columns of a hard head (see the module docstring).
+
+    Args:
+        part: the hard head.
+
+    Returns:
+        (query columns, key columns, how they were made: "by rows" or "by
+        values", with the margin), the factorisation with the smaller d_k.
+    """
     by_rows = _by_rows(part.rows)
     if part.equality is not None and len(by_rows[0]) > 3:
         return _by_values(*part.equality)
@@ -140,7 +164,16 @@ def hard_scores(part: HardHeadPart) -> tuple[list[dict], list[dict], str]:
 
 def expected_selection(part: HardHeadPart, size: int) -> StaticSelection:
     """The maximisers a hard head must have: its rows (real keys), BOS on an
-    empty row and at the BOS query."""
+    empty row and at the BOS query.
+
+    Args:
+        part: the hard head.
+        size: the network's sequence length, BOS included (n + 1).
+
+    Returns:
+        The selection over network positions (BOS is 0, real position t is
+        t + 1).
+    """
     rows = [[0]] + [[k + 1 for k in row] or [0] for row in part.rows]
     return StaticSelection.from_rows(size, rows)
 
@@ -148,7 +181,17 @@ def expected_selection(part: HardHeadPart, size: int) -> StaticSelection:
 def circuit_to_network(circuit: Circuit, name: str | None = None, check: bool = True) -> Network:
     """The network of ``circuit``. With ``check``, every hard head's maximisers,
     decided exactly from its weights, are compared with its selection (a
-    mismatch is a compiler bug, raised as an AssertionError)."""
+    mismatch is a compiler bug, raised as an AssertionError).
+
+    Args:
+        circuit: the first pass's circuit (:func:`rasp_to_circuit`).
+        name: the network's name; None: ``{program}@n{n}``.
+        check: whether to re-decide every hard head's maximisers exactly.
+
+    Returns:
+        The network: layers as :func:`schedule` places the components, exact
+        rational weights.
+    """
     n, width = circuit.n, len(circuit.dims)
     size = n + 1
     times = schedule(circuit)

@@ -17,7 +17,16 @@ from usim.transformer.model import HARD, SOFT, Head, Layer, Linear, Network
 
 
 def hard_to_masked(network: Network) -> Network:
-    """The network with every average-hard head a masked softmax head (see above)."""
+    """The network with every average-hard head a masked softmax head (see above).
+
+    Args:
+        network: a compiled network (left unchanged).
+
+    Returns:
+        The network ``{name} [masked]``: the same layers, MLPs and outputs,
+        each hard head replaced by a softmax head with zero scores whose mask
+        is its maximisers (an example is in :mod:`usim.transformer.compiler`).
+    """
     size = network.n + 1
     layers = []
     for layer in network.layers:

@@ -133,6 +133,16 @@ class Known:
 
 
 def known_values(program: Program, n: int) -> Known:
+    """Analysis 1 (see the module docstring): what is known at length n.
+
+    Args:
+        program: the RASP program.
+        n: the sequence length.
+
+    Returns:
+        The tables of the sequences known at every position and the decided
+        selections, by node id.
+    """
     roots = tuple(sop for _, sop in program.outputs)
     plan = plan_for(roots, n)
     env = evaluate_all(program, PARTIAL, [UNKNOWN] * n)
@@ -165,7 +175,16 @@ def _truths(table: Sequence[Any]) -> np.ndarray:
 
 
 def demand(program: Program, known: Known) -> dict[int, np.ndarray]:
-    """Node id -> the positions some consumer reads it at (see the module docstring)."""
+    """Node id -> the positions some consumer reads it at (see the module docstring).
+
+    Args:
+        program: the RASP program.
+        known: its known values (:func:`known_values`).
+
+    Returns:
+        Node id -> a boolean array over the n positions (a node read nowhere
+        is absent).
+    """
     n = known.n
     order = program.nodes()
     wanted: dict[int, np.ndarray] = {}
@@ -677,7 +696,20 @@ def _combine(a: ExpLinear, b: ExpLinear | None, ca: Fraction, cb: Fraction) -> E
 
 
 def rasp_to_circuit(program: Program, n: int, outputs: Sequence[str] | None = None) -> Circuit:
-    """The circuit computing ``program`` on sequences of length n."""
+    """The circuit computing ``program`` on sequences of length n.
+
+    Args:
+        program: the RASP program.
+        n: the sequence length (at least 1).
+        outputs: the names of the outputs compiled; None: every output.
+
+    Returns:
+        The circuit: residual dimensions, components, output forms.
+
+    Raises:
+        CompileError: n < 1, no output of that name, or a node with no exact
+            realisation (one line naming it).
+    """
     if n < 1:
         raise CompileError(f"the sequence length must be at least 1, got {n}")
     known = known_values(program, n)

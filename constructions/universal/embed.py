@@ -8,6 +8,23 @@ pieces; :func:`embed` is it in RASP (the hierarchy's proofs run U on it) and
 :func:`embed_arrays` the same placement applied to numpy arrays (``usim
 simulate``), both read from the one routing table
 (:func:`usim.constructions.routing.routing_table`).
+
+Example: U for n = 2, d = 1 given a T with n = 1. Its input holds the header
+[n, d, c] = [1, 1, 1], X zero-padded to 2 x 1, A, V, then scratch space; U's
+output is T(X) = softmax(c x a x) x v = 3 at row 0 and 0 on the padded row.
+
+>>> import numpy as np
+>>> from usim.constructions.universal.schedule import build
+>>> from usim.constructions.universal.spec import spec_for
+>>> from usim.encodings import run_numeric
+>>> u = build(spec_for({"X": (2, 1), "A": (1, 1), "V": (1, 1)}))
+>>> small = spec_for({"X": (1, 1), "A": (1, 1), "V": (1, 1)})
+>>> sequence = embed_arrays(u, small, {"X": np.array([[1.0]]), "A": np.array([[0.5]]),
+...                                    "V": np.array([[3.0]])}, scale=1.0)
+>>> sequence.tolist()
+[[1.0, 1.0, 1.0, 1.0, 0.0, 0.5, 3.0, 0.0, 0.0]]
+>>> u.output_layout.decode_numeric(run_numeric(u.program, sequence)["Y"])[0].tolist()
+[[3.0], [0.0]]
 """
 
 from __future__ import annotations
@@ -26,12 +43,33 @@ from usim.rasp.program import Program
 
 
 def compact_layout(spec: Spec, length: int) -> SequenceLayout:
-    """<scale (1 x 1), X, T's matrices> at T's own sizes, padded to ``length``."""
+    """<scale (1 x 1), X, T's matrices> at T's own sizes, padded to ``length``.
+
+    Args:
+        spec: T's sizes and parts.
+        length: the sequence length (U's).
+
+    Returns:
+        The layout of T's input written compactly, the scale first.
+    """
     return SequenceLayout.of(("scale", (1, 1)), *spec.parameter_shapes(), length=length)
 
 
 def embed_pieces(u: Universal, small: Spec) -> dict[str, tuple[Piece, ...]]:
-    """Where each matrix of ``small`` goes in U's (zero-padded) input blocks."""
+    """Where each matrix of ``small`` goes in U's (zero-padded) input blocks.
+
+    Args:
+        u: U, built for its Spec's bounds.
+        small: T's sizes and parts, within U's bounds.
+
+    Returns:
+        U's input block name -> the pieces of the compact layout
+        (:func:`compact_layout`) placed there: the scale at the header's c,
+        W_O per head, every other matrix whole at the corner.
+
+    Raises:
+        ShapeError: T's parts differ from U's, or a size exceeds U's bound.
+    """
     big = u.spec
     if small.heads != big.heads or small.form != big.form or small.bias != big.bias \
             or small.encoder != big.encoder or small.out_proj != big.out_proj \
@@ -52,7 +90,17 @@ def embed_pieces(u: Universal, small: Spec) -> dict[str, tuple[Piece, ...]]:
 
 
 def embed(u: Universal, small: Spec, values: SOp) -> SOp:
-    """U's input sequence built from the compact layout of ``small`` (header fixed)."""
+    """U's input sequence built from the compact layout of ``small`` (header fixed).
+
+    Args:
+        u: U, built for its Spec's bounds.
+        small: T's sizes and parts, within U's bounds.
+        values: the sequence holding T's input in :func:`compact_layout`.
+
+    Returns:
+        U's input: one routing head (:func:`embed_pieces`), then the header's
+        n and d fixed to T's.
+    """
     layout = compact_layout(small, u.length)
     routed = route([Part(values, layout)], u.input_layout, embed_pieces(u, small), name="embed")
     return fix(routed, u.header(small.n, small.d))
@@ -61,7 +109,18 @@ def embed(u: Universal, small: Spec, values: SOp) -> SOp:
 def embed_arrays(u: Universal, small: Spec, arrays: Mapping[str, np.ndarray], scale: float,
                  dtype=np.float64) -> np.ndarray:
     """U's input sequence (1, L) for ``small``'s matrices: the placement of
-    :func:`embed`, read from the same routing table, applied to arrays."""
+    :func:`embed`, read from the same routing table, applied to arrays.
+
+    Args:
+        u: U, built for its Spec's bounds.
+        small: T's sizes and parts, within U's bounds.
+        arrays: T's matrices by name, at T's sizes.
+        scale: c, the softmax scale (the header's third field).
+        dtype: the array's element type.
+
+    Returns:
+        An array of shape (1, L), L = U's length (see the module's example).
+    """
     layout = compact_layout(small, u.length)
     compact = layout.encode_numeric({"scale": np.array([[scale]]), **arrays})[0].astype(dtype)
     table = routing_table([layout], u.input_layout, embed_pieces(u, small))
@@ -75,7 +134,16 @@ def embed_arrays(u: Universal, small: Spec, arrays: Mapping[str, np.ndarray], sc
 
 
 def simulation_program(u: Universal, small: Spec | None = None) -> Program:
-    """U applied to the embedding of ``small`` (default: U's own sizes)."""
+    """U applied to the embedding of ``small`` (default: U's own sizes).
+
+    Args:
+        u: U, built for its Spec's bounds.
+        small: T's sizes and parts; None: U's own.
+
+    Returns:
+        The program with one output, ``Y``: T(X), reading T's input in
+        :func:`compact_layout`.
+    """
     small = small or u.spec
     return Program.of(f"{u.program.name}_on_{small.tag}", {"Y": u.apply(embed(u, small, tokens))},
                       f"U for {u.spec.tag} on T of sizes {small.tag}")

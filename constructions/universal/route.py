@@ -11,6 +11,13 @@ such route per head, concatenates the heads and applies W_O (+ b_O)
 post-norm encoder: Z = LN1(X + Att), out = LN2(Z + ReLU(Z W1 + b1) W2 + b2),
 each part switchable in the :class:`Spec` (:func:`encoder_route`).
 :func:`route_of` picks the route a Spec describes.
+
+Example: Theorem 6's route for one merged head.
+
+>>> from usim.constructions.universal.spec import spec_for
+>>> spec = spec_for({"X": (2, 1), "A": (1, 1), "V": (1, 1)})
+>>> [step.describe() for step in route_of(spec).steps]
+['XT = transpose(X)', 'Y1 = X A', 'Y2 = Y1 XT', 'P = softmax(Y2)', 'Y4 = X V', 'O = P Y4']
 """
 
 from __future__ import annotations
@@ -30,7 +37,16 @@ class Route:
 
 
 def attention_head_route(spec: Spec, h: int) -> tuple[list[Step], str]:
-    """One head: its steps (X^T is shared, made by the caller) and its output's name."""
+    """One head: its steps (X^T is shared, made by the caller) and its output's name.
+
+    Args:
+        spec: the layer's bounds and parts (its form: merged or projected,
+            with or without biases).
+        h: the head's index (its blocks' suffix when H > 1).
+
+    Returns:
+        (the head's steps in data-flow order, the name of its output O).
+    """
     name = lambda base: spec.head(base, h)  # noqa: E731
     if spec.form == "merged":
         return [Step(name("Y1"), "matmul", ("X", name("A"))),
@@ -55,7 +71,14 @@ def attention_head_route(spec: Spec, h: int) -> tuple[list[Step], str]:
 
 
 def theorem9_route(spec: Spec) -> Route:
-    """H heads side by side, concatenated, then W_O (+ b_O) where the Spec has it."""
+    """H heads side by side, concatenated, then W_O (+ b_O) where the Spec has it.
+
+    Args:
+        spec: the layer's bounds and parts.
+
+    Returns:
+        The route of the attention layer (Theorem 9; Theorem 6 when H = 1).
+    """
     steps: list[Step] = [Step("XT", "transpose", ("X",))] if spec.form == "merged" else []
     outputs = []
     for h in range(spec.heads):
@@ -76,12 +99,27 @@ def theorem9_route(spec: Spec) -> Route:
 
 
 def theorem6_route(spec: Spec) -> Route:
-    """One head: X^T, X A, (X A) X^T, softmax, X V, and the product of the two."""
+    """One head: X^T, X A, (X A) X^T, softmax, X V, and the product of the two.
+
+    Args:
+        spec: the layer's bounds and parts (one head).
+
+    Returns:
+        The route of Theorem 6 (Theorem 9's route with one head).
+    """
     return theorem9_route(spec)
 
 
 def encoder_route(spec: Spec) -> Route:
-    """The attention's route, then the post-norm encoder's steps."""
+    """The attention's route, then the post-norm encoder's steps.
+
+    Args:
+        spec: the layer's bounds and parts (residuals, norms and the
+            feed-forward biases each switchable).
+
+    Returns:
+        The route of Corollary 6.1 (one head) or 9.1.
+    """
     attention = theorem9_route(spec)
     steps = list(attention.steps)
     z = attention.result
@@ -109,5 +147,12 @@ def encoder_route(spec: Spec) -> Route:
 
 def route_of(spec: Spec) -> Route:
     """The route the Spec describes: Theorem 6 or 9, with the encoder of
-    Corollary 6.1 or 9.1 when the Spec has one."""
+    Corollary 6.1 or 9.1 when the Spec has one.
+
+    Args:
+        spec: the layer's bounds and parts.
+
+    Returns:
+        :func:`encoder_route` for an encoder, else :func:`theorem9_route`.
+    """
     return encoder_route(spec) if spec.encoder else theorem9_route(spec)

@@ -17,6 +17,25 @@ the others in place. U is
 so every stage can be proved on its own, on fresh symbols for its workspace
 (:mod:`usim.proofs._universal`). The sequence is as long as the longest
 workspace or block needs.
+
+Example: U for one merged head with n = 2, d = 1, run numerically on
+X = [1, 2]^T, A = [0.5], V = [3] (c = 1), against numpy's
+softmax(c X A X^T) X V.
+
+>>> import numpy as np
+>>> from usim.constructions.universal.embed import embed_arrays
+>>> from usim.constructions.universal.spec import spec_for
+>>> from usim.encodings import run_numeric
+>>> spec = spec_for({"X": (2, 1), "A": (1, 1), "V": (1, 1)})
+>>> u = build(spec)
+>>> u.length, len(u.stages)
+(9, 4)
+>>> X, A, V = np.array([[1.0], [2.0]]), np.array([[0.5]]), np.array([[3.0]])
+>>> sequence = embed_arrays(u, spec, {"X": X, "A": A, "V": V}, scale=1.0)
+>>> Y = u.output_layout.decode_numeric(run_numeric(u.program, sequence)["Y"])[0]
+>>> S = X @ A @ X.T
+>>> bool(np.allclose(Y, np.exp(S) / np.exp(S).sum(axis=1, keepdims=True) @ X @ V))
+True
 """
 
 from __future__ import annotations
@@ -122,6 +141,17 @@ class Universal:
 
 
 def shapes_of(spec: Spec, steps: Sequence[Step], kinds: Mapping[str, StepKind]) -> dict[str, tuple[int, int]]:
+    """The shape of every block: T's parameters and each step's result.
+
+    Args:
+        spec: the layer's bounds and parts (its parameters' shapes).
+        steps: the route's steps, in data-flow order.
+        kinds: the step kinds (each gives its result's shape from its
+            operands').
+
+    Returns:
+        Block name -> (rows, cols).
+    """
     shapes = dict(spec.parameter_shapes())
     for st in steps:
         shapes[st.out] = kinds[st.kind].shape([shapes[a] for a in st.args])
@@ -130,7 +160,18 @@ def shapes_of(spec: Spec, steps: Sequence[Step], kinds: Mapping[str, StepKind]) 
 
 def build(spec: Spec, route_: Route | None = None, kinds: Mapping[str, StepKind] = STEP_KINDS) -> Universal:
     """Schedule the route's steps (default: the Spec's own route) into stages, lay
-    out every workspace, size the sequence."""
+    out every workspace, size the sequence.
+
+    Args:
+        spec: the bounds U is built for and the parts T has.
+        route_: the steps to schedule; None: :func:`route_of` ``spec``.
+        kinds: the table of step kinds (:data:`STEP_KINDS`; a test passes one
+            with a toy kind).
+
+    Returns:
+        U: its stages, workspaces, layouts and its one program
+        (``Universal.program``); see the module's example.
+    """
     route_ = route_ or route_of(spec)
     steps = list(route_.steps)
     shapes = shapes_of(spec, steps, kinds)
