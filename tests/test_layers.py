@@ -6,7 +6,8 @@ Layers, lowest first: the language (``usim.rasp``), its interpretations
 interpretations), the constructions, the transformer model and the compiler
 from RASP to weights (``usim.transformer``), the engine, the proofs, and the command
 line (``usim.commands``, ``usim.render``, ``usim.show``, ``usim.cli``). The
-package root (``usim``: its version) and ``usim.errors`` are below them all. Every ``import`` in a module (at its top or
+package root (``usim``: its version), ``usim.errors`` and ``usim.packages``
+(the list of folders, which the engine's source digest reads) are below them all. Every ``import`` in a module (at its top or
 inside a function) counts, except under ``if TYPE_CHECKING`` and in a proof
 script's ``if __name__ == "__main__"`` block, which hands over to the command line.
 """
@@ -19,10 +20,10 @@ from pathlib import Path
 
 import pytest
 
+from usim.packages import FOLDERS
+
 ROOT = Path(__file__).resolve().parent.parent
-FOLDERS = {"rasp": "usim.rasp", "encodings": "usim.encodings", "constructions": "usim.constructions",
-           "transformer": "usim.transformer", "engine": "usim.engine", "proofs": "usim.proofs", "repl": "usim.repl",
-           "listings": "usim.listings", "usim": "usim"}
+BELOW_ALL = ("usim", "usim.errors", "usim.packages")  # the package root (its version), errors, the list of packages
 LAYERS = ["usim.errors", "usim.rasp", "usim.encodings", "usim.repl", "usim.constructions",
           "usim.transformer", "usim.engine", "usim.proofs", "usim.listings", "usim.*"]  # usim.*: the command line and everything else in the usim folder
 
@@ -40,7 +41,7 @@ def _modules() -> dict[str, Path]:
 
 
 def _layer(module: str) -> int:
-    if module == "usim":  # the package root: its version only
+    if module in BELOW_ALL:
         return 0
     best = len(LAYERS) - 1
     for i, prefix in enumerate(LAYERS[:-1]):  # the longest matching prefix decides

@@ -15,9 +15,9 @@ Layers, each importing only those below it:
 
 The layers live in top-level folders of the repository (``rasp/``,
 ``encodings/``, ...) and are installed as subpackages of ``usim`` by the
-``package-dir`` mapping in ``pyproject.toml``: that mapping is the only
-mechanism. Run usim from an installed (or editable, ``pip install -e .``)
-package; from the repository root, Python would find this folder before the
+mapping in :mod:`usim.packages` (the one list of folders, which ``setup.py``
+gives the installer): that mapping is the only mechanism. Run usim from an
+installed (or editable, ``pip install -e .``) package; from the repository root, Python would find this folder before the
 installed package, so use the ``usim`` command or ``python -P -m ...``.
 """
 
