@@ -19,11 +19,7 @@ import time
 from fractions import Fraction
 
 from usim.errors import UsimError
-
-# usim.listings.specs.TABLE, kept here so that --help loads no proof (a test checks they agree)
-SPEC_NAMES = ("transpose", "softmax", "matmul", "relu", "maxmin", "cofactor3", "det3", "inverse3", "match2",
-              "match2_distinct", "parity", "reverse", "histogram", "sort", "most_frequent",
-              "transpose_heads", "softmax_heads", "matmul_heads")
+from usim.listings.options import SPEC_NAMES
 
 
 _LONG_NUMBER = re.compile(r"(?<![\d.])-?\d+(/\d+)?(?![\d.])")
