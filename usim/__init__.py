@@ -18,7 +18,8 @@ The layers live in top-level folders of the repository (``rasp/``,
 mapping in :mod:`usim.packages` (the one list of folders, which ``setup.py``
 gives the installer): that mapping is the only mechanism. Run usim from an
 installed (or editable, ``pip install -e .``) package; from the repository root, Python would find this folder before the
-installed package, so use the ``usim`` command or ``python -P -m ...``.
+installed package, so use the ``usim`` command, ``python -m usim ...`` (which
+hands over to the installed package, :mod:`usim.__main__`) or ``python -P -m ...``.
 """
 
 from __future__ import annotations

@@ -195,12 +195,3 @@ def on_cluster(address: str | None) -> Iterator["Dispatch | None"]:
         yield ClusterDispatch(client, registered_obligation)
     finally:
         client.close()
-
-
-def prove_main(*claim_ids: str) -> int:
-    """A proof script run as ``python -m usim.proofs.X``: ``usim prove`` of its claims,
-    with the same options."""
-    from usim.cli import main
-
-    return main(["prove", *claim_ids, *sys.argv[1:]])
-
