@@ -19,6 +19,7 @@ import time
 from fractions import Fraction
 
 from usim.commands.options import add_engine, add_max_n, add_timeout
+from usim.engine.options import ENGINE_NAMES
 from usim.errors import UsimError
 from usim.listings.options import SPEC_NAMES
 
@@ -214,7 +215,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                         "layouts say; any: they are not compared")
     parser.add_argument("--mutants", action="store_true",
                         help="also check the broken variants a spec file declares (each must be refuted)")
-    add_engine(parser, "sympy, z3, exhaustive, cvc5, or all (default)")
+    add_engine(parser, f"{', '.join(ENGINE_NAMES)}, or all (default)")
     add_timeout(parser, "shape")
     parser.add_argument("--samples", type=int, default=500,
                         help="random inputs per scale for measured deviations (default 500)")
