@@ -201,5 +201,3 @@ BLOCKS: dict[str, Block] = {
                       validate=_nonsingular, output="inverse",
                       reference_by="sympy"),
 }
-
-BLOCK_NAMES = tuple(sorted(BLOCKS))

@@ -15,25 +15,38 @@ from pathlib import Path
 from typing import Any, Mapping
 
 from usim.engine.certificate import versions
+from usim.packages import FOLDERS
 
-SOURCE_PACKAGES = ("usim", "usim.rasp", "usim.encodings", "usim.constructions", "usim.engine", "usim.proofs",
-                   "usim.transformer", "usim.repl", "usim.listings")
-"""The packages whose source files make up a usim (``pyproject.toml`` maps them
-from the repository's top-level folders; installed, they nest in ``usim/``)."""
+SOURCE_PACKAGES = tuple(FOLDERS.values())
+"""The packages whose source files make up a usim: every package the installer
+installs (:data:`usim.packages.FOLDERS`, mapped from the repository's top-level
+folders; installed, they nest in ``usim/``)."""
 
 Identity = tuple[tuple[str, str], ...]
 
 
-def sources_digest(roots: Mapping[str, Path]) -> str:
-    """sha256 over the source files (``*.py`` and the grammar) under each
-    package's folder, each named by its module path (``usim.rasp.expr.py``),
-    so that an installed layout (``rasp/`` inside ``usim/``) and an editable
-    one (``rasp/`` beside ``usim/``) of the same source agree."""
+def source_files(roots: Mapping[str, Path]) -> dict[str, bytes]:
+    """The source files (``*.py`` and the grammar) under each package's folder.
+
+    Args:
+        roots: each package's name and its folder.
+
+    Returns:
+        Each file's contents, named by its module path (``usim.rasp.expr.py``),
+        so that an installed layout (``rasp/`` inside ``usim/``) and an
+        editable one (``rasp/`` beside ``usim/``) of the same source agree.
+    """
     files: dict[str, bytes] = {}
     for package, root in roots.items():
         for path in root.rglob("*"):
             if path.suffix in (".py", ".lark") and "__pycache__" not in path.parts:
                 files[".".join([package, *path.relative_to(root).parts])] = path.read_bytes()
+    return files
+
+
+def sources_digest(roots: Mapping[str, Path]) -> str:
+    """sha256 over :func:`source_files` of ``roots``, each file with its name."""
+    files = source_files(roots)
     digest = hashlib.sha256()
     for name in sorted(files):
         digest.update(f"{name}\0{len(files[name])}\0".encode())
@@ -41,16 +54,22 @@ def sources_digest(roots: Mapping[str, Path]) -> str:
     return digest.hexdigest()
 
 
-@functools.lru_cache(maxsize=1)
-def source_digest() -> str:
-    """The digest of this usim's source (:func:`sources_digest` of
-    :data:`SOURCE_PACKAGES`, wherever they are installed)."""
+def source_roots() -> dict[str, Path]:
+    """Where each of :data:`SOURCE_PACKAGES` is installed: its folder, found
+    as the import system finds it."""
     roots = {}
     for package in SOURCE_PACKAGES:
         spec = importlib.util.find_spec(package)
         if spec is not None and spec.submodule_search_locations:
             roots[package] = Path(next(iter(spec.submodule_search_locations)))
-    return sources_digest(roots)
+    return roots
+
+
+@functools.lru_cache(maxsize=1)
+def source_digest() -> str:
+    """The digest of this usim's source (:func:`sources_digest` of
+    :func:`source_roots`, wherever they are installed)."""
+    return sources_digest(source_roots())
 
 
 @functools.lru_cache(maxsize=1)

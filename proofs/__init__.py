@@ -7,7 +7,7 @@ paper: a new proof script is added here, once. A module that also states a
 claim for every size (:class:`usim.engine.parametric.statement.FamilyClaim`)
 lists it in ``FAMILIES``. Each is also runnable on its
 own: ``python -P -m usim.proofs.lemma3_transpose --max-n 8`` is
-``usim prove lemma3 --max-n 8``.
+``python -m usim prove lemma3 --max-n 8`` (:mod:`usim.proofs.script`).
 """
 
 from __future__ import annotations

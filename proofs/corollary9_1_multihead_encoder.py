@@ -14,8 +14,6 @@ engine is sympy, as for Corollary 6.1.
 
 from __future__ import annotations
 
-import sys
-
 from usim.constructions.universal import Spec
 from usim.proofs._universal import encoder_term, universal_claim
 from usim.proofs.corollary6_1_encoder import ENGINES
@@ -45,7 +43,7 @@ CLAIM = universal_claim(
 
 CLAIMS = (CLAIM,)
 
-if __name__ == "__main__":
-    from usim.commands.prove import prove_main
+if __name__ == "__main__":  # python -m usim.proofs.X is usim prove of its claims
+    from usim.proofs.script import run_as_script
 
-    sys.exit(prove_main(CLAIM.id))
+    run_as_script(CLAIM.id)

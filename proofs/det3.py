@@ -10,8 +10,6 @@ all 9 positions, and the mean times 9 is the Laplace expansion along row 0.
 
 from __future__ import annotations
 
-import sys
-
 from usim.constructions.determinant import det3_construction
 from usim.engine.declare import claim
 from usim.rasp.expr import indices, where
@@ -42,7 +40,7 @@ CLAIM = claim(
 
 CLAIMS = (CLAIM,)
 
-if __name__ == "__main__":
-    from usim.commands.prove import prove_main
+if __name__ == "__main__":  # python -m usim.proofs.X is usim prove of its claims
+    from usim.proofs.script import run_as_script
 
-    sys.exit(prove_main(CLAIM.id))
+    run_as_script(CLAIM.id)

@@ -14,7 +14,6 @@ constant-depth construction is not to be expected). Target: sympy's det.
 from __future__ import annotations
 
 import math
-import sys
 
 from usim.constructions.determinant import leibniz_construction
 from usim.engine.declare import claim, every_shape
@@ -44,7 +43,7 @@ CLAIM = claim(
 
 CLAIMS = (CLAIM,)
 
-if __name__ == "__main__":
-    from usim.commands.prove import prove_main
+if __name__ == "__main__":  # python -m usim.proofs.X is usim prove of its claims
+    from usim.proofs.script import run_as_script
 
-    sys.exit(prove_main(CLAIM.id))
+    run_as_script(CLAIM.id)

@@ -29,8 +29,6 @@ the padded formula, by sympy and cvc5 (the real exponential).
 
 from __future__ import annotations
 
-import sys
-
 import sympy
 
 from usim.constructions.universal import Spec
@@ -122,7 +120,7 @@ CLAIM = Claim(
 
 CLAIMS = (CLAIM,)
 
-if __name__ == "__main__":
-    from usim.commands.prove import prove_main
+if __name__ == "__main__":  # python -m usim.proofs.X is usim prove of its claims
+    from usim.proofs.script import run_as_script
 
-    sys.exit(prove_main(CLAIM.id))
+    run_as_script(CLAIM.id)

@@ -13,8 +13,6 @@ proves the identity by canonical forms (one numerator over one denominator).
 
 from __future__ import annotations
 
-import sys
-
 import sympy
 
 from usim.constructions.determinant import inverse3_construction
@@ -63,7 +61,7 @@ CLAIM = claim(
 
 CLAIMS = (CLAIM,)
 
-if __name__ == "__main__":
-    from usim.commands.prove import prove_main
+if __name__ == "__main__":  # python -m usim.proofs.X is usim prove of its claims
+    from usim.proofs.script import run_as_script
 
-    sys.exit(prove_main(CLAIM.id))
+    run_as_script(CLAIM.id)

@@ -9,8 +9,6 @@ the constant identity matrix. Both sides' denominators are det(A) only.
 
 from __future__ import annotations
 
-import sys
-
 import sympy
 
 from usim.constructions.determinant import inverse3_check_construction
@@ -45,7 +43,7 @@ CLAIM = claim(
 
 CLAIMS = (CLAIM,)
 
-if __name__ == "__main__":
-    from usim.commands.prove import prove_main
+if __name__ == "__main__":  # python -m usim.proofs.X is usim prove of its claims
+    from usim.proofs.script import run_as_script
 
-    sys.exit(prove_main(CLAIM.id))
+    run_as_script(CLAIM.id)

@@ -11,8 +11,6 @@ interpreted, not trusted.
 
 from __future__ import annotations
 
-import sys
-
 from usim.constructions.transpose import transpose_construction
 from usim.engine.declare import claim, every_shape
 from usim.engine.parametric.statement import FamilyClaim
@@ -64,7 +62,7 @@ ALL_SIZES = FamilyClaim(
 
 FAMILIES = (ALL_SIZES,)
 
-if __name__ == "__main__":
-    from usim.commands.prove import prove_main
+if __name__ == "__main__":  # python -m usim.proofs.X is usim prove of its claims
+    from usim.proofs.script import run_as_script
 
-    sys.exit(prove_main(CLAIM.id))
+    run_as_script(CLAIM.id)

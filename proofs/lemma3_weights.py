@@ -16,8 +16,6 @@ there is no MLP: those variants belong to Lemma 5 and U.)
 
 from __future__ import annotations
 
-import sys
-
 from usim.engine.declare import every_shape
 from usim.proofs._weights import weights_claim
 from usim.proofs.lemma3_transpose import CLAIM as LEMMA3
@@ -43,7 +41,7 @@ CLAIM = weights_claim(
 
 CLAIMS = (CLAIM,)
 
-if __name__ == "__main__":
-    from usim.commands.prove import prove_main
+if __name__ == "__main__":  # python -m usim.proofs.X is usim prove of its claims
+    from usim.proofs.script import run_as_script
 
-    sys.exit(prove_main(CLAIM.id))
+    run_as_script(CLAIM.id)

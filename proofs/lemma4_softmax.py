@@ -17,7 +17,6 @@ selects nothing (see :mod:`usim.proofs.soft_from_hard` for AHAT).
 from __future__ import annotations
 
 import dataclasses
-import sys
 from fractions import Fraction
 
 import sympy
@@ -135,7 +134,7 @@ ALL_SIZES = FamilyClaim(
 
 FAMILIES = (ALL_SIZES,)
 
-if __name__ == "__main__":
-    from usim.commands.prove import prove_main
+if __name__ == "__main__":  # python -m usim.proofs.X is usim prove of its claims
+    from usim.proofs.script import run_as_script
 
-    sys.exit(prove_main(CLAIM.id, PAPER_CLAIM.id))
+    run_as_script(CLAIM.id, PAPER_CLAIM.id)

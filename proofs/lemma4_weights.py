@@ -20,7 +20,6 @@ score), the mask allows a key of another row, a bilinear unit's weight doubled.
 
 from __future__ import annotations
 
-import sys
 from dataclasses import replace
 
 from usim.engine.declare import every_shape
@@ -62,7 +61,7 @@ CLAIM = weights_claim(
 
 CLAIMS = (CLAIM,)
 
-if __name__ == "__main__":
-    from usim.commands.prove import prove_main
+if __name__ == "__main__":  # python -m usim.proofs.X is usim prove of its claims
+    from usim.proofs.script import run_as_script
 
-    sys.exit(prove_main(CLAIM.id))
+    run_as_script(CLAIM.id)

@@ -13,8 +13,6 @@ The target is sympy's own matrix product.
 
 from __future__ import annotations
 
-import sys
-
 from usim.constructions.matmul import matmul_construction, matmul_fits
 from usim.engine.claim import Shape
 from usim.engine.declare import claim
@@ -80,7 +78,7 @@ ALL_SIZES = FamilyClaim(
 
 FAMILIES = (ALL_SIZES,)
 
-if __name__ == "__main__":
-    from usim.commands.prove import prove_main
+if __name__ == "__main__":  # python -m usim.proofs.X is usim prove of its claims
+    from usim.proofs.script import run_as_script
 
-    sys.exit(prove_main(CLAIM.id))
+    run_as_script(CLAIM.id)

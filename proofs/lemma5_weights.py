@@ -18,8 +18,6 @@ output weight doubled.
 
 from __future__ import annotations
 
-import sys
-
 from usim.proofs._weights import weights_claim
 from usim.proofs.lemma5_matmul import CLAIM as LEMMA5
 from usim.transformer import broken
@@ -45,7 +43,7 @@ CLAIM = weights_claim(
 
 CLAIMS = (CLAIM,)
 
-if __name__ == "__main__":
-    from usim.commands.prove import prove_main
+if __name__ == "__main__":  # python -m usim.proofs.X is usim prove of its claims
+    from usim.proofs.script import run_as_script
 
-    sys.exit(prove_main(CLAIM.id))
+    run_as_script(CLAIM.id)

@@ -13,8 +13,6 @@ row-major from position 0, 0 past it. Target: sympy, written from the formula.
 
 from __future__ import annotations
 
-import sys
-
 import sympy
 
 from usim.constructions.linear_attention import linformer_construction
@@ -61,7 +59,7 @@ CLAIM = claim(
 
 CLAIMS = (CLAIM,)
 
-if __name__ == "__main__":
-    from usim.commands.prove import prove_main
+if __name__ == "__main__":  # python -m usim.proofs.X is usim prove of its claims
+    from usim.proofs.script import run_as_script
 
-    sys.exit(prove_main(CLAIM.id))
+    run_as_script(CLAIM.id)

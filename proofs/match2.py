@@ -30,7 +30,6 @@ selected values that average to 0 (only over the integers: x = (1, -1), p = 2).
 from __future__ import annotations
 
 import itertools
-import sys
 from collections import Counter
 from typing import Iterable
 
@@ -211,7 +210,7 @@ PUBLISHED = erratum(
 
 CLAIMS = (CLAIM, PUBLISHED)
 
-if __name__ == "__main__":
-    from usim.commands.prove import prove_main
+if __name__ == "__main__":  # python -m usim.proofs.X is usim prove of its claims
+    from usim.proofs.script import run_as_script
 
-    sys.exit(prove_main(CLAIM.id, PUBLISHED.id))
+    run_as_script(CLAIM.id, PUBLISHED.id)

@@ -22,8 +22,6 @@ non-negative inputs it is right.
 
 from __future__ import annotations
 
-import sys
-
 import sympy
 
 from usim.constructions.maxmin import maxmin_construction
@@ -94,7 +92,7 @@ PUBLISHED = erratum(
 
 CLAIMS = (CLAIM, PUBLISHED)
 
-if __name__ == "__main__":
-    from usim.commands.prove import prove_main
+if __name__ == "__main__":  # python -m usim.proofs.X is usim prove of its claims
+    from usim.proofs.script import run_as_script
 
-    sys.exit(prove_main(CLAIM.id, PUBLISHED.id))
+    run_as_script(CLAIM.id, PUBLISHED.id)

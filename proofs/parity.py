@@ -21,7 +21,6 @@ The target is written directly: Mod(sum of the chosen input symbols, 2).
 from __future__ import annotations
 
 import itertools
-import sys
 
 import sympy
 
@@ -112,7 +111,7 @@ CLAIM = claim(
 
 CLAIMS = (CLAIM,)
 
-if __name__ == "__main__":
-    from usim.commands.prove import prove_main
+if __name__ == "__main__":  # python -m usim.proofs.X is usim prove of its claims
+    from usim.proofs.script import run_as_script
 
-    sys.exit(prove_main(CLAIM.id))
+    run_as_script(CLAIM.id)

@@ -22,8 +22,6 @@ element-wise and is not covered.
 
 from __future__ import annotations
 
-import sys
-
 import sympy
 
 from usim.constructions.linear_attention import performer_construction
@@ -88,7 +86,7 @@ CLAIM_EXP = performer_claim(
 
 CLAIMS = (CLAIM, CLAIM_EXP)
 
-if __name__ == "__main__":
-    from usim.commands.prove import prove_main
+if __name__ == "__main__":  # python -m usim.proofs.X is usim prove of its claims
+    from usim.proofs.script import run_as_script
 
-    sys.exit(prove_main(CLAIM.id, CLAIM_EXP.id))
+    run_as_script(CLAIM.id, CLAIM_EXP.id)

@@ -17,8 +17,6 @@ sizes only, and here they are symbolic.
 
 from __future__ import annotations
 
-import sys
-
 from usim.constructions.routing import move_blocks_construction
 from usim.engine.declare import claim, every_shape
 from usim.engine.parametric.statement import FamilyClaim
@@ -71,7 +69,7 @@ ALL_SIZES = FamilyClaim(
 
 FAMILIES = (ALL_SIZES,)
 
-if __name__ == "__main__":
-    from usim.commands.prove import prove_main
+if __name__ == "__main__":  # python -m usim.proofs.X is usim prove of its claims
+    from usim.proofs.script import run_as_script
 
-    sys.exit(prove_main(CLAIM.id))
+    run_as_script(CLAIM.id)

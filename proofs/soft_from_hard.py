@@ -21,8 +21,6 @@ Targets are written from the formulas with sympy (exp exact).
 
 from __future__ import annotations
 
-import sys
-
 import sympy
 
 from usim.constructions.ahat import (
@@ -153,7 +151,7 @@ MATMUL_PUBLISHED_AHAT = erratum(
 
 CLAIMS = (SOFT_FROM_HARD, SOFTMAX_PUBLISHED_AHAT, MATMUL_PUBLISHED_AHAT, SOFTMAX_AHAT, MATMUL_AHAT)
 
-if __name__ == "__main__":
-    from usim.commands.prove import prove_main
+if __name__ == "__main__":  # python -m usim.proofs.X is usim prove of its claims
+    from usim.proofs.script import run_as_script
 
-    sys.exit(prove_main(*(claim.id for claim in CLAIMS)))
+    run_as_script(*(claim.id for claim in CLAIMS))

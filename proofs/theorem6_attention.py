@@ -43,8 +43,6 @@ its first block one position too far), the softmax without its key mask
 
 from __future__ import annotations
 
-import sys
-
 from usim.constructions.universal import Spec
 from usim.proofs._universal import attention_term, universal_claim
 
@@ -97,7 +95,7 @@ CLAIM_USERS = universal_claim(
 
 CLAIMS = (CLAIM, CLAIM_USERS)
 
-if __name__ == "__main__":
-    from usim.commands.prove import prove_main
+if __name__ == "__main__":  # python -m usim.proofs.X is usim prove of its claims
+    from usim.proofs.script import run_as_script
 
-    sys.exit(prove_main(CLAIM.id, CLAIM_USERS.id))
+    run_as_script(CLAIM.id, CLAIM_USERS.id)

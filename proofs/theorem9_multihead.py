@@ -20,8 +20,6 @@ not grow with H (tests/test_universal.py asserts it).
 
 from __future__ import annotations
 
-import sys
-
 from usim.constructions.universal import Spec
 from usim.proofs._universal import attention_term, universal_claim
 
@@ -55,7 +53,7 @@ CLAIM = universal_claim(
 
 CLAIMS = (CLAIM,)
 
-if __name__ == "__main__":
-    from usim.commands.prove import prove_main
+if __name__ == "__main__":  # python -m usim.proofs.X is usim prove of its claims
+    from usim.proofs.script import run_as_script
 
-    sys.exit(prove_main(CLAIM.id))
+    run_as_script(CLAIM.id)

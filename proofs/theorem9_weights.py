@@ -17,8 +17,6 @@ Broken networks (must be REFUTED): as Theorem 6's.
 
 from __future__ import annotations
 
-import sys
-
 from usim.constructions.universal import Spec
 from usim.proofs._weights import universal_mutants, universal_source, weights_claim
 
@@ -61,7 +59,7 @@ CLAIM = weights_claim(
 
 CLAIMS = (CLAIM,)
 
-if __name__ == "__main__":
-    from usim.commands.prove import prove_main
+if __name__ == "__main__":  # python -m usim.proofs.X is usim prove of its claims
+    from usim.proofs.script import run_as_script
 
-    sys.exit(prove_main(CLAIM.id))
+    run_as_script(CLAIM.id)

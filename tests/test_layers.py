@@ -6,9 +6,12 @@ Layers, lowest first: the language (``usim.rasp``), its interpretations
 interpretations), the constructions, the transformer model and the compiler
 from RASP to weights (``usim.transformer``), the engine, the proofs, and the command
 line (``usim.commands``, ``usim.render``, ``usim.show``, ``usim.cli``). The
-package root (``usim``: its version) and ``usim.errors`` are below them all. Every ``import`` in a module (at its top or
-inside a function) counts, except under ``if TYPE_CHECKING`` and in a proof
-script's ``if __name__ == "__main__"`` block, which hands over to the command line.
+package root (``usim``: its version), ``usim.errors`` and ``usim.packages``
+(the list of folders, which the engine's source digest reads) are below them
+all. Every ``import`` in a module counts: at its top, inside a function, in a
+script's ``if __name__ == "__main__"`` block, and under ``if TYPE_CHECKING``
+(type hints go down the layers too; only the circle check leaves them out, as
+Python does at run time).
 """
 
 from __future__ import annotations
@@ -19,10 +22,10 @@ from pathlib import Path
 
 import pytest
 
+from usim.packages import FOLDERS
+
 ROOT = Path(__file__).resolve().parent.parent
-FOLDERS = {"rasp": "usim.rasp", "encodings": "usim.encodings", "constructions": "usim.constructions",
-           "transformer": "usim.transformer", "engine": "usim.engine", "proofs": "usim.proofs", "repl": "usim.repl",
-           "listings": "usim.listings", "usim": "usim"}
+BELOW_ALL = ("usim", "usim.errors", "usim.packages")  # the package root (its version), errors, the list of packages
 LAYERS = ["usim.errors", "usim.rasp", "usim.encodings", "usim.repl", "usim.constructions",
           "usim.transformer", "usim.engine", "usim.proofs", "usim.listings", "usim.*"]  # usim.*: the command line and everything else in the usim folder
 
@@ -40,7 +43,7 @@ def _modules() -> dict[str, Path]:
 
 
 def _layer(module: str) -> int:
-    if module == "usim":  # the package root: its version only
+    if module in BELOW_ALL:
         return 0
     best = len(LAYERS) - 1
     for i, prefix in enumerate(LAYERS[:-1]):  # the longest matching prefix decides
@@ -51,16 +54,24 @@ def _layer(module: str) -> int:
 
 class _Imports(ast.NodeVisitor):
     def __init__(self, module: str, is_package: bool) -> None:
-        self.module, self.is_package, self.found = module, is_package, []
+        self.module, self.is_package, self.found, self.at_run_time = module, is_package, [], []
+        self.typing_only = False
 
     def visit_If(self, node: ast.If) -> None:
-        test = ast.unparse(node.test)
-        if test in ("TYPE_CHECKING", "__name__ == '__main__'"):
-            return  # type hints only; a script's hand-over to the command line
-        self.generic_visit(node)
+        if ast.unparse(node.test) == "TYPE_CHECKING":  # imported for type hints, not at run time
+            self.typing_only = True
+            self.generic_visit(node)
+            self.typing_only = False
+        else:
+            self.generic_visit(node)
+
+    def _add(self, names: list[str]) -> None:
+        self.found += names
+        if not self.typing_only:
+            self.at_run_time += names
 
     def visit_Import(self, node: ast.Import) -> None:
-        self.found += [a.name for a in node.names if a.name.startswith("usim")]
+        self._add([a.name for a in node.names if a.name.startswith("usim")])
 
     def visit_ImportFrom(self, node: ast.ImportFrom) -> None:
         if node.level:
@@ -72,15 +83,16 @@ class _Imports(ast.NodeVisitor):
         if name.startswith("usim"):
             modules = _modules()
             submodules = [f"{name}.{a.name}" for a in node.names if f"{name}.{a.name}" in modules]
-            self.found += submodules or [name]
+            self._add(submodules or [name])
 
 
-def _imports() -> dict[str, list[str]]:
+@functools.lru_cache(maxsize=2)
+def _imports(at_run_time: bool = False) -> dict[str, list[str]]:
     out = {}
     for module, path in _modules().items():
         visitor = _Imports(module, path.name == "__init__.py")
         visitor.visit(ast.parse(path.read_text()))
-        out[module] = visitor.found
+        out[module] = visitor.at_run_time if at_run_time else visitor.found
     return out
 
 
@@ -91,7 +103,7 @@ def test_every_import_goes_down_the_layers():
 
 
 def test_the_package_has_no_import_circle():
-    graph = {m: {i for i in found if i in _modules()} for m, found in _imports().items()}
+    graph = {m: {i for i in found if i in _modules()} for m, found in _imports(at_run_time=True).items()}
     state: dict[str, int] = {}
 
     def visit(node: str, path: list[str]) -> None:

@@ -115,7 +115,15 @@ def test_torch_layer_arrays_reproduce_the_layer():
 
 
 def test_the_command_states_the_limits_of_the_library():
+    import ast
+    import inspect
+
     from usim.commands import simulate as command
+    from usim.constructions import options
     from usim.constructions.universal import layer
 
-    assert (command.MAX_N, command.MAX_LENGTH) == (layer.MAX_N, layer.MAX_LENGTH)
+    assert (command.MAX_N, command.MAX_LENGTH) == (layer.MAX_N, layer.MAX_LENGTH) == (options.MAX_N, options.MAX_LENGTH)
+    for module in (command, layer):  # neither keeps a copy of its own: one definition, in constructions.options
+        assigned = {t.id for n in ast.walk(ast.parse(inspect.getsource(module))) if isinstance(n, ast.Assign)
+                    for t in n.targets if isinstance(t, ast.Name)}
+        assert not {"MAX_N", "MAX_LENGTH"} & assigned, module.__name__

@@ -15,10 +15,11 @@ Layers, each importing only those below it:
 
 The layers live in top-level folders of the repository (``rasp/``,
 ``encodings/``, ...) and are installed as subpackages of ``usim`` by the
-``package-dir`` mapping in ``pyproject.toml``: that mapping is the only
-mechanism. Run usim from an installed (or editable, ``pip install -e .``)
-package; from the repository root, Python would find this folder before the
-installed package, so use the ``usim`` command or ``python -P -m ...``.
+mapping in :mod:`usim.packages` (the one list of folders, which ``setup.py``
+gives the installer): that mapping is the only mechanism. Run usim from an
+installed (or editable, ``pip install -e .``) package; from the repository root, Python would find this folder before the
+installed package, so use the ``usim`` command, ``python -m usim ...`` (which
+hands over to the installed package, :mod:`usim.__main__`) or ``python -P -m ...``.
 """
 
 from __future__ import annotations

@@ -21,6 +21,7 @@ from typing import Mapping
 
 import numpy as np
 
+from usim.constructions.options import MAX_LENGTH, MAX_N
 from usim.constructions.universal.schedule import Universal, build
 from usim.constructions.universal.embed import embed_arrays
 from usim.constructions.universal.spec import Spec, spec_for
@@ -29,8 +30,6 @@ from usim.encodings.evaluate import evaluate
 from usim.encodings.runners import PRECISIONS, Evaluator, run_evaluator_in_range
 from usim.errors import InputError, RangeError, ShapeError, UsimError
 
-MAX_N = 64  # sequence length n and --bound
-MAX_LENGTH = 32_000  # positions of U's input sequence (n = d = 64, H = 2: 20739)
 VARIANT = {"activation": ("relu",), "norm": ("post", "none")}  # what U simulates
 SCALARS = ("scale", "eps1", "eps2")  # one positive number each
 

@@ -9,6 +9,10 @@ answers is reused, and the bug is refuted.
 from __future__ import annotations
 
 import dataclasses
+import importlib.metadata
+import importlib.util
+import sys
+from pathlib import Path
 
 from usim.engine.cache import VerdictCache
 from usim.engine.claim import Status
@@ -45,15 +49,36 @@ def test_a_users_program_changed_in_one_constant_is_refuted_not_served_from_the_
     assert wrong.status is Status.REFUTED and wrong.cached == 0
 
 
-def test_every_folder_the_package_installs_is_part_of_the_source_digest():
+def _installed_modules() -> dict[str, Path]:
+    """Every source file the installation holds, named as the digest names it
+    (``usim.rasp.expr.py``), found from the installation itself, not from
+    usim.packages: a wheel's record lists its files; an editable install records
+    a finder whose mapping says where each package is, and each package's folder
+    (found from its import spec) is walked."""
+    dist = importlib.metadata.distribution("usim")
+    files = [f for f in dist.files or () if f.suffix in (".py", ".lark") and f.parts[0] == "usim"]
+    if files:  # a regular install
+        return {".".join(f.parts): Path(dist.locate_file(f)) for f in files}
+    finders = [sys.modules[f.__module__] for f in sys.meta_path if f.__module__.startswith("__editable__")]
+    mapping = [name for finder in finders for name in getattr(finder, "MAPPING", {}) if name.startswith("usim")]
+    assert mapping, "usim is installed neither from a wheel's files nor by an editable finder"
+    found = {}
+    for package in mapping:
+        folder = Path(next(iter(importlib.util.find_spec(package).submodule_search_locations)))
+        for path in folder.rglob("*"):
+            if path.suffix in (".py", ".lark") and "__pycache__" not in path.parts:
+                found[".".join([package, *path.relative_to(folder).parts])] = path
+    return found
+
+
+def test_every_module_the_package_installs_is_part_of_the_source_digest():
     # found in review: the transformer package (how a network is evaluated) was left out,
     # so a cached verdict of a weights claim survived a change to its evaluator
-    import tomllib
-    from pathlib import Path
+    from usim.engine.identity import source_files, source_roots
 
-    from usim.engine.identity import SOURCE_PACKAGES
-
-    pyproject = tomllib.loads((Path(__file__).resolve().parents[2] / "pyproject.toml").read_text())
-    folders = pyproject["tool"]["setuptools"]["package-dir"]
-    top = {name for name, folder in folders.items() if "/" not in folder}
-    assert top <= set(SOURCE_PACKAGES), sorted(top - set(SOURCE_PACKAGES))
+    installed = _installed_modules()
+    digested = source_files(source_roots())
+    assert {"usim.transformer.forward.py", "usim.repl.rasp.lark"} <= set(installed)
+    missing = sorted(name for name in installed if name not in digested)
+    assert not missing, missing
+    assert all(digested[name] == path.read_bytes() for name, path in installed.items())

@@ -32,7 +32,7 @@ def test_an_engine_list_with_an_empty_or_repeated_name_is_refused(command, engin
 
 
 def test_an_engine_list_with_spaces_around_the_names_is_accepted():
-    from usim.commands.prove import engines_option
+    from usim.commands.options import engines_option
 
     assert engines_option(" sympy , z3 ") == ["sympy", "z3"]
     assert engines_option("all") is None

@@ -18,12 +18,10 @@ import re
 import time
 from fractions import Fraction
 
+from usim.commands.options import add_engine, add_max_n, add_timeout
+from usim.engine.options import ENGINE_NAMES
 from usim.errors import UsimError
-
-# usim.listings.specs.TABLE, kept here so that --help loads no proof (a test checks they agree)
-SPEC_NAMES = ("transpose", "softmax", "matmul", "relu", "maxmin", "cofactor3", "det3", "inverse3", "match2",
-              "match2_distinct", "parity", "reverse", "histogram", "sort", "most_frequent",
-              "transpose_heads", "softmax_heads", "matmul_heads")
+from usim.listings.options import SPEC_NAMES
 
 
 _LONG_NUMBER = re.compile(r"(?<![\d.])-?\d+(/\d+)?(?![\d.])")
@@ -84,7 +82,7 @@ def _spec(args: argparse.Namespace):
 
 
 def run(args: argparse.Namespace) -> int:
-    from usim.commands.prove import check_writable, engines_option
+    from usim.commands.options import CHECK_LARGEST_N, check_max_n, check_timeout, check_writable, engines_option
     from usim.encodings.layout import parse_dims
     from usim.engine.claim import Status
     from usim.listings.listing import ShapePlan, ShapeReport, check, listing_certificate
@@ -93,10 +91,8 @@ def run(args: argparse.Namespace) -> int:
     started = time.perf_counter()
     spec = _spec(args)
     shapes = [parse_dims(text, len(spec.dims)) for text in args.shape] if args.shape else None
-    if args.max_n is not None and args.max_n < 1:
-        raise UsimError("--max-n must be at least 1")
-    if not (args.timeout > 0 and args.timeout < float("inf")):
-        raise UsimError(f"--timeout must be a positive number of seconds, not {args.timeout:g}")
+    check_max_n(args.max_n, CHECK_LARGEST_N)
+    check_timeout(args.timeout)
     if args.json:
         check_writable(args.json, "--json")
     engines = engines_option(args.engine)
@@ -208,9 +204,8 @@ def register(sub: argparse._SubParsersAction) -> None:
                         "(e, the default, or a number such as 2.718 or 2.73)")
     parser.add_argument("--shape", action="append",
                         help="a shape such as 3x4 (matmul: 2x3x2); repeatable")
-    parser.add_argument("--max-n", type=int, default=None,
-                        help="check every shape the function is meant for: free dimensions up to N, "
-                        "hard-coded ones at their value (default: the spec's N)")
+    add_max_n(parser, "check every shape the function is meant for: free dimensions up to N, "
+              "hard-coded ones at their value (default: the spec's N)")
     parser.add_argument("--alphabet", metavar="SYMBOLS",
                         help="specs of symbols (reverse, histogram, sort, most_frequent, or a spec file's): "
                         "the symbols an input entry ranges over, e.g. abc or 'x,y,z' (default: the symbols "
@@ -220,9 +215,8 @@ def register(sub: argparse._SubParsersAction) -> None:
                         "layouts say; any: they are not compared")
     parser.add_argument("--mutants", action="store_true",
                         help="also check the broken variants a spec file declares (each must be refuted)")
-    parser.add_argument("--engine", default="all", help="sympy, z3, exhaustive, cvc5, or all (default)")
-    parser.add_argument("--timeout", type=float, default=60.0,
-                        help="seconds per shape and engine; over it: UNKNOWN (default 60)")
+    add_engine(parser, f"{', '.join(ENGINE_NAMES)}, or all (default)")
+    add_timeout(parser, "shape")
     parser.add_argument("--samples", type=int, default=500,
                         help="random inputs per scale for measured deviations (default 500)")
     parser.add_argument("--seed", type=int, default=0, help="seed of the random inputs")

@@ -1,9 +1,9 @@
 """``usim prove CLAIM... | all [--max-n N] [--engine E] [--timeout S] [--jobs J] [--json FILE] [--cluster ADDRESS] [--no-cache]``.
 
 Every option is checked before anything runs (a bad one is one line and exit
-status 2): the timeout is a finite positive number of seconds, the jobs a
-positive count, the bound at least 1 and at most :data:`MAX_BOUND` (beyond it
-the shapes alone would not fit in memory, let alone their proofs), the
+status 2): the timeout, the bound and the engines as
+:mod:`usim.commands.options` says (the bound at most
+:data:`~usim.engine.options.MAX_BOUND`), the jobs a positive count, the
 certificate's folder exists and the path is not a folder. With ``--cluster``
 the obligations run on the workers of a Dask cluster
 (:mod:`usim.engine.cluster`), which must be reachable and run this usim.
@@ -18,14 +18,15 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import math
 import os
 import sys
 from pathlib import Path
 
 from typing import TYPE_CHECKING, Iterator
 
-from usim.engine.options import DEFAULT_TIMEOUT, ENGINE_NAMES, MAX_BOUND
+from usim.commands.options import (PROVE_LARGEST_N, add_engine, add_max_n, add_timeout, check_max_n, check_timeout,
+                                   check_writable, engines_option)
+from usim.engine.options import ENGINE_NAMES
 from usim.errors import UsimError
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -34,13 +35,10 @@ if TYPE_CHECKING:  # pragma: no cover
 
 
 def add_prove_options(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--max-n", type=int, default=None,
-                        help=f"bound N: every dimension up to N (default: the claim's own; at most {MAX_BOUND})")
-    parser.add_argument("--engine", default="all",
-                        help=f"one or more of {', '.join(ENGINE_NAMES)} (comma-separated), or all: "
-                        "the claim's own engines (default)")
-    parser.add_argument("--timeout", type=float, default=DEFAULT_TIMEOUT,
-                        help="seconds per obligation and engine; over it: UNKNOWN (default 60)")
+    add_max_n(parser, f"bound N: every dimension up to N (default: the claim's own; at most {PROVE_LARGEST_N})")
+    add_engine(parser, f"one or more of {', '.join(ENGINE_NAMES)} (comma-separated), or all: "
+               "the claim's own engines (default)")
+    add_timeout(parser, "obligation")
     parser.add_argument("--jobs", "-j", type=int, default=max(1, (os.cpu_count() or 1)),
                         help="engine processes in parallel (default: the number of cores)")
     parser.add_argument("--json", metavar="FILE", help="write the certificate(s) (JSON) to FILE")
@@ -89,44 +87,12 @@ def register(sub: argparse._SubParsersAction) -> None:
     parser.set_defaults(func=run)
 
 
-def engines_option(text: str | None) -> list[str] | None:
-    """The engines ``--engine`` asks for (``usim prove`` and ``usim check``).
-
-    Args:
-        text: the option's text: ``all`` (or None), or engine names separated
-            by commas (spaces around a name are ignored).
-
-    Returns:
-        The names in the order given, or None for each claim's own engines.
-
-    Raises:
-        UsimError: a name is empty (a stray comma), unknown, or given twice.
-    """
-    if text in (None, "all"):
-        return None
-    names = [e.strip() for e in text.split(",")]
-    engines = f"engines: {', '.join(ENGINE_NAMES)}"
-    if not text.strip():
-        raise UsimError(f"--engine needs a name; {engines}")
-    if "" in names:
-        raise UsimError(f"--engine {text!r} has an empty name (a comma too many?); {engines}")
-    unknown = [e for e in names if e not in ENGINE_NAMES]
-    if unknown:
-        raise UsimError(f"no engine {unknown[0]!r}; {engines}")
-    twice = [e for index, e in enumerate(names) if e in names[:index]]
-    if twice:
-        raise UsimError(f"--engine {text!r} names {twice[0]} twice")
-    return names
-
-
 def check_options(args: argparse.Namespace) -> None:
     """Refuse a bad option before any work is done."""
-    if not math.isfinite(args.timeout) or args.timeout <= 0:
-        raise UsimError(f"--timeout must be a positive number of seconds, not {args.timeout:g}")
+    check_timeout(args.timeout)
     if args.jobs < 1:
         raise UsimError(f"--jobs must be at least 1, not {args.jobs}")
-    if args.max_n is not None and not 1 <= args.max_n <= MAX_BOUND:
-        raise UsimError(f"--max-n must be between 1 and {MAX_BOUND}, not {args.max_n}")
+    check_max_n(args.max_n, PROVE_LARGEST_N)
     if args.json:
         check_writable(args.json, "--json")
     if getattr(args, "json_dir", None):
@@ -135,18 +101,6 @@ def check_options(args: argparse.Namespace) -> None:
             raise UsimError(f"--json-dir {args.json_dir} is a file, not a folder")
         if not folder.exists() and not folder.parent.is_dir():
             raise UsimError(f"--json-dir {args.json_dir}: the folder {folder.parent} does not exist")
-
-
-def check_writable(path: str, option: str) -> None:
-    """The file can be written: its folder exists and it is not itself a folder."""
-    target = Path(path)
-    if target.is_dir():
-        raise UsimError(f"{option} {path} is a folder; give a file name")
-    folder = target.parent if str(target.parent) else Path(".")
-    if not folder.is_dir():
-        raise UsimError(f"{option} {path}: the folder {folder} does not exist")
-    if not os.access(folder, os.W_OK):
-        raise UsimError(f"{option} {path}: the folder {folder} is not writable")
 
 
 def claims_named(names: list[str]) -> list[Claim]:
@@ -241,12 +195,3 @@ def on_cluster(address: str | None) -> Iterator["Dispatch | None"]:
         yield ClusterDispatch(client, registered_obligation)
     finally:
         client.close()
-
-
-def prove_main(*claim_ids: str) -> int:
-    """A proof script run as ``python -m usim.proofs.X``: ``usim prove`` of its claims,
-    with the same options."""
-    from usim.cli import main
-
-    return main(["prove", *claim_ids, *sys.argv[1:]])
-

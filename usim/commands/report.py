@@ -36,7 +36,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from usim.commands.prove import check_writable
+    from usim.commands.options import check_writable
     from usim.registry import read_checked, refusing_malformed
     from usim.render import markdown
 

@@ -55,13 +55,12 @@ import numpy as np
 
 from typing import TYPE_CHECKING
 
+from usim.constructions.options import BLOCK_NAMES
 from usim.encodings.digits import exact, significant
 from usim.errors import InputError, ShapeError
 
 if TYPE_CHECKING:  # pragma: no cover
     from usim.constructions.base import Construction
-
-BLOCK_NAMES = ("det3", "inverse3", "matmul", "softmax", "transpose")  # usim.constructions.blocks (a test checks)
 
 TOLERANCE = 1e-9
 MAX_POSITIONS = 1024  # input sequence length

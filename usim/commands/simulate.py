@@ -83,11 +83,10 @@ from typing import IO, Callable
 
 import numpy as np
 
+from usim.constructions.options import MAX_LENGTH, MAX_N
 from usim.errors import InputError, RangeError
 
 TOLERANCE = 1e-10
-MAX_N = 64  # sequence length n and --bound: usim.constructions.universal.layer.MAX_N (a test checks)
-MAX_LENGTH = 32_000  # U's positions: usim.constructions.universal.layer.MAX_LENGTH (a test checks)
 MAX_SEED = 2**64 - 1  # torch.manual_seed's largest
 
 

@@ -1,0 +1,20 @@
+"""What a caller of the constructions chooses from, importable without loading numpy or sympy.
+
+The command line builds its help texts and its first checks from these (``usim
+--help`` must not load a solver); the constructions use the same names:
+:data:`BLOCK_NAMES` are the keys of :data:`usim.constructions.blocks.BLOCKS`,
+and :mod:`usim.constructions.universal.layer` refuses a layer past
+:data:`MAX_N` or :data:`MAX_LENGTH`.
+"""
+
+from __future__ import annotations
+
+BLOCK_NAMES: tuple[str, ...] = ("det3", "inverse3", "matmul", "softmax", "transpose")
+"""The blocks of the paper ``usim run`` runs, in sorted order."""
+
+MAX_N = 64
+"""The longest sequence (n, and ``--bound``) ``usim simulate`` builds U for."""
+
+MAX_LENGTH = 32_000
+"""The most positions of U's input sequence ``usim simulate`` runs (n = d = 64,
+H = 2: 20739)."""

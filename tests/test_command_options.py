@@ -1,0 +1,55 @@
+"""The options usim prove and usim check share (usim/commands/options.py), and help that loads no solver."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from usim.cli import main
+from usim.commands.options import CHECK_LARGEST_N, PROVE_LARGEST_N, check_max_n, check_timeout
+from usim.engine.options import MAX_BOUND
+from usim.errors import UsimError
+
+ROOT = Path(__file__).resolve().parent.parent
+MATMUL = ["check", str(ROOT / "examples" / "rasp" / "matmul.rasp"), "--function", "matmul", "--spec", "matmul"]
+
+
+def test_every_help_loads_no_solver_and_no_parser_of_listings():
+    code = ("import sys\nfrom usim.cli import COMMANDS, main\n"
+            "for argv in [['--help']] + [[c, '--help'] for c in COMMANDS]:\n"
+            "    try:\n        main(argv)\n    except SystemExit:\n        pass\n"
+            "print(sorted({m.split('.')[0] for m in sys.modules} & {'sympy', 'z3', 'cvc5', 'flint', 'lark', 'torch'}))")
+    done = subprocess.run([sys.executable, "-P", "-c", code], capture_output=True, text=True, cwd=ROOT)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines()[-1] == "[]"
+
+
+def test_each_command_keeps_its_own_largest_bound():
+    assert (PROVE_LARGEST_N, CHECK_LARGEST_N) == (MAX_BOUND, None)
+    check_max_n(MAX_BOUND + 1, CHECK_LARGEST_N)  # usim check sets no largest bound of its own
+    with pytest.raises(UsimError, match=rf"^--max-n must be between 1 and {MAX_BOUND}, not {MAX_BOUND + 1}$"):
+        check_max_n(MAX_BOUND + 1, PROVE_LARGEST_N)
+    for largest, message in ((PROVE_LARGEST_N, "--max-n must be between 1 and 64, not 0"),
+                             (CHECK_LARGEST_N, "--max-n must be at least 1")):
+        with pytest.raises(UsimError, match=f"^{message}$"):
+            check_max_n(0, largest)
+
+
+@pytest.mark.parametrize("value", [float("nan"), float("inf"), float("-inf"), 0.0, -1.0])
+def test_a_timeout_that_is_not_a_finite_positive_number_is_refused(value):
+    with pytest.raises(UsimError, match="^--timeout must be a positive number of seconds, not "):
+        check_timeout(value)
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["--max-n", "0"], "usim check: error: --max-n must be at least 1"),
+    (["--timeout", "nan"], "usim check: error: --timeout must be a positive number of seconds, not nan"),
+    (["--timeout", "0"], "usim check: error: --timeout must be a positive number of seconds, not 0"),
+])
+def test_usim_check_refuses_a_bad_bound_or_timeout_in_one_line(argv, message, capsys):
+    assert main(MATMUL + argv) == 2
+    captured = capsys.readouterr()
+    assert captured.err.strip() == message and captured.out == ""

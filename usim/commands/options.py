@@ -1,0 +1,142 @@
+"""The options ``usim prove`` and ``usim check`` share: defined and checked here, once.
+
+Each is refused before any work is done, in one line (exit status 2): the
+timeout is a finite positive number of seconds; the bound N at least 1 and, for
+``usim prove``, at most :data:`~usim.engine.options.MAX_BOUND` (beyond it a
+claim's shapes alone would not fit in memory, let alone their proofs), while
+``usim check`` sets no largest bound of its own (:data:`CHECK_LARGEST_N`); the
+engines are names of :data:`~usim.engine.options.ENGINE_NAMES`, each once; a
+file to write has a writable folder. Importing this module loads no solver
+(``usim --help`` builds every parser).
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import os
+from pathlib import Path
+
+from usim.engine.options import DEFAULT_TIMEOUT, ENGINE_NAMES, MAX_BOUND
+from usim.errors import UsimError
+
+PROVE_LARGEST_N: int | None = MAX_BOUND
+"""The largest ``--max-n`` of ``usim prove``."""
+CHECK_LARGEST_N: int | None = None
+"""The largest ``--max-n`` of ``usim check``: none of its own."""
+
+
+def add_max_n(parser: argparse.ArgumentParser, help: str) -> None:
+    """``--max-n N`` (default None: the claim's or the spec's own bound).
+
+    Args:
+        parser: the command's parser.
+        help: what N bounds, in the command's words.
+    """
+    parser.add_argument("--max-n", type=int, default=None, help=help)
+
+
+def add_engine(parser: argparse.ArgumentParser, help: str) -> None:
+    """``--engine E[,E...]`` (default all), read by :func:`engines_option`.
+
+    Args:
+        parser: the command's parser.
+        help: the option's help, in the command's words.
+    """
+    parser.add_argument("--engine", default="all", help=help)
+
+
+def add_timeout(parser: argparse.ArgumentParser, per: str) -> None:
+    """``--timeout S``: seconds per task and engine (default
+    :data:`~usim.engine.options.DEFAULT_TIMEOUT`), checked by :func:`check_timeout`.
+
+    Args:
+        parser: the command's parser.
+        per: what one engine gets the seconds for ("obligation", "shape").
+    """
+    parser.add_argument("--timeout", type=float, default=DEFAULT_TIMEOUT,
+                        help=f"seconds per {per} and engine; over it: UNKNOWN (default {DEFAULT_TIMEOUT:g})")
+
+
+def check_timeout(seconds: float) -> None:
+    """Refuse a timeout that is not a finite positive number of seconds.
+
+    Args:
+        seconds: the value of ``--timeout``.
+
+    Raises:
+        UsimError: zero, negative, infinite or NaN.
+    """
+    if not math.isfinite(seconds) or seconds <= 0:
+        raise UsimError(f"--timeout must be a positive number of seconds, not {seconds:g}")
+
+
+def check_max_n(max_n: int | None, largest: int | None) -> None:
+    """Refuse a bound below 1, or above the command's largest.
+
+    Args:
+        max_n: the value of ``--max-n`` (None: not given).
+        largest: the command's largest bound (:data:`PROVE_LARGEST_N`,
+            :data:`CHECK_LARGEST_N`), None for no largest.
+
+    Raises:
+        UsimError: the bound is out of range; the message says the range.
+    """
+    if max_n is None:
+        return
+    if largest is None:
+        if max_n < 1:
+            raise UsimError("--max-n must be at least 1")
+    elif not 1 <= max_n <= largest:
+        raise UsimError(f"--max-n must be between 1 and {largest}, not {max_n}")
+
+
+def engines_option(text: str | None) -> list[str] | None:
+    """The engines ``--engine`` asks for (``usim prove`` and ``usim check``).
+
+    Args:
+        text: the option's text: ``all`` (or None), or engine names separated
+            by commas (spaces around a name are ignored).
+
+    Returns:
+        The names in the order given, or None for each claim's own engines.
+
+    Raises:
+        UsimError: a name is empty (a stray comma), unknown, or given twice.
+    """
+    if text in (None, "all"):
+        return None
+    names = [e.strip() for e in text.split(",")]
+    engines = f"engines: {', '.join(ENGINE_NAMES)}"
+    if not text.strip():
+        raise UsimError(f"--engine needs a name; {engines}")
+    if "" in names:
+        raise UsimError(f"--engine {text!r} has an empty name (a comma too many?); {engines}")
+    unknown = [e for e in names if e not in ENGINE_NAMES]
+    if unknown:
+        raise UsimError(f"no engine {unknown[0]!r}; {engines}")
+    twice = [e for index, e in enumerate(names) if e in names[:index]]
+    if twice:
+        raise UsimError(f"--engine {text!r} names {twice[0]} twice")
+    return names
+
+
+def check_writable(path: str, option: str) -> None:
+    """Refuse a file that cannot be written: its folder is missing or not
+    writable, or it is itself a folder.
+
+    Args:
+        path: the file named by the option.
+        option: the option's name, for the message (``--json``, ``--out``).
+
+    Raises:
+        UsimError: the file cannot be written; the message says why.
+    """
+    target = Path(path)
+    if target.is_dir():
+        raise UsimError(f"{option} {path} is a folder; give a file name")
+    folder = target.parent if str(target.parent) else Path(".")
+    if not folder.is_dir():
+        raise UsimError(f"{option} {path}: the folder {folder} does not exist")
+    if not os.access(folder, os.W_OK):
+        raise UsimError(f"{option} {path}: the folder {folder} is not writable")
