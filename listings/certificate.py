@@ -18,7 +18,14 @@ from usim.repl import load_text
 
 def listing_claim(report: CheckReport) -> Claim:
     """The claim a checked listing stands for: the spec's statement with the
-    listing's function as construction (for certificates)."""
+    listing's function as construction (for certificates).
+
+    Args:
+        report: the check's report.
+
+    Returns:
+        The claim (:func:`listing_claim_of` its spec, function and file).
+    """
     return listing_claim_of(report.spec, report.function, report.filename)
 
 
@@ -45,7 +52,16 @@ def listing_claim_of(spec: ListingSpec, function: str, filename: str) -> Claim:
 
 def listing_certificate(report: CheckReport, timeout: float, seconds: float) -> dict:
     """A certificate of ``usim check``, with the listing (and, for a user's spec,
-    the spec file) embedded so that ``usim verify`` can build every obligation again."""
+    the spec file) embedded so that ``usim verify`` can build every obligation again.
+
+    Args:
+        report: the check's report (its shapes that were checked are recorded).
+        timeout: the seconds per shape and engine it was checked with.
+        seconds: how long the whole check took.
+
+    Returns:
+        The certificate, as the JSON object written.
+    """
     from usim.engine.certificate import certificate
     from usim.engine.runner import ClaimReport
 
@@ -78,7 +94,16 @@ def listing_certificate(report: CheckReport, timeout: float, seconds: float) -> 
 def listing_source(source: Mapping[str, Any], resolve: Callable[[Mapping[str, Any]], ListingSpec]):
     """How ``usim verify`` builds a checked listing's obligations again: from the
     embedded text, the function, the spec (``resolve`` builds it from the
-    certificate's spec source) and the parameters."""
+    certificate's spec source) and the parameters.
+
+    Args:
+        source: the certificate's ``source`` record (kind ``listing``).
+        resolve: builds the spec from the certificate's spec source.
+
+    Returns:
+        The builder of an obligation (shape, broken variant or None) and the
+        spec's engines. A source with no text is a UsimError.
+    """
     if not isinstance(source.get("text"), str):
         raise UsimError("the certificate's listing source is incomplete (its text is missing)")
     spec_source = source.get("spec_source") or {"kind": "builtin", "name": source.get("spec")}

@@ -73,6 +73,14 @@ def interpretations(ob: Obligation, seed: int = 0) -> dict[str, str]:
     or long double, to 1e-9, from its values taken exactly; the symbolic and smt
     ones after substituting the input, exactly). Agreement here is
     cross-validation, not proof.
+
+    Args:
+        ob: the listing's obligation at one shape.
+        seed: the seed of the random input.
+
+    Returns:
+        Each interpretation's finding (exact, symbolic, numeric, smt): ``ok``,
+        or what differs, or why it was not compared.
     """
     import z3
 
@@ -155,7 +163,16 @@ def interpretations(ob: Obligation, seed: int = 0) -> dict[str, str]:
 
 
 def power_findings(program: Program, spec: ListingSpec, n: int) -> list[str]:
-    """Non-integral powers in ``program`` at length n, said plainly."""
+    """Non-integral powers in ``program`` at length n, said plainly.
+
+    Args:
+        program: the listing's program at one shape.
+        spec: the spec (whether it asks for exp).
+        n: the input sequence's length.
+
+    Returns:
+        One finding per power with a constant base or a non-integral exponent.
+    """
     from usim.encodings.domain import Undefined
     from usim.encodings.evaluate import EXACT, evaluate
     from usim.encodings.exact import exact_pow
@@ -212,7 +229,17 @@ def relative_deviation(ob: Obligation, samples: int = 500, seed: int = 0) -> tup
     """Largest relative |program - spec| / |spec| on random normal inputs at scales
     1 and 5 (a checked float run: :func:`usim.engine.measure.numeric_deviation`):
     a measurement, never a proof. The value is None, and the text says why, when
-    a scale's run has no right number (a value undefined or beyond long double)."""
+    a scale's run has no right number (a value undefined or beyond long double).
+
+    Args:
+        ob: the listing's obligation at one shape.
+        samples: random inputs per scale.
+        seed: their seed.
+
+    Returns:
+        The largest relative deviation (None: not measured) and where it was
+        found (or why it was not measured).
+    """
     from usim.engine.measure import numeric_deviation
 
     worst, where = 0.0, ""

@@ -22,7 +22,20 @@ def obligation_for(rasp: RaspFile, function: str, spec: ListingSpec, shape: Shap
     """The spec's obligation at ``shape`` with the listing's function as construction.
 
     ``padding="any"``: positions past the output blocks are not compared (the
-    output is masked there to 0 before the comparison, and that is said)."""
+    output is masked there to 0 before the comparison, and that is said).
+
+    Args:
+        rasp: the listing, read.
+        function: its function (or an expression).
+        spec: the spec.
+        shape: the shape.
+        parameters: the function's parameters and the dimension each stands for.
+        padding: ``zero`` or ``any``.
+
+    Returns:
+        The obligation. A function that outputs symbols where the spec expects
+        numbers (or the other way), or an unknown padding, is a UsimError.
+    """
     statement = spec.statement(shape)
     built = rasp.build(function, call_arguments(parameters, spec, shape))
     sop = built.sop
@@ -63,7 +76,18 @@ def output_name(function: str) -> str:
 
 def mutant_obligation(rasp: RaspFile, ob: Obligation, name: str,
                       replacements: Mapping[str, Any]) -> Obligation:
-    """``ob`` with the listing's named nodes replaced: a broken variant."""
+    """``ob`` with the listing's named nodes replaced: a broken variant.
+
+    Args:
+        rasp: the listing (RASP text of a replacement is read in it).
+        ob: the listing's obligation at one shape.
+        name: the broken variant's name.
+        replacements: named node -> RASP text (in which the node's own name is
+            the original node) or a Python function of the node.
+
+    Returns:
+        The broken variant's obligation (its reference the listing's construction).
+    """
     from usim.rasp.rewrite import substitute
 
     def replacement(node_name: str, how: Any) -> Callable[[E.Expr], E.Expr]:

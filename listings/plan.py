@@ -316,7 +316,16 @@ MAX_EXAMPLE_SHAPES = 6
 
 def example_shapes(spec: ListingSpec, plan: ShapePlan, n: int) -> list[Shape]:
     """The shapes of length n the listing is meant for (by the spec's length
-    formula and the plan: nothing is built)."""
+    formula and the plan: nothing is built).
+
+    Args:
+        spec: the spec.
+        plan: the listing's plan.
+        n: an example's length.
+
+    Returns:
+        At most :data:`MAX_EXAMPLE_SHAPES` shapes, in the spec's order.
+    """
     found = []
     for s in spec.shapes(n):
         if spec.length(s) == n and plan.fits(spec, s):
