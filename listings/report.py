@@ -50,12 +50,20 @@ class Unchecked:
     shape: Shape
     error: str
     mutant: str | None = None
-    status: Status = Status.ERROR
-    counterexample: Counterexample | None = None
 
     @property
     def label(self) -> str:
         return shape_label(self.shape)
+
+    @property
+    def status(self) -> Status:
+        """Always ERROR: nothing was decided."""
+        return Status.ERROR
+
+    @property
+    def counterexample(self) -> Counterexample | None:
+        """Always None: nothing was refuted."""
+        return None
 
 
 @dataclass(frozen=True)
