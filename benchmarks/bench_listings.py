@@ -27,10 +27,12 @@ import tempfile
 import time
 from pathlib import Path
 
-from usim.listings.listing import _example_lines, example_shapes, plan_shapes
+from usim.listings.examples import run_examples
+from usim.listings.plan import example_shapes, plan_shapes
 from usim.errors import UsimError
 from usim.proofs import get
 from usim.listings.specs import spec as spec_named
+from usim.render_check import example_lines
 from usim.repl import load_file
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -50,7 +52,7 @@ def matching(path: Path, function: str, spec_name: str) -> None:
     plan = plan_shapes(rasp, function, spec, None, 3)
     planned = time.perf_counter() - start
     start = time.perf_counter()
-    lines = _example_lines(rasp, function, spec, plan, "zero")
+    lines = example_lines(run_examples(rasp, function, spec, plan, "zero"), spec, function)
     matched = time.perf_counter() - start
     longest = max((len(e.values) for e in rasp.examples), default=0)
     print(f"1. examples of {path.name}:{function} against {spec_name} (longest example {longest} entries)")

@@ -88,7 +88,7 @@ def of_listing(claim: Claim, dims: int, mutants: Sequence[str]) -> Reference:
 
     Args:
         claim: the claim the listing stands for, from its embedded source
-            (:func:`usim.listings.listing.listing_claim_of`).
+            (:func:`usim.listings.certificate.listing_claim_of`).
         dims: how many dimensions the spec's shapes have.
         mutants: the spec's broken variants.
 

@@ -52,7 +52,7 @@ import sympy
 from usim.constructions.softmax import PAPER_BASE
 from usim.encodings.layout import SequenceLayout
 from usim.engine.claim import Shape
-from usim.listings.listing import Spec, Statement
+from usim.listings.spec import ListingSpec, Statement
 from usim.errors import ShapeError, UsimError
 
 BASE_E = "e"
@@ -334,7 +334,7 @@ TABLE: dict[str, Row] = {
 }
 
 
-def spec(name: str, base: Fraction | None = None) -> Spec:
+def spec(name: str, base: Fraction | None = None) -> ListingSpec:
     """The built-in spec ``name``; ``base`` (the softmax specs) replaces e."""
     if name not in TABLE:
         raise UsimError(f"no spec {name!r}; specs: {', '.join(TABLE)}")
@@ -353,17 +353,17 @@ def spec(name: str, base: Fraction | None = None) -> Spec:
     source: dict[str, Any] = {"kind": "builtin", "name": name}
     if base is not None:
         source["base"] = str(base)
-    return Spec(name, title, row.dims, row.shapes, row.length, row.statement(base),
-                engines=tuple(engines or ("sympy", "z3")), default_max_n=row.max_n,
-                wants_exp=row.takes_base and base is None, claim_id=claim_id, square=row.square,
-                sums=row.sums, source=source, reads=row.reads, writes=row.writes)
+    return ListingSpec(name, title, row.dims, row.shapes, row.length, row.statement(base),
+                       engines=tuple(engines or ("sympy", "z3")), default_max_n=row.max_n,
+                       wants_exp=row.takes_base and base is None, claim_id=claim_id, square=row.square,
+                       sums=row.sums, source=source, reads=row.reads, writes=row.writes)
 
 
-def specs() -> dict[str, Spec]:
+def specs() -> dict[str, ListingSpec]:
     return {name: spec(name) for name in TABLE}
 
 
-def spec_from_source(source: Mapping[str, Any], run_code: bool = False) -> Spec:
+def spec_from_source(source: Mapping[str, Any], run_code: bool = False) -> ListingSpec:
     """The spec a certificate names: built in (with its options), or a user's
     spec file embedded in it (run only with ``run_code``: it is Python)."""
     kind = source.get("kind")

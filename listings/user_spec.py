@@ -46,7 +46,7 @@ Declarations (all but ``inputs`` and ``outputs`` optional):
 ``square``, ``sums``
     how the listing may fix the dimensions: the dimensions a side ``n = length
     ^ 0.5`` stands for, and the two dimensions a listing may write as
-    ``length / (a + b)`` (:mod:`usim.listings.listing`).
+    ``length / (a + b)`` (:mod:`usim.listings.plan`).
 ``reads``, ``writes``
     ``"symbol"`` for an input (output) of symbols, as the REPL's strings: the
     input ranges over an alphabet (``--alphabet``, or the symbols of the file's
@@ -75,7 +75,7 @@ import sympy
 
 from usim.encodings.layout import SequenceLayout
 from usim.engine.claim import Shape
-from usim.listings.listing import Spec, Statement
+from usim.listings.spec import ListingSpec, Statement
 from usim.errors import InputError, ShapeError, UsimError
 
 _NAME = re.compile(r"[A-Za-z_][A-Za-z_0-9]*")
@@ -123,7 +123,7 @@ def split_reference(text: str) -> tuple[str, str]:
     return path, name
 
 
-def load_spec_file(reference: str) -> Spec:
+def load_spec_file(reference: str) -> ListingSpec:
     """The spec ``NAME`` of ``FILE.py:NAME``."""
     path, name = split_reference(reference)
     try:
@@ -135,7 +135,7 @@ def load_spec_file(reference: str) -> Spec:
     return load_spec_text(text, name, path)
 
 
-def load_spec_text(text: str, name: str, filename: str) -> Spec:
+def load_spec_text(text: str, name: str, filename: str) -> ListingSpec:
     """Run a spec file's text and build its spec ``name``."""
     namespace: dict[str, Any] = {"__name__": "usim_spec_file", "__file__": filename}
     try:
@@ -207,8 +207,8 @@ def _call(function: Callable, blocks: Mapping[str, Any], dims: Mapping[str, int]
     return function(**arguments)
 
 
-def build_spec(function: Callable, d: Declaration, name: str, filename: str, text: str) -> Spec:
-    """A :class:`~usim.listings.listing.Spec` from a declared function."""
+def build_spec(function: Callable, d: Declaration, name: str, filename: str, text: str) -> ListingSpec:
+    """A :class:`~usim.listings.spec.ListingSpec` from a declared function."""
     where = f"{filename}:{name}"
     if not d.inputs or not d.outputs:
         raise UsimError(f"{where}: declare inputs and outputs, e.g. inputs={{'M': ('r', 'c')}}")
@@ -294,7 +294,7 @@ def build_spec(function: Callable, d: Declaration, name: str, filename: str, tex
 
     source = {"kind": "file", "file": filename, "name": name, "text": text}
     title = d.title or (inspect.getdoc(function) or "").split("\n")[0] or f"{name} from {filename}"
-    return Spec(name, title, dims, shapes, length, statement, engines=tuple(d.engines), default_max_n=d.max_n,
-                square=tuple(d.square), sums=tuple(d.sums) if d.sums else None,
-                mutants={k: dict(v) for k, v in d.mutants.items()}, source=source,
-                notes=f"a user's spec: {name} in {filename}", reads=d.reads, writes=d.writes)
+    return ListingSpec(name, title, dims, shapes, length, statement, engines=tuple(d.engines),
+                       default_max_n=d.max_n, square=tuple(d.square), sums=tuple(d.sums) if d.sums else None,
+                       mutants={k: dict(v) for k, v in d.mutants.items()}, source=source,
+                       notes=f"a user's spec: {name} in {filename}", reads=d.reads, writes=d.writes)

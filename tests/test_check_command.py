@@ -9,12 +9,15 @@ import pytest
 
 from usim.cli import main
 from usim.commands.check import SPEC_NAMES
-from usim.listings.listing import check, plan_shapes, power_findings
+from usim.listings.check import CheckRequest, check
+from usim.listings.plan import plan_shapes
+from usim.listings.crosscheck import power_findings
 from usim.listings.specs import TABLE, spec
 from usim.rasp.cost import repl_heads
 from usim.encodings.runners import run_exact
 from usim.engine.claim import Status
 from usim.errors import UsimError
+from usim.render_check import cost_lines
 from usim.repl import load_file, load_text
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples" / "rasp"
@@ -34,8 +37,8 @@ def test_transpose_listing_is_proved_for_its_shapes(capsys):
 
 
 def test_off_by_one_listing_is_refuted_with_a_replayed_counterexample(capsys):
-    report = check(str(EXAMPLES / "transpose_off_by_one.rasp"), "transpose", spec("transpose"),
-                   max_n=3, timeout=30)
+    report = check(CheckRequest(str(EXAMPLES / "transpose_off_by_one.rasp"), "transpose", spec("transpose"),
+                                max_n=3, timeout=30))
     assert [s.label for s in report.shapes] == ["3x1", "3x2", "3x3"]
     for shape in report.shapes:
         assert shape.status is Status.REFUTED
@@ -60,7 +63,7 @@ def test_off_by_one_listing_is_refuted_with_a_replayed_counterexample(capsys):
 
 
 def test_softmax_listing_with_exp_is_proved():
-    report = check(str(EXAMPLES / "softmax.rasp"), "softmax", spec("softmax"), max_n=2, timeout=30)
+    report = check(CheckRequest(str(EXAMPLES / "softmax.rasp"), "softmax", spec("softmax"), max_n=2, timeout=30))
     assert [s.label for s in report.shapes] == ["3x1", "3x2"]
     assert report.ok
     assert "usim addition exp" in report.uses
@@ -68,8 +71,8 @@ def test_softmax_listing_with_exp_is_proved():
 
 
 def test_paper_softmax_with_2718_is_refuted_and_its_deviation_measured():
-    report = check(str(EXAMPLES / "softmax_paper.rasp"), "softmax", spec("softmax"), shapes=[(3, 2)],
-                   timeout=30, samples=100)
+    report = check(CheckRequest(str(EXAMPLES / "softmax_paper.rasp"), "softmax", spec("softmax"), shapes=[(3, 2)],
+                                timeout=30, samples=100))
     (shape,) = report.shapes
     assert shape.status is Status.REFUTED
     assert any("not exp" in f for f in shape.findings)
@@ -78,11 +81,11 @@ def test_paper_softmax_with_2718_is_refuted_and_its_deviation_measured():
 
 
 def test_matmul_listing_is_proved():
-    report = check(str(EXAMPLES / "matmul.rasp"), "matmul", spec("matmul"), max_n=2, timeout=30)
+    report = check(CheckRequest(str(EXAMPLES / "matmul.rasp"), "matmul", spec("matmul"), max_n=2, timeout=30))
     assert [s.label for s in report.shapes] == ["2x1x2", "2x2x2"]
     assert report.ok
     assert all(v == "ok" for s in report.shapes for v in s.interpretations.values())
-    assert "heads per layer [4, 4]" in report.shapes[0].cost[0]
+    assert "heads per layer [4, 4]" in cost_lines(report.shapes[0].cost)[0]
 
 
 def test_a_syntax_error_is_one_line_with_line_and_column_and_exit_2(tmp_path, capsys):
@@ -116,9 +119,9 @@ def test_shapes_follow_parameters_and_hard_coded_dimensions(tmp_path):
                     "  return aggregate(select(indices, src, ==), tokens);\n}\n")
     plan = plan_shapes(load_file(glob), "t", transpose, None, 3)
     assert plan.shapes == ((2, 1), (2, 2), (2, 3))
-    report = check(str(glob), "t", spec("transpose"), max_n=2, timeout=30)
+    report = check(CheckRequest(str(glob), "t", spec("transpose"), max_n=2, timeout=30))
     assert report.ok
-    wrong = check(str(glob), "t", spec("transpose"), shapes=[(3, 2)], timeout=30)
+    wrong = check(CheckRequest(str(glob), "t", spec("transpose"), shapes=[(3, 2)], timeout=30))
     assert wrong.shapes[0].status is Status.REFUTED
 
 
@@ -147,6 +150,27 @@ def test_fractional_powers_are_flagged():
     paper = load_text("e = 2.718 ^ tokens;").program("e")
     (finding,) = power_findings(paper, softmax, 4)
     assert "not exp" in finding and "deviation" in finding
+
+
+def test_the_observer_hears_the_plan_the_alphabet_and_every_shape_the_report_holds():
+    heard = []
+
+    class Recorder:
+        def planned(self, plan):
+            heard.append(("planned", plan.shapes))
+
+        def ready(self, alphabet):
+            heard.append(("ready", alphabet))
+
+        def checked(self, shape):
+            heard.append(("checked", shape))
+
+    request = CheckRequest(str(EXAMPLES / "transpose_off_by_one.rasp"), "transpose", spec("transpose"),
+                           max_n=2, engines=("z3",), timeout=30)
+    report = check(request, Recorder())
+    assert heard[:2] == [("planned", ((3, 1), (3, 2))), ("ready", None)]
+    assert [s for kind, s in heard[2:]] == list(report.shapes) and len(report.shapes) == 2
+    assert all(s.status is Status.REFUTED and s.checked and s.result.shape == s.shape for s in report.shapes)
 
 
 def test_the_command_offers_exactly_the_specs_of_the_table():

@@ -11,7 +11,9 @@ import pytest
 
 from usim.cli import main
 from usim.engine.claim import Status
-from usim.listings.listing import check, example_shapes, obligation_for, plan_shapes
+from usim.listings.check import CheckRequest, check
+from usim.listings.plan import example_shapes, plan_shapes
+from usim.listings.obligation import obligation_for
 from usim.engine.statement import fingerprint
 from usim.errors import UsimError
 from usim.proofs import get
@@ -40,9 +42,9 @@ CASES = [
                          ids=[f"{c[2]}:{c[1]}" for c in CASES])
 def test_a_listing_per_spec_is_proved_and_a_broken_variant_refuted(listing, function, name, options,
                                                                     broken, shape):
-    report = check(str(EXAMPLES / listing), function, spec(name), timeout=60, samples=20, **options)
+    report = check(CheckRequest(str(EXAMPLES / listing), function, spec(name), timeout=60, samples=20, **options))
     assert report.shapes and report.ok, [(s.label, s.status, s.error) for s in report.shapes]
-    wrong = check(str(EXAMPLES / listing), broken, spec(name), shapes=[shape], timeout=60, samples=20)
+    wrong = check(CheckRequest(str(EXAMPLES / listing), broken, spec(name), shapes=[shape], timeout=60, samples=20))
     (result,) = wrong.shapes
     assert result.status is Status.REFUTED
     counter = result.result.counterexample
@@ -51,16 +53,17 @@ def test_a_listing_per_spec_is_proved_and_a_broken_variant_refuted(listing, func
 
 def test_a_softmax_to_another_base_is_proved_with_that_base_and_refuted_against_e():
     paper = str(EXAMPLES / "softmax_paper.rasp")
-    assert check(paper, "softmax", spec("softmax", parse_base("2.718")), max_n=2, timeout=60).ok
-    against_e = check(paper, "softmax", spec("softmax"), shapes=[(3, 2)], timeout=60, samples=50)
+    assert check(CheckRequest(paper, "softmax", spec("softmax", parse_base("2.718")), max_n=2, timeout=60)).ok
+    against_e = check(CheckRequest(paper, "softmax", spec("softmax"), shapes=[(3, 2)], timeout=60, samples=50))
     assert against_e.shapes[0].status is Status.REFUTED
     value, _, label = against_e.deviation
     assert label == "3x2" and 1e-5 < value < 1e-1
     heads = str(EXAMPLES / "heads.rasp")
-    assert check(heads, "softmax_heads_273", spec("softmax_heads", parse_base("2.73")), max_n=2, timeout=60).ok
+    assert check(CheckRequest(heads, "softmax_heads_273", spec("softmax_heads", parse_base("2.73")), max_n=2,
+                              timeout=60)).ok
     # the base is exact: 2.73 is not 2.718
-    wrong_base = check(heads, "softmax_heads_273", spec("softmax_heads", parse_base("2.718")), shapes=[(2, 2, 2)],
-                       timeout=60)
+    wrong_base = check(CheckRequest(heads, "softmax_heads_273", spec("softmax_heads", parse_base("2.718")),
+                                    shapes=[(2, 2, 2)], timeout=60))
     assert wrong_base.shapes[0].status is Status.REFUTED
 
 
@@ -151,7 +154,7 @@ def test_the_authors_ways_of_fixing_dimensions_are_recognised(tmp_path):
     assert "(= r = c)" in square.describe(spec("transpose"))
     rows = plan_shapes(rasp, "rows_three", spec("transpose"), None, 3)
     assert rows.shapes == ((3, 1), (3, 2), (3, 3))
-    report = check(str(listing), "product_3dot4", spec("matmul"), max_n=2, timeout=60)
+    report = check(CheckRequest(str(listing), "product_3dot4", spec("matmul"), max_n=2, timeout=60))
     assert [(s.label, s.status) for s in report.shapes] == [("3x1x4", Status.ERROR), ("3x2x4", Status.PROVED)]
     assert report.shapes[0].error == ("the product AB (3x4): 12 entries, but the sequence has 7 positions "
                                       "(the result is written from position 0): it does not fit")
@@ -187,10 +190,11 @@ def test_examples_are_matched_by_the_length_formula_without_building_obligations
     rasp = load_text((EXAMPLES / "matmul.rasp").read_text() + "\nset example [" + ", ".join(["1"] * 32) + "]\n")
     plan = plan_shapes(rasp, "matmul", counted, None, 2)
     assert example_shapes(counted, plan, 32) == [(2, 8, 2)]
-    from usim.listings.listing import _example_lines
+    from usim.listings.examples import run_examples
+    from usim.render_check import example_lines
 
     built.clear()
-    lines = _example_lines(rasp, "matmul", counted, plan, "zero")
+    lines = example_lines(run_examples(rasp, "matmul", counted, plan, "zero"), counted, "matmul")
     assert any("as 2x8x2" in line and "agrees with the spec" in line for line in lines)
     assert set(built) <= {(2, 2, 2), (2, 8, 2)}  # the two examples' shapes, nothing else
 
@@ -218,17 +222,18 @@ def test_padding_any_compares_only_the_result(tmp_path):
     listing = tmp_path / "det_everywhere.rasp"
     listing.write_text((EXAMPLES / "det3.rasp").read_text() + "\ndef det_everywhere() { r = 3; c = 3; "
                        "return determinant(); }\n")
-    strict = check(str(listing), "det_everywhere", spec("det3"), timeout=60)
+    strict = check(CheckRequest(str(listing), "det_everywhere", spec("det3"), timeout=60))
     assert strict.shapes[0].status is Status.REFUTED
     assert strict.shapes[0].result.counterexample.entry.startswith("padding")
-    loose = check(str(listing), "det_everywhere", spec("det3"), timeout=60, padding="any")
+    loose = check(CheckRequest(str(listing), "det_everywhere", spec("det3"), timeout=60, padding="any"))
     assert loose.ok
 
 
 def test_the_symbolic_cross_check_compares_exactly():
     """Once a false 'symbolic DIFFERS from exact' next to PROVED (nsimplify made
     -7796/9 a product of fractional powers); now rationals are compared exactly."""
-    report = check(str(EXAMPLES / "matmul.rasp"), "matmul", spec("matmul"), shapes=[(2, 4, 2)], seed=9, timeout=60)
+    report = check(CheckRequest(str(EXAMPLES / "matmul.rasp"), "matmul", spec("matmul"), shapes=[(2, 4, 2)], seed=9,
+                                timeout=60))
     (shape,) = report.shapes
     assert shape.status is Status.PROVED
     assert shape.interpretations == {"exact": "ok", "symbolic": "ok", "numeric": "ok", "smt": "ok"}

@@ -128,3 +128,13 @@ def test_the_engine_is_a_library(path):
     imported = {a.name for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names}
     assert "print" not in names, f"{path.name} prints"
     assert "argparse" not in imported, f"{path.name} parses options"
+
+
+@pytest.mark.parametrize("path", sorted((ROOT / "listings").glob("*.py")), ids=lambda p: p.name)
+def test_the_listings_layer_returns_data(path):
+    """``usim check``'s text is the command line's (usim/render_check.py): the listings layer prints nothing."""
+    tree = ast.parse(path.read_text())
+    names = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name)}
+    imported = {a.name for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names}
+    assert "print" not in names, f"{path.name} prints"
+    assert "argparse" not in imported, f"{path.name} parses options"

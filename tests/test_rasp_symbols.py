@@ -10,7 +10,7 @@ import pytest
 
 from usim.cli import main
 from usim.engine.claim import Status
-from usim.listings.listing import check
+from usim.listings.check import CheckRequest, check
 from usim.errors import UsimError
 from usim.listings.specs import spec
 from usim.repl import load_text
@@ -28,15 +28,15 @@ CASES = [
 
 @pytest.mark.parametrize("function, name, broken", CASES, ids=[c[0] for c in CASES])
 def test_a_program_over_symbols_is_proved_for_every_length_and_refuted_when_broken(function, name, broken):
-    report = check(str(LISTING), function, spec(name), max_n=3, alphabet=("a", "b", "c"), timeout=60)
+    report = check(CheckRequest(str(LISTING), function, spec(name), max_n=3, alphabet=("a", "b", "c"), timeout=60))
     assert [s.label for s in report.shapes] == ["1", "2", "3"]
     assert report.ok, [(s.label, s.status) for s in report.shapes]
     for shape in report.shapes:  # every input over the alphabet, exhaustively
         assert any(r.engine == "exhaustive" and r.status is Status.PROVED for r in shape.result.results)
-    wrong = check(str(LISTING), broken, spec(name), shapes=[(3,)], alphabet=("a", "b", "c"), timeout=60)
+    wrong = check(CheckRequest(str(LISTING), broken, spec(name), shapes=[(3,)], alphabet=("a", "b", "c"), timeout=60))
     (shape,) = wrong.shapes
     assert shape.status is Status.REFUTED
-    text = wrong.counterexample_text(shape)
+    text = wrong.counterexample(shape).describe()
     assert "input x = ['" in text  # shown as symbols, not codes
 
 

@@ -12,7 +12,7 @@ import pytest
 
 from usim.cli import main
 from usim.engine.claim import Status
-from usim.listings.listing import check
+from usim.listings.check import CheckRequest, check
 from usim.listings.user_spec import load_spec_file, load_spec_text
 from usim.errors import UsimError
 
@@ -34,7 +34,7 @@ def test_the_worked_example_is_proved_with_its_broken_variants_refuted(capsys):
 
 
 def test_a_wrong_listing_is_refuted_against_a_user_spec_with_a_replayed_counterexample():
-    report = check(str(LISTING), "flip_columns", load_spec_file(f"{SPECS}:row_flip"), max_n=2, timeout=60)
+    report = check(CheckRequest(str(LISTING), "flip_columns", load_spec_file(f"{SPECS}:row_flip"), max_n=2, timeout=60))
     assert [s.status for s in report.shapes] == [Status.REFUTED, Status.REFUTED]
     for shape in report.shapes:
         counter = shape.result.counterexample
@@ -44,7 +44,7 @@ def test_a_wrong_listing_is_refuted_against_a_user_spec_with_a_replayed_countere
 
 def test_preconditions_of_a_user_spec_are_assumed_and_need_a_witness():
     the_spec = load_spec_file(f"{SPECS}:row_flip_positive_corner")
-    report = check(str(LISTING), "flip", the_spec, shapes=[(3, 2)], timeout=60)
+    report = check(CheckRequest(str(LISTING), "flip", the_spec, shapes=[(3, 2)], timeout=60))
     assert report.ok
     assert report.shapes[0].result.witness_status is Status.PROVED
 
@@ -90,7 +90,8 @@ def test_a_user_spec_may_take_a_dimension_as_an_argument_and_a_finite_domain(tmp
     path = tmp_path / "parity_spec.py"
     path.write_text(SPEC_WITH_DIMENSIONS)
     the_spec = load_spec_file(f"{path}:first_k_parity")
-    report = check(str(ROOT / "examples" / "rasp" / "parity.rasp"), "parity", the_spec, max_n=3, timeout=60)
+    report = check(CheckRequest(str(ROOT / "examples" / "rasp" / "parity.rasp"), "parity", the_spec, max_n=3,
+                                timeout=60))
     assert report.ok
     assert all(any(r.engine == "exhaustive" and r.status is Status.PROVED for r in s.result.results)
                for s in report.shapes)

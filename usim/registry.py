@@ -21,7 +21,7 @@ from usim.engine.certificate import Certificate, CertificateError
 
 if TYPE_CHECKING:  # pragma: no cover
     from usim.engine.claim import Obligation, Shape
-    from usim.listings.listing import Spec
+    from usim.listings.spec import ListingSpec
     from usim.engine.statement_check import Reference
 
 
@@ -47,7 +47,7 @@ def refusing_malformed(where: str) -> Iterator[None]:
             from None
 
 
-def _spec(cert: Certificate, run_spec_code: bool) -> "Spec":
+def _spec(cert: Certificate, run_spec_code: bool) -> "ListingSpec":
     from usim.listings.specs import spec_from_source
 
     source = cert.data["source"]
@@ -81,7 +81,7 @@ def reference(cert: Certificate, run_spec_code: bool = False, listings: bool = T
         if not listings:
             raise CertificateError(f"{at} is a certificate of usim check (a listing checked against a spec), "
                                    "not of the registered claim: write these with usim prove --json-dir")
-        from usim.listings.listing import listing_claim_of
+        from usim.listings.certificate import listing_claim_of
 
         source = cert.data["source"]
         spec = _spec(cert, run_spec_code)
@@ -105,7 +105,7 @@ def obligations(cert: Certificate, run_spec_code: bool = False
     from usim.proofs import get
 
     if cert.data["source"].get("kind") == "listing":
-        from usim.listings.listing import listing_source
+        from usim.listings.certificate import listing_source
 
         spec = _spec(cert, run_spec_code)
         build, engines = listing_source(cert.data["source"], lambda spec_source: spec)

@@ -34,7 +34,7 @@ from usim.encodings.layout import SequenceLayout
 from usim.encodings.numeric import largest_difference
 from usim.encodings.runners import WIDER_THAN_FLOAT64
 from usim.engine.claim import Obligation
-from usim.listings.listing import relative_deviation
+from usim.listings.crosscheck import relative_deviation
 from usim.engine.measure import numeric_crosscheck, numeric_deviation
 from usim.errors import RangeError, UndefinedError, UsimError
 from usim.rasp.expr import exp, tokens

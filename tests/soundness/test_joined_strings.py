@@ -11,9 +11,10 @@ import pytest
 
 from usim.cli import main
 from usim.engine.claim import Status
-from usim.listings.listing import check
+from usim.listings.check import CheckRequest, check
 from usim.errors import UsimError
 from usim.listings.specs import spec
+from usim.render_check import example_lines
 from usim.repl import load_text
 
 GROWING = """
@@ -32,11 +33,11 @@ def by_pair_key(n) {
 
 
 def test_a_function_making_new_strings_at_every_shape_is_proved_with_one_alphabet():
-    report = check("grow.rasp", "by_grown_key", spec("sort"), max_n=3, alphabet=("a", "b"), text=GROWING)
+    report = check(CheckRequest("grow.rasp", "by_grown_key", spec("sort"), max_n=3, alphabet=("a", "b"), text=GROWING))
     assert [s.status for s in report.shapes] == [Status.PROVED] * 3
     # the strings of the largest shape have codes in the report's alphabet
     assert {"axxx", "bxxx", "ax", "bx"} <= set(report.alphabet.symbols)
-    wrong = check("grow.rasp", "by_pair_key", spec("sort"), max_n=3, alphabet=("a", "b"), text=GROWING)
+    wrong = check(CheckRequest("grow.rasp", "by_pair_key", spec("sort"), max_n=3, alphabet=("a", "b"), text=GROWING))
     assert Status.REFUTED in [s.status for s in wrong.shapes]
 
 
@@ -60,7 +61,8 @@ def hist_one() {
     return selector_width(select(tokens + u, tokens + u, ==));
 }
 """
-    report = check("one.rasp", "hist_one", spec("histogram"), max_n=2, alphabet=("a", "b", "c"), text=text)
+    report = check(CheckRequest("one.rasp", "hist_one", spec("histogram"), max_n=2, alphabet=("a", "b", "c"),
+                                text=text))
     assert [s.status for s in report.shapes] == [Status.REFUTED] * 2
     f = load_text(text, "one.rasp", symbols=True, inputs=["a", "b", "c"])
     with pytest.raises(UsimError, match="undefined"):
@@ -76,6 +78,6 @@ def unsorted(n) {
     return tokens;
 }
 """
-    report = check("grow.rasp", "unsorted", spec("sort"), max_n=3, alphabet=("a", "b"), text=text)
-    (line,) = report.examples
+    report = check(CheckRequest("grow.rasp", "unsorted", spec("sort"), max_n=3, alphabet=("a", "b"), text=text))
+    (line,) = example_lines(report.examples, report.spec, report.function)
     assert "expected 'a', got 'b'" in line

@@ -13,7 +13,8 @@ from __future__ import annotations
 import pytest
 
 from usim.engine.claim import Status
-from usim.listings.listing import check, plan_shapes
+from usim.listings.check import CheckRequest, check
+from usim.listings.plan import plan_shapes
 from usim.listings.specs import spec
 from usim.repl import load_text
 
@@ -28,8 +29,8 @@ def test_a_variable_nothing_reads_fixes_no_dimension_and_the_identity_is_refuted
     rasp = load_text(IDENTITY[how], "identity.rasp")
     plan = plan_shapes(rasp, "transpose", spec("transpose"), None, 3)
     assert not plan.fixed, plan.describe(spec("transpose"))
-    report = check("identity.rasp", "transpose", spec("transpose"), max_n=2, engines=["sympy"], timeout=60,
-                   text=IDENTITY[how])
+    report = check(CheckRequest("identity.rasp", "transpose", spec("transpose"), max_n=2, engines=["sympy"], timeout=60,
+                                text=IDENTITY[how]))
     by_shape = {s.label: s.status for s in report.shapes}
     assert by_shape["2x2"] is Status.REFUTED
     assert by_shape["2x1"] is by_shape["1x2"] is Status.PROVED  # a row's or column's transpose: the same sequence

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from usim.engine.claim import Status
-from usim.listings.listing import check
+from usim.listings.check import CheckRequest, check
 from usim.listings.user_spec import load_spec_text
 from usim.errors import UsimError
 from usim.listings.specs import spec
@@ -26,13 +26,13 @@ def identity(x):
 
 def test_a_listing_writing_symbols_is_refused_against_a_spec_of_numbers():
     """reverse writes codes 0..m-1, which a histogram's counts could equal."""
-    report = check(str(LISTING), "reverse", spec("histogram"), shapes=[(1,)], alphabet=("a",), timeout=30)
+    report = check(CheckRequest(str(LISTING), "reverse", spec("histogram"), shapes=[(1,)], alphabet=("a",), timeout=30))
     (shape,) = report.shapes
     assert shape.status is Status.ERROR and "outputs symbols, but the histogram spec expects numbers" in shape.error
 
 
 def test_a_listing_writing_numbers_is_refused_against_a_spec_of_symbols():
-    report = check(str(LISTING), "histogram", spec("reverse"), shapes=[(1,)], alphabet=("a",), timeout=30)
+    report = check(CheckRequest(str(LISTING), "histogram", spec("reverse"), shapes=[(1,)], alphabet=("a",), timeout=30))
     assert report.shapes[0].status is Status.ERROR
 
 
@@ -43,7 +43,7 @@ def test_the_mean_of_equal_codes_is_not_a_proof(tmp_path):
     listing = tmp_path / "same.rasp"
     listing.write_text('set example "ab"\ndef same() { return aggregate(select(tokens, tokens, ==), tokens); }\n')
     the_spec = load_spec_text(IDENTITY, "identity", "identity.py")
-    report = check(str(listing), "same", the_spec, shapes=[(1,), (2,)], alphabet=("a", "b"), timeout=30)
+    report = check(CheckRequest(str(listing), "same", the_spec, shapes=[(1,), (2,)], alphabet=("a", "b"), timeout=30))
     assert report.shapes[0].status is Status.PROVED  # one position: one key per row
     two = report.shapes[1]
     assert two.status is Status.REFUTED
@@ -52,7 +52,7 @@ def test_the_mean_of_equal_codes_is_not_a_proof(tmp_path):
 
 def test_a_number_spec_refuses_an_alphabet():
     with pytest.raises(UsimError, match="--alphabet applies to a spec of symbols"):
-        check(str(LISTING), "reverse", spec("relu"), shapes=[(1,)], alphabet=("a",))
+        check(CheckRequest(str(LISTING), "reverse", spec("relu"), shapes=[(1,)], alphabet=("a",)))
 
 
 def test_averaged_booleans_are_undefined_for_the_engines_too(tmp_path):
@@ -62,7 +62,7 @@ def test_averaged_booleans_are_undefined_for_the_engines_too(tmp_path):
         "from usim.listings.user_spec import spec\n"
         "@spec(inputs={'x': (1, 'n')}, outputs={'y': (1, 'n')}, domain='integer', values=(0, 1))\n"
         "def s(x):\n    return x * 0\n", "s", "avg_spec.py")
-    report = check(str(listing), "m", the_spec, shapes=[(2,)], timeout=30)
+    report = check(CheckRequest(str(listing), "m", the_spec, shapes=[(2,)], timeout=30))
     (shape,) = report.shapes
     assert shape.status is Status.REFUTED  # the mean of two booleans is never taken
     assert shape.result.definedness_status is Status.REFUTED

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from usim.cli import main
 from usim.engine.claim import Status
-from usim.listings.listing import check
+from usim.listings.check import CheckRequest, check
 from usim.listings.user_spec import load_spec_text
 from usim.listings.specs import spec
 
@@ -25,7 +25,7 @@ def _spec(body: str, name: str = "s"):
 def test_a_float_in_a_users_target_is_refused_not_rounded_into_a_proof():
     the_spec = _spec("@spec(inputs={'M': ('r', 'c')}, outputs={'F': ('r', 'c')})\n"
                      "def s(M):\n    return M[::-1, :] * 1.0000000001\n")
-    report = check(str(LISTING), "flip", the_spec, shapes=[(3, 1)], timeout=30)
+    report = check(CheckRequest(str(LISTING), "flip", the_spec, shapes=[(3, 1)], timeout=30))
     (shape,) = report.shapes
     assert shape.status is not Status.PROVED
     assert "floating-point" in (shape.error or "") or shape.status is Status.ERROR
@@ -35,7 +35,7 @@ def test_unsatisfiable_preconditions_are_vacuous_never_proved():
     the_spec = _spec("@spec(inputs={'M': ('r', 'c')}, outputs={'F': ('r', 'c')},\n"
                      "      preconditions=lambda M: [M[0, 0] > 1, M[0, 0] < 0])\n"
                      "def s(M):\n    return M  # false, but vacuously so\n")
-    report = check(str(LISTING), "flip", the_spec, shapes=[(3, 2)], timeout=30)
+    report = check(CheckRequest(str(LISTING), "flip", the_spec, shapes=[(3, 2)], timeout=30))
     assert report.shapes[0].status is Status.VACUOUS
     assert not report.ok
 
@@ -54,11 +54,12 @@ def test_a_broken_variant_that_is_not_refuted_fails_the_check(capsys, tmp_path):
 def test_a_target_that_fails_is_an_error_for_that_shape():
     the_spec = _spec("@spec(inputs={'M': ('r', 'c')}, outputs={'F': ('r', 'c')})\n"
                      "def s(M):\n    return M.inv()  # not square\n")
-    report = check(str(LISTING), "flip", the_spec, shapes=[(3, 2)], timeout=30)
+    report = check(CheckRequest(str(LISTING), "flip", the_spec, shapes=[(3, 2)], timeout=30))
     assert report.shapes[0].status is Status.ERROR
     assert not report.ok
 
 
 def test_padding_any_still_compares_every_entry_of_the_result():
-    report = check(str(LISTING), "flip_columns", spec("transpose"), shapes=[(3, 3)], timeout=30, padding="any")
+    report = check(CheckRequest(str(LISTING), "flip_columns", spec("transpose"), shapes=[(3, 3)], timeout=30,
+                                padding="any"))
     assert report.shapes[0].status is Status.REFUTED

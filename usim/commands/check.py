@@ -1,7 +1,7 @@
 """``usim check FILE.rasp --function F (--spec NAME | --spec-file SPEC.py:NAME) [--shape S | --max-n N]``.
 
 Reads a program written in the original RASP REPL's language and proves or
-refutes it against a spec, shape by shape (:mod:`usim.listings.listing` says how
+refutes it against a spec, shape by shape (:mod:`usim.listings.plan` says how
 shapes are chosen and what is checked; :mod:`usim.listings.specs` lists the
 built-in specs, :mod:`usim.listings.user_spec` says how to write one). It also
 runs the program on the file's examples, reports the cost as usim and as the
@@ -14,57 +14,18 @@ every shape is PROVED (and, with --mutants, every broken variant is refuted);
 from __future__ import annotations
 
 import argparse
-import re
 import time
-from fractions import Fraction
+from typing import TYPE_CHECKING, Any
 
 from usim.commands.options import add_engine, add_max_n, add_timeout
 from usim.engine.options import ENGINE_NAMES
 from usim.errors import UsimError
 from usim.listings.options import SPEC_NAMES
 
-
-_LONG_NUMBER = re.compile(r"(?<![\d.])-?\d+(/\d+)?(?![\d.])")
-
-
-def _abbreviate(text: str, limit: int = 24) -> str:
-    """Exact numbers longer than ``limit`` characters as ~ their float (the
-    certificate keeps them in full)."""
-    def short(match: re.Match) -> str:
-        number = match.group(0)
-        return number if len(number) <= limit else f"~{float(Fraction(number)):.12g}"
-    return _LONG_NUMBER.sub(short, text)
-
-
-def _print_shape(s, shown=lambda s: None) -> None:
-    head = f"  shape {s.label}" + (f" [{s.mutant}]" if s.mutant else "")
-    if s.error:
-        print(f"{head}: ERROR: {s.error}")
-        return
-    engines = ", ".join(f"{r.engine} {r.status.value} {r.seconds:.2f}s" for r in s.result.results)
-    print(f"{head}: {s.status.value} ({engines})")
-    if s.mutant:  # a broken variant: its verdict and its counterexample say enough
-        if s.result.counterexample is not None:
-            print(f"      counterexample: {_abbreviate(shown(s) or s.result.counterexample.describe())}")
-        return
-    if s.status.value != "PROVED":
-        for r in s.result.results:
-            if r.detail and r.status.value != "PROVED":
-                print(f"      {r.engine}: {r.detail}")
-        for check in (s.result.definedness, s.result.witness):
-            if check is not None and check.status.value not in ("PROVED",) and check.detail:
-                print(f"      {check.engine}: {check.status.value}: {check.detail}")
-    counter = s.result.counterexample
-    if counter is not None:
-        print(f"      counterexample: {_abbreviate(shown(s) or counter.describe())}")
-    if s.interpretations:
-        print("      interpretations: " + "; ".join(f"{k} {v}" for k, v in s.interpretations.items()))
-    for finding in s.findings:
-        print(f"      power: {finding}")
-    if s.deviation is not None and s.deviation[1]:
-        value, where = s.deviation
-        print(f"      largest relative deviation from the spec: "
-              + (where if value is None else f"{value:.3e} ({where})"))
+if TYPE_CHECKING:  # pragma: no cover
+    from usim.listings.plan import ShapePlan
+    from usim.listings.report import ShapeReport
+    from usim.listings.spec import ListingSpec
 
 
 def _spec(args: argparse.Namespace):
@@ -81,11 +42,44 @@ def _spec(args: argparse.Namespace):
     return spec_named(args.spec, parse_base(args.base))
 
 
+class _Printer:
+    """Prints the plan, the alphabet and each shape as :func:`usim.listings.check.check`
+    goes (a :class:`~usim.listings.check.CheckObserver`)."""
+
+    def __init__(self, spec: "ListingSpec") -> None:
+        self.spec, self.alphabet, self.shapes_begun = spec, None, False
+
+    def planned(self, plan: "ShapePlan") -> None:
+        from usim.render_check import plan_lines
+
+        _print(plan_lines(plan, self.spec))
+
+    def ready(self, alphabet: Any) -> None:
+        from usim.render_check import alphabet_lines
+
+        self.alphabet = alphabet
+        _print(alphabet_lines(alphabet))
+
+    def checked(self, shape: "ShapeReport") -> None:
+        from usim.render_check import shape_lines
+
+        if not self.shapes_begun:
+            self.shapes_begun = True
+            print("shapes:")
+        _print(shape_lines(shape, self.spec, self.alphabet))
+
+
+def _print(lines: list[str]) -> None:
+    for line in lines:
+        print(line)
+
+
 def run(args: argparse.Namespace) -> int:
     from usim.commands.options import CHECK_LARGEST_N, check_max_n, check_timeout, check_writable, engines_option
     from usim.encodings.layout import parse_dims
-    from usim.engine.claim import Status
-    from usim.listings.listing import ShapePlan, ShapeReport, check, listing_certificate
+    from usim.listings.certificate import listing_certificate
+    from usim.listings.check import CheckRequest, check
+    from usim.render_check import header_lines, report_lines
     from usim.repl.symbols import parse_alphabet
 
     started = time.perf_counter()
@@ -96,73 +90,13 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         check_writable(args.json, "--json")
     engines = engines_option(args.engine)
-    print(f"{args.file}: function {args.function}, spec {spec.name} ({spec.title}"
-          + (f"; claim {spec.claim_id}" if spec.claim_id else "") + ")")
-    if shapes is None and args.max_n is None:
-        print(f"bound: N = {spec.default_max_n} (the spec's default; --max-n N or --shape S to choose)")
-    printed = {"header": False}
-
-    def on_plan(plan: ShapePlan) -> None:
-        print(f"shapes chosen: {plan.describe(spec)}")
-        for warning in plan.warnings:
-            print(f"warning: {warning}")
-
+    _print(header_lines(args.file, args.function, spec, shapes is not None or args.max_n is not None))
     alphabet = parse_alphabet(args.alphabet) if args.alphabet is not None else None
-    shown_by: dict = {}
-
-    def progress(s: ShapeReport) -> None:
-        if not printed["header"]:
-            printed["header"] = True
-            print("shapes:")
-        _print_shape(s, lambda shape: shown_by["report"](shape) if "report" in shown_by else None)
-
-    def on_report(report) -> None:
-        shown_by["report"] = report.counterexample_text
-        if report.alphabet is not None:
-            print(f"symbols: the input ranges over {', '.join(map(repr, report.alphabet.inputs))}"
-                  + (f" (codes in the order of {', '.join(map(repr, report.alphabet.symbols))})"
-                     if report.alphabet.symbols != report.alphabet.inputs else ""))
-
-    report = check(args.file, args.function, spec, shapes, args.max_n, engines, args.timeout,
-                   args.seed, args.samples, progress=progress, on_plan=on_plan, padding=args.padding,
-                   mutants=args.mutants, alphabet=alphabet, on_report=on_report)
-    uses = sorted(report.uses)
-    if uses:
-        print("reads/uses: " + ", ".join(uses)
-              + ("  (usim additions are not in the original REPL)" if any("addition" in u for u in uses) else ""))
-    if "tokens_int" in report.uses or "tokens_str" in report.uses or "tokens_bool" in report.uses:
-        print("note: tokens_int, tokens_str and tokens_asis are read as the numeric input (the REPL "
-              "would convert with int() or str()); tokens_bool is tokens != 0; the spec says which "
-              "inputs are checked (all reals unless it states a domain)")
-    if args.padding == "any":
-        print("note: --padding any: positions past the result are not compared (masked to 0)")
-    if report.examples:
-        print("examples:")
-        for line in report.examples:
-            print(f"  {line}")
-    costs: dict[str, list[str]] = {}
-    for s in report.shapes:
-        if s.cost:
-            costs.setdefault("; ".join(s.cost), []).append(s.label)
-    for text, labels in costs.items():
-        where = "every shape" if len(costs) == 1 else ", ".join(labels)
-        print(f"cost ({where}): {text}")
-    if report.deviation is not None:
-        value, where, label = report.deviation
-        print(f"exp: the spec asks for exp, the program computes a power instead: largest relative "
-              f"deviation from the exact {spec.name} {value:.3e} (at {label}, {where}, {args.samples} "
-              "random inputs per scale; a measurement, not a proof)")
-    total = len(report.shapes)
-    print(f"summary: {total} shape(s): {report.count(Status.PROVED)} PROVED, "
-          f"{report.count(Status.REFUTED)} REFUTED, {report.count(Status.UNKNOWN)} UNKNOWN"
-          + (f", {report.count(Status.VACUOUS)} VACUOUS" if report.count(Status.VACUOUS) else "")
-          + (f", {report.count(Status.ERROR)} ERROR" if report.count(Status.ERROR) else ""))
-    if args.mutants:
-        names = sorted({s.mutant for s in report.mutants})
-        print(f"broken variants: {len(names)} ({', '.join(names)}): "
-              + ("every one refuted" if report.mutants_refuted else "NOT every one refuted")
-              + f" ({report.count(Status.REFUTED, mutants=True)} REFUTED, "
-                f"{report.count(Status.PROVED, mutants=True)} PROVED where the variant happens to be right)")
+    request = CheckRequest(args.file, args.function, spec, shapes, args.max_n, engines, args.timeout,
+                           args.seed, args.samples, padding=args.padding, mutants=args.mutants,
+                           alphabet=alphabet)
+    report = check(request, _Printer(spec))
+    _print(report_lines(report, args.samples, args.mutants))
     if args.json:
         import json
         from pathlib import Path

@@ -1,0 +1,195 @@
+"""A RASP listing checked against a spec, shape by shape: the library behind ``usim check``.
+
+For each shape of the plan (:mod:`usim.listings.plan`):
+
+1. the program is interpreted under every interpretation at one random rational
+   input, and they are compared (:mod:`usim.listings.crosscheck`);
+2. the obligation (:mod:`usim.listings.obligation`) is proved or refuted by the
+   engines, with its definedness check and witness, as any claim's: each in a
+   child process under the runner's deadline, killed past it (UNKNOWN), as
+   ``usim prove`` runs them;
+3. powers are flagged, and for a spec that asks for exp the deviation is
+   measured on random inputs (never proof).
+
+:func:`check` takes one :class:`CheckRequest` and returns a
+:class:`~usim.listings.report.CheckReport`; a :class:`CheckObserver` hears of
+each step as it is done (the command line prints as it goes).
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from typing import Any, Protocol, Sequence
+
+from usim.engine.claim import Shape
+from usim.errors import ShapeError, UsimError
+from usim.listings.crosscheck import interpretations, power_findings, relative_deviation
+from usim.listings.examples import run_examples
+from usim.listings.obligation import PADDING_MODES, mutant_obligation, obligation_for
+from usim.listings.plan import ShapePlan, call_arguments, plan_shapes
+from usim.listings.report import CheckReport, ListingCost, ShapeReport, Unchecked
+from usim.listings.spec import ListingSpec
+from usim.repl import RaspFile, load_file, load_text
+
+
+@dataclass(frozen=True)
+class CheckRequest:
+    """What to check: a listing's function against a spec, and how.
+
+    ``path`` names the listing (it is read from there unless ``text`` gives its
+    source). ``shapes`` are the shapes asked for, else every shape it is meant
+    for with the free dimensions up to ``max_n`` (None: the spec's default).
+    ``engines`` None: the spec's. ``timeout`` is per shape and engine;
+    ``seed`` and ``samples`` are the random inputs' of the cross-check and the
+    measured deviation. ``padding``: ``zero`` or ``any``. ``mutants``: also the
+    spec's broken variants. For a spec of symbols the input ranges over
+    ``alphabet`` (None: the symbols of the file's examples).
+    """
+
+    path: str
+    function: str
+    spec: ListingSpec
+    shapes: Sequence[Shape] | None = None
+    max_n: int | None = None
+    engines: Sequence[str] | None = None
+    timeout: float = 60.0
+    seed: int = 0
+    samples: int = 500
+    padding: str = "zero"
+    mutants: bool = False
+    text: str | None = None
+    alphabet: Sequence[str] | None = None
+
+
+class CheckObserver(Protocol):
+    """What :func:`check` says as it goes (the command line prints it)."""
+
+    def planned(self, plan: ShapePlan) -> None:
+        """The shapes are chosen (before anything is built)."""
+
+    def ready(self, alphabet: Any) -> None:
+        """The examples are run and the symbols' codes are fixed: every
+        obligation is built over ``alphabet`` (None for a spec of numbers)."""
+
+    def checked(self, shape: ShapeReport) -> None:
+        """One shape, or one broken variant at a shape, is checked."""
+
+
+class SilentObserver:
+    """A :class:`CheckObserver` that hears nothing (the default)."""
+
+    def planned(self, plan: ShapePlan) -> None:
+        pass
+
+    def ready(self, alphabet: Any) -> None:
+        pass
+
+    def checked(self, shape: ShapeReport) -> None:
+        pass
+
+
+def check(request: CheckRequest, observer: CheckObserver | None = None) -> CheckReport:
+    """Everything ``usim check`` does, as data (the command prints it).
+
+    Args:
+        request: the listing, its function, the spec and how to check.
+        observer: told of the plan, the alphabet and each shape as they come.
+
+    Returns:
+        The report. Bad input (a spec of numbers given an alphabet, a padding
+        mode that is none, broken variants the spec has none of) is a UsimError.
+    """
+    from usim.engine.runner import check_obligation
+
+    observer = observer if observer is not None else SilentObserver()
+    spec, function, padding, engines, timeout = (request.spec, request.function, request.padding,
+                                                  request.engines, request.timeout)
+    if padding not in PADDING_MODES:
+        raise UsimError(f"padding must be one of {', '.join(PADDING_MODES)}, not {padding!r}")
+    symbols = spec.reads == "symbol"
+    if request.alphabet is not None and not symbols:
+        raise UsimError(f"the {spec.name} spec reads numbers: --alphabet applies to a spec of symbols")
+    text = request.text
+    if text is None:
+        rasp = load_file(request.path, symbols, request.alphabet)
+        text = rasp.source
+    else:
+        rasp = load_text(text, request.path, symbols, request.alphabet)
+    rasp.get(function)
+    plan = plan_shapes(rasp, function, spec, request.shapes, request.max_n)
+    observer.planned(plan)
+    if symbols:
+        _settle_alphabet(rasp, function, spec, plan)
+    examples = run_examples(rasp, function, spec, plan, padding)
+    alphabet = rasp.alphabet
+    observer.ready(alphabet)
+    if request.mutants and not spec.mutants:
+        raise UsimError(f"the {spec.name} spec gives no broken variants of a listing (a spec file may "
+                        "declare them: mutants={...})")
+    shapes: list[ShapeReport] = []
+    broken_variants: list[ShapeReport] = []
+    deviation: tuple[float, str, str] | None = None
+    unmeasured: list[str] = []  # shapes whose deviation has no right number (its line says why)
+    for shape in plan.shapes:
+        start = time.perf_counter()
+        try:
+            ob = obligation_for(rasp, function, spec, shape, plan.parameters, padding)
+            if rasp.alphabet is not alphabet:  # codes of one alphabet in every obligation
+                raise UsimError(f"{function} made new strings at {spec.label(shape)} after the alphabet "
+                                "was settled (usim's fault: please report it)")
+            # the statement itself may be refused here (a float in the target, ...)
+            # each engine in a child under the runner's deadline and hard kill, as usim prove runs it
+            result = check_obligation(ob, engines=engines, timeout=timeout, claim_engines=spec.engines, jobs=1)
+        except (UsimError, ShapeError) as error:
+            shape_report = ShapeReport(Unchecked(shape, str(error)), seconds=time.perf_counter() - start)
+            shapes.append(shape_report)
+            observer.checked(shape_report)
+            continue
+        program = ob.construction.program
+        findings = tuple(power_findings(program, spec, ob.construction.input_layout.length))
+        interp = interpretations(ob, request.seed)
+        cost = ListingCost.of(program)
+        seconds = time.perf_counter() - start
+        measured = None
+        if spec.wants_exp and any("not exp" in f for f in findings):
+            measured = relative_deviation(ob, request.samples, request.seed)
+            value, where = measured
+            if value is None and plan.fits(spec, shape):
+                unmeasured.append(spec.label(shape))
+            elif plan.fits(spec, shape) and (deviation is None or value > deviation[0]):
+                deviation = (value, where, spec.label(shape))
+        shape_report = ShapeReport(result, seconds, interp, cost, findings, measured)
+        shapes.append(shape_report)
+        observer.checked(shape_report)
+        if request.mutants:
+            for name, replacements in spec.mutants.items():
+                start = time.perf_counter()
+                try:
+                    broken = mutant_obligation(rasp, ob, name, replacements)
+                    outcome = check_obligation(broken, engines=engines, timeout=timeout,
+                                               claim_engines=spec.engines, jobs=1)
+                except UsimError as error:
+                    outcome = Unchecked(shape, str(error), mutant=name)
+                mutant_report = ShapeReport(outcome, seconds=time.perf_counter() - start)
+                broken_variants.append(mutant_report)
+                observer.checked(mutant_report)
+    if unmeasured and deviation is not None:  # the largest of those measured, and which were not
+        value, where, label = deviation
+        deviation = (value, f"{where}; not measured at {', '.join(unmeasured)}", label)
+    return CheckReport(request.path, function, spec, plan, frozenset(rasp.uses), tuple(examples),
+                       tuple(shapes), deviation, padding, tuple(broken_variants), text,
+                       dict(plan.parameters), alphabet)
+
+
+def _settle_alphabet(rasp: RaspFile, function: str, spec: ListingSpec, plan: ShapePlan) -> None:
+    """Build the function at every shape once before anything is proved: a ``+``
+    of symbols may make strings the alphabet has no code for yet, and the file
+    is then read again with a wider alphabet (:meth:`RaspFile.build`), which
+    renumbers every symbol. After this, every shape's obligation, the examples'
+    runs and the report use one alphabet."""
+    for shape in plan.shapes:
+        try:
+            rasp.build(function, call_arguments(plan.parameters, spec, shape))
+        except (UsimError, ShapeError):
+            pass  # reported with its shape when the shape is checked
