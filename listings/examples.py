@@ -157,6 +157,6 @@ def _run_listing(rasp: RaspFile, function: str, values: Sequence[Any],
     """The listing's output on one input, as the REPL gives it (symbols as themselves)."""
     built = rasp.build(function, arguments)
     if rasp.alphabet is not None:
-        return tuple(rasp.evaluator.run(built.sop, list(values)))
+        return tuple(rasp.elaborator.run(built.sop, list(values)))
     name = output_name(function)
     return _run(Program.of(name, {name: built.sop}), name, values)

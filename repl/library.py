@@ -4,7 +4,7 @@ The REPL starts with ``tokens``, ``indices``, ``length``, the functions ``select
 ``aggregate`` and ``selector_width``, and the library ``RASP_support/rasplib.rasp``.
 :data:`PRELUDE` defines the same helpers in usim's own RASP (the names and the
 values of the REPL's; the code is usim's, not the library's text), run by the
-same evaluator as a user's file:
+same elaborator as a user's file:
 
     full_s                        every query selects every key
     has_focus(sel)                the query selects at least one key
@@ -43,16 +43,8 @@ from usim.rasp import expr as E
 from usim.rasp.program import topological_order
 from usim.repl import tree as T
 from usim.repl.symbols import SYMBOL
-from usim.repl.elaborate import (
-    BuiltinFunction,
-    Env,
-    Evaluator,
-    LambdaValue,
-    RaspFunction,
-    describe,
-    is_number,
-    normal,
-)
+from usim.repl.elaborate import Elaborator
+from usim.repl.values import BuiltinFunction, Env, LambdaValue, RaspFunction, describe, is_number, normal
 
 PRELUDE_NAME = "<rasp library>"
 
@@ -132,32 +124,32 @@ def select_next_identical(seq) {
 """
 
 
-def _one(evaluator: Evaluator, node: T.Call, args: list[Any], name: str) -> Any:
+def _one(elaborator: Elaborator, node: T.Call, args: list[Any], name: str) -> Any:
     if len(args) != 1:
-        raise evaluator.error(node, f"{name} takes 1 argument, got {len(args)}")
+        raise elaborator.error(node, f"{name} takes 1 argument, got {len(args)}")
     return args[0]
 
 
-def _selector_width(evaluator: Evaluator, node: T.Call, args: list[Any]) -> Any:
-    selector = _one(evaluator, node, args, "selector_width")
+def _selector_width(elaborator: Elaborator, node: T.Call, args: list[Any]) -> Any:
+    selector = _one(elaborator, node, args, "selector_width")
     if not isinstance(selector, E.Selector):
-        raise evaluator.error(node, f"selector_width needs a selector, got {describe(selector)}")
+        raise elaborator.error(node, f"selector_width needs a selector, got {describe(selector)}")
     return E.selector_width(selector)
 
 
 def _elementwise(name: str, op: E.Op, exact):
     """exp / sqrt / abs: a map on a sequence; on a number, exact when rational."""
 
-    def build(evaluator: Evaluator, node: T.Call, args: list[Any]) -> Any:
-        x = _one(evaluator, node, args, name)
+    def build(elaborator: Elaborator, node: T.Call, args: list[Any]) -> Any:
+        x = _one(elaborator, node, args, name)
         if isinstance(x, E.SOp):
-            if evaluator.kind(x) == SYMBOL:  # a code is no number (the REPL: a type error)
-                raise evaluator.error(node, f"cannot apply {name} to a sequence of symbols")
+            if elaborator.kind(x) == SYMBOL:  # a code is no number (the REPL: a type error)
+                raise elaborator.error(node, f"cannot apply {name} to a sequence of symbols")
             return E.Map(op, x)
         if is_number(x) or isinstance(x, bool):
             value = exact(Fraction(x))
             return E.Map(op, E.Constant(x)) if value is None else value
-        raise evaluator.error(node, f"{name} needs a number or a sequence, got {describe(x)}")
+        raise elaborator.error(node, f"{name} needs a number or a sequence, got {describe(x)}")
 
     return build
 
@@ -173,8 +165,8 @@ def _exact_sqrt(x: Fraction):
 
 
 def _annotation(name: str):
-    def build(evaluator: Evaluator, node: T.Call, args: list[Any]) -> Any:
-        return _one(evaluator, node, args, name)  # Tracr's numerical/categorical: no-ops
+    def build(elaborator: Elaborator, node: T.Call, args: list[Any]) -> Any:
+        return _one(elaborator, node, args, name)  # Tracr's numerical/categorical: no-ops
     return build
 
 
@@ -187,27 +179,27 @@ def _map(name: str, arity: int | None):
     else (an aggregate, indices, another input) is not a map and is rejected.
     """
 
-    def build(evaluator: Evaluator, node: T.Call, args: list[Any]) -> Any:
+    def build(elaborator: Elaborator, node: T.Call, args: list[Any]) -> Any:
         if len(args) < 2 or (arity is not None and len(args) != arity + 1):
             wanted = f"{arity + 1}" if arity is not None else "at least 2"
-            raise evaluator.error(node, f"{name} takes {wanted} arguments (a function and sequences)")
+            raise elaborator.error(node, f"{name} takes {wanted} arguments (a function and sequences)")
         function, sequences = args[0], args[1:]
         if not isinstance(function, (LambdaValue, RaspFunction, BuiltinFunction)):
-            raise evaluator.error(node, f"{name} needs a function first, got {describe(function)}")
+            raise elaborator.error(node, f"{name} needs a function first, got {describe(function)}")
         for s, arg_node in zip(sequences, node.args[1:]):
             if not isinstance(s, E.SOp):
-                raise evaluator.error(arg_node, f"{name} maps sequences, got {describe(s)}")
-        result = evaluator.call(node, function, list(sequences))
+                raise elaborator.error(arg_node, f"{name} maps sequences, got {describe(s)}")
+        result = elaborator.call(node, function, list(sequences))
         if isinstance(result, (bool, int, Fraction)):
             return E.Constant(result)
         if not isinstance(result, E.SOp):
-            raise evaluator.error(node, f"the function given to {name} must give a number per position, "
+            raise elaborator.error(node, f"the function given to {name} must give a number per position, "
                                         f"got {describe(result)}")
         allowed = {s.id for s in sequences}
         for part in topological_order([result]):
             if part.id in allowed or isinstance(part, (E.Map, E.Constant)):
                 continue
-            raise evaluator.error(
+            raise elaborator.error(
                 node,
                 f"the function given to {name} is not element-wise: its result uses "
                 f"{part.kind} {part.name} besides its arguments",
@@ -238,7 +230,7 @@ def _prelude_tree() -> T.Module:
     return parse(PRELUDE, PRELUDE_NAME)
 
 
-def base_env(evaluator: Evaluator) -> Env:
+def base_env(elaborator: Elaborator) -> Env:
     """A fresh starting environment (fresh nodes: assignments name them)."""
     constants = Env(name="constants")
     for name in ("tokens_asis", "tokens_str", "tokens_int", "tokens_float"):
@@ -252,7 +244,7 @@ def base_env(evaluator: Evaluator) -> Env:
     library.set("length", E.length)
     for name, builtin in _builtins().items():
         library.set(name, builtin)
-    uses = set(evaluator.uses)
-    evaluator.run_module(_prelude_tree(), library)
-    evaluator.uses = uses  # the library's own uses are not the file's
+    uses = set(elaborator.uses)
+    elaborator.run_module(_prelude_tree(), library)
+    elaborator.uses = uses  # the library's own uses are not the file's
     return library

@@ -1,7 +1,7 @@
 """The syntax tree of a RASP REPL file: small frozen dataclasses with positions.
 
 The parser (:mod:`usim.repl.parser`) builds these from lark's parse tree;
-the evaluator (:mod:`usim.repl.elaborate`) gives them their meaning. Every
+the elaborator (:mod:`usim.repl.elaborate`) gives them their meaning. Every
 node carries a :class:`Span` so that an error can name the line, the column and
 the offending text.
 """

@@ -138,3 +138,11 @@ def test_the_listings_layer_returns_data(path):
     imported = {a.name for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names}
     assert "print" not in names, f"{path.name} prints"
     assert "argparse" not in imported, f"{path.name} parses options"
+
+
+def test_only_the_repl_s_running_module_runs_a_program():
+    """The REPL reader elaborates a file into expressions; one module of it
+    (``usim.repl.running``) runs them through the interpretations."""
+    running = {m for m, found in _imports().items() if m.startswith("usim.repl")
+               for i in found if _layer(i) == LAYERS.index("usim.encodings")}
+    assert running == {"usim.repl.running"}
