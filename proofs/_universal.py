@@ -89,8 +89,9 @@ from usim.constructions.universal import (
     compact_layout,
     simulation_program,
 )
-from usim.constructions.universal.kinds import SIZE_FIELDS, add_row, header, in_place, softmax_rows
+from usim.constructions.universal.kinds import SIZE_FIELDS, StepKind, add_row, header, in_place, softmax_rows
 from usim.constructions.universal.route import route_of
+from usim.constructions.universal.terms import Term, leaf, mm, op, tr
 from usim.encodings.layout import Block, SequenceLayout
 from usim.engine.choice import STAGE, WHOLE_PROGRAM
 from usim.engine.claim import Claim, Obligation, Shape
@@ -100,42 +101,24 @@ from usim.rasp.expr import tokens
 from usim.rasp.program import Program
 
 # ----------------------------------------------------------------------------
-# Level 2: the wiring, as terms.
-
-Term = tuple
+# Level 2: the wiring, as terms (usim.constructions.universal.terms), composed by each step kind.
 
 
-def leaf(name: str) -> Term:
-    return ("leaf", name)
+def compose(steps: Sequence[Step], params: Sequence[str],
+            kinds: Mapping[str, StepKind] = STEP_KINDS) -> dict[str, Term]:
+    """Every step's result as a term over the parameters, as each step's kind composes it.
 
+    Args:
+        steps: the route, in order.
+        params: the parameters (leaves).
+        kinds: the table of step kinds.
 
-def mm(*factors: Term) -> Term:
-    """A product chain, flattened (associativity)."""
-    flat: list[Term] = []
-    for f in factors:
-        flat.extend(f[1:] if f[0] == "mm" else (f,))
-    return ("mm", *flat)
-
-
-def tr(m: Term) -> Term:
-    return m[1] if m[0] == "T" else ("T", m)
-
-
-def op(kind: str, *args: Term) -> Term:
-    return (kind, *args)
-
-
-def compose(steps: Sequence[Step], params: Sequence[str]) -> dict[str, Term]:
-    """Every step's result as a term over the parameters."""
+    Returns:
+        The term of every parameter and every step's result, by name.
+    """
     env: dict[str, Term] = {p: leaf(p) for p in params}
     for st in steps:
-        a = [env[x] for x in st.args]
-        if st.kind == "matmul":
-            env[st.out] = mm(*a)
-        elif st.kind == "transpose":
-            env[st.out] = tr(a[0])
-        else:
-            env[st.out] = op(st.kind, *a)
+        env[st.out] = kinds[st.kind].composed([env[x] for x in st.args])
     return env
 
 
