@@ -322,29 +322,44 @@ def _meaning(node: Expr, interp: Interpretation, plan: Plan, env: dict, n: int) 
     raise TypeError(f"unknown expression {node!r}")
 
 
+def _run(plan: Plan, interp: Interpretation, tokens: Any, n: int, every: bool,
+         releases: Mapping[int, tuple[int, ...]] | None = None) -> dict[int, Any]:
+    """The dynamic pass: the one loop over ``plan.order`` that evaluates a program.
+
+    Args:
+        plan: the static pass at length ``n``.
+        interp: the interpretation of the dynamic nodes.
+        tokens: the input, already in ``interp``'s domain.
+        n: the length.
+        every: also hold every static node's value (a sequence lifted into
+            ``interp``'s domain, a selection as it is), for readers of every node;
+            otherwise a static value is lifted only when a dynamic node reads it.
+        releases: the values to drop after each place of the order
+            (:meth:`Plan.releases`), or None to keep every value.
+
+    Returns:
+        The values by node id: the dynamic nodes' not yet released, and the
+        static ones held (every one when ``every``).
+    """
+    env: dict[int, Any] = {}
+    for place, node in enumerate(plan.order):
+        if plan.is_static(node):
+            if every:
+                static = plan.static[node.id]
+                env[node.id] = interp.lift(static) if isinstance(node, SOp) else static
+            continue
+        env[node.id] = tokens if isinstance(node, Tokens) else _node_value(node, interp, plan, env, n)
+        for done in (releases or {}).get(place, ()):
+            env.pop(done, None)
+    return env
+
+
 def evaluate_sops(roots: tuple[SOp, ...], interp: Interpretation, tokens: Any) -> list[Any]:
     """The values of ``roots`` on ``tokens`` (already in ``interp``'s domain)."""
     n = interp.length(tokens)
     plan = plan_for(roots, n, lean=True)
-    releases = plan.releases(roots)
-    env: dict[int, Any] = {}
-    for place, node in enumerate(plan.order):
-        if plan.is_static(node):
-            continue
-        if isinstance(node, Tokens):
-            env[node.id] = tokens
-        else:
-            env[node.id] = _node_value(node, interp, plan, env, n)
-        for done in releases.get(place, ()):
-            env.pop(done, None)
-    out = []
-    for root in roots:
-        if root.id in env:
-            out.append(env[root.id])
-        else:
-            static = plan.static[root.id]
-            out.append(interp.lift(static))
-    return out
+    env = _run(plan, interp, tokens, n, every=False, releases=plan.releases(roots))
+    return [env[root.id] if root.id in env else interp.lift(plan.static[root.id]) for root in roots]
 
 
 def evaluate(program: Program, interp: Interpretation, tokens: Any) -> dict[str, Any]:
@@ -366,17 +381,4 @@ def evaluate_all(program: Program, interp: Interpretation, tokens: Any) -> Mappi
     """
     roots = tuple(sop for _, sop in program.outputs)
     n = interp.length(tokens)
-    plan = plan_for(roots, n)
-    env: dict[int, Any] = {}
-    for node in plan.order:
-        if plan.is_static(node):
-            if isinstance(node, SOp):
-                static = plan.static[node.id]
-                env[node.id] = interp.lift(static)
-            else:
-                env[node.id] = plan.static[node.id]
-        elif isinstance(node, Tokens):
-            env[node.id] = tokens
-        else:
-            env[node.id] = _node_value(node, interp, plan, env, n)
-    return env
+    return _run(plan_for(roots, n), interp, tokens, n, every=True)

@@ -13,12 +13,12 @@ and :meth:`decode_numeric` handle batches of float arrays.
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from typing import Any, Callable, Mapping, Sequence
 
 import numpy as np
 
+from usim.encodings.notation import parse_dims, shape_label
 from usim.errors import InputError, ShapeError
 from usim.rasp.family import SymbolicInt, is_symbolic
 
@@ -40,24 +40,12 @@ class MatrixShape:
         return self.rows * self.cols
 
     def __str__(self) -> str:
-        return f"{self.rows}x{self.cols}"
+        return shape_label((self.rows, self.cols))
 
     @classmethod
     def parse(cls, text: str) -> "MatrixShape":
         dims = parse_dims(text, 2)
         return cls(*dims)
-
-
-def parse_dims(text: str, count: int | None = None) -> tuple[int, ...]:
-    """'3x4' -> (3, 4); a clear error for anything else."""
-    if not re.fullmatch(r"\s*\d+(\s*[xX,]\s*\d+)*\s*", text or ""):
-        raise ShapeError(f"cannot read the shape {text!r}: write dimensions like 3x4")
-    dims = tuple(int(d) for d in re.split(r"\s*[xX,]\s*", text.strip()))
-    if count is not None and len(dims) != count:
-        raise ShapeError(f"the shape {text!r} needs {count} dimensions, got {len(dims)}")
-    if any(d < 1 for d in dims):
-        raise ShapeError(f"every dimension of {text!r} must be at least 1")
-    return dims
 
 
 @dataclass(frozen=True)
@@ -152,8 +140,7 @@ class SequenceLayout:
             m = matrices[b.name]
             got = _shape_of(m)
             if got != (b.shape.rows, b.shape.cols):
-                shown = "x".join(map(str, got))
-                raise ShapeError(f"the matrix {b.name} has shape {shown}, the layout expects {b.shape}")
+                raise ShapeError(f"the matrix {b.name} has shape {shape_label(got)}, the layout expects {b.shape}")
             for i in range(b.shape.rows):
                 for j in range(b.shape.cols):
                     seq[b.position(i, j)] = m[i, j] if hasattr(m, "shape") else m[i][j]
@@ -190,7 +177,7 @@ class SequenceLayout:
             if a.ndim == 2:
                 a = a[None]
             if a.ndim != 3 or a.shape[1:] != (b.shape.rows, b.shape.cols):
-                shown = "x".join(map(str, a.shape[-2:])) if a.ndim >= 2 else str(a.shape)
+                shown = shape_label(a.shape[-2:]) if a.ndim >= 2 else str(a.shape)
                 raise ShapeError(f"the matrix {b.name} has shape {shown}, the layout expects {b.shape}")
             if not np.all(np.isfinite(a)):
                 bad = tuple(int(x) for x in np.argwhere(~np.isfinite(a))[0][1:])

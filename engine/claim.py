@@ -31,6 +31,7 @@ from typing import Any, Callable, Iterable, Mapping
 import sympy
 
 from usim.constructions.base import Construction
+from usim.encodings.notation import shape_label
 from usim.errors import InputError, ShapeError, UsimError
 from usim.rasp.cost import Cost, cost
 from usim.rasp.program import Program
@@ -45,12 +46,6 @@ class Status(enum.Enum):
     UNKNOWN = "UNKNOWN"
     VACUOUS = "VACUOUS"  # no input meets the preconditions (none found, or shown unsatisfiable)
     ERROR = "ERROR"  # the engines disagree, or an engine failed: a bug to report
-
-
-def shape_label(shape: Iterable[int], mutant: str | None = None) -> str:
-    """How a shape is written everywhere (``3x2``), with its broken variant if any
-    (``3x2 [off-by-one]``)."""
-    return "x".join(str(d) for d in shape) + (f" [{mutant}]" if mutant else "")
 
 
 def combine(statuses: Iterable[Status]) -> Status:

@@ -23,6 +23,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Callable, Mapping, Sequence
 
+from usim.encodings.notation import shape_label
 from usim.engine.certificate import Certificate, CertificateError
 from usim.engine.claim import Claim, Counterexample, Obligation, ObligationResult, Shape
 from usim.engine.parametric.allsizes import prove_all_sizes
@@ -75,7 +76,7 @@ def obligations_of_claim(claim: Claim) -> ObligationSource:
         found = claim.mutants[mutant](shape)
         if found is None:
             raise UsimError(f"claim {claim.id}'s broken variant {mutant!r} breaks nothing at "
-                            f"{'x'.join(map(str, shape))} any more")
+                            f"{shape_label(shape)} any more")
         return found
     return build
 
@@ -122,7 +123,7 @@ def _missing_variant_rows(cert: Certificate, source: ObligationSource, mutants: 
                 source(shape, name)
             except UsimError:
                 continue  # the variant breaks nothing there: no row
-            missing.append(f"{'x'.join(map(str, shape))} [{name}]: the broken variant's row is missing")
+            missing.append(f"{shape_label(shape)} [{name}]: the broken variant's row is missing")
     return missing
 
 
@@ -198,7 +199,7 @@ def verify_all_sizes(cert: Certificate, family: FamilyClaim,
             out.differences.append(f"{where}: recorded {row.get('status')}, now {again.status.value}")
         elif again.shape is not None and list(again.shape) != row.get("shape"):
             out.notes.append(f"{where}: refuted at {again.label} now, at "
-                             f"{'x'.join(map(str, row.get('shape') or []))} when certified")
+                             f"{shape_label(row.get('shape') or [])} when certified")
         if progress:
             progress(f"{cert.claim_id} {where}: recorded {row.get('status')}, now {again.status.value}")
     return out

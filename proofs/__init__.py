@@ -15,6 +15,7 @@ from __future__ import annotations
 from importlib import import_module
 from typing import TYPE_CHECKING
 
+from usim.encodings.notation import shape_label
 from usim.errors import UsimError
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -110,5 +111,5 @@ def registered_obligation(claim_id: str, shape: tuple[int, ...], mutant: str | N
     found = claim.mutants[mutant](tuple(shape))
     if found is None:
         raise UsimError(f"claim {claim_id}'s broken variant {mutant!r} breaks nothing at "
-                        f"{'x'.join(map(str, shape))}: there is no such obligation")
+                        f"{shape_label(shape)}: there is no such obligation")
     return found

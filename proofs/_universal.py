@@ -89,9 +89,11 @@ from usim.constructions.universal import (
     compact_layout,
     simulation_program,
 )
-from usim.constructions.universal.kinds import SIZE_FIELDS, add_row, header, in_place, softmax_rows
+from usim.constructions.universal.kinds import SIZE_FIELDS, StepKind, add_row, header, in_place, softmax_rows
 from usim.constructions.universal.route import route_of
+from usim.constructions.universal.terms import Term, leaf, mm, op, tr
 from usim.encodings.layout import Block, SequenceLayout
+from usim.encodings.notation import shape_label
 from usim.engine.choice import STAGE, WHOLE_PROGRAM
 from usim.engine.claim import Claim, Obligation, Shape
 from usim.errors import ShapeError, UsimError
@@ -100,42 +102,24 @@ from usim.rasp.expr import tokens
 from usim.rasp.program import Program
 
 # ----------------------------------------------------------------------------
-# Level 2: the wiring, as terms.
-
-Term = tuple
+# Level 2: the wiring, as terms (usim.constructions.universal.terms), composed by each step kind.
 
 
-def leaf(name: str) -> Term:
-    return ("leaf", name)
+def compose(steps: Sequence[Step], params: Sequence[str],
+            kinds: Mapping[str, StepKind] = STEP_KINDS) -> dict[str, Term]:
+    """Every step's result as a term over the parameters, as each step's kind composes it.
 
+    Args:
+        steps: the route, in order.
+        params: the parameters (leaves).
+        kinds: the table of step kinds.
 
-def mm(*factors: Term) -> Term:
-    """A product chain, flattened (associativity)."""
-    flat: list[Term] = []
-    for f in factors:
-        flat.extend(f[1:] if f[0] == "mm" else (f,))
-    return ("mm", *flat)
-
-
-def tr(m: Term) -> Term:
-    return m[1] if m[0] == "T" else ("T", m)
-
-
-def op(kind: str, *args: Term) -> Term:
-    return (kind, *args)
-
-
-def compose(steps: Sequence[Step], params: Sequence[str]) -> dict[str, Term]:
-    """Every step's result as a term over the parameters."""
+    Returns:
+        The term of every parameter and every step's result, by name.
+    """
     env: dict[str, Term] = {p: leaf(p) for p in params}
     for st in steps:
-        a = [env[x] for x in st.args]
-        if st.kind == "matmul":
-            env[st.out] = mm(*a)
-        elif st.kind == "transpose":
-            env[st.out] = tr(a[0])
-        else:
-            env[st.out] = op(st.kind, *a)
+        env[st.out] = kinds[st.kind].composed([env[x] for x in st.args])
     return env
 
 
@@ -361,7 +345,7 @@ def universal_claim(claim_id: str, *, spec_of: Callable[[int, int, int], Spec], 
         if len(shape) != wanted:
             raise ShapeError(f"{claim_id}: a shape has {wanted} numbers "
                              f"({'N x n x d x k' if heads is None else 'N x H x n x d x k'}), got "
-                             f"{'x'.join(map(str, shape))}")
+                             f"{shape_label(shape)}")
         if heads is None:
             bound, n, d, k = shape
             return bound, 1, n, d, k
@@ -374,13 +358,13 @@ def universal_claim(claim_id: str, *, spec_of: Callable[[int, int, int], Spec], 
         bound, h, n, d, k = unpack(shape)
         u = universal(spec_of(bound, bound, h))
         if not (0 <= k <= len(u.stages) and 0 <= n <= bound and 0 <= d <= bound):
-            raise ShapeError(f"{claim_id}: no shape {'x'.join(map(str, shape))} (U for {u.spec.tag} "
+            raise ShapeError(f"{claim_id}: no shape {shape_label(shape)} (U for {u.spec.tag} "
                              f"has {len(u.stages)} stages)")
         if k >= 1:
             reads = stage_sizes(u, u.stages[k - 1])
             if ("n" in reads) != (n > 0) or ("d" in reads) != (d > 0):
                 read = ", ".join(sorted(reads)) or "no size"
-                raise ShapeError(f"{claim_id}: no shape {'x'.join(map(str, shape))}: stage {k} reads {read} "
+                raise ShapeError(f"{claim_id}: no shape {shape_label(shape)}: stage {k} reads {read} "
                                  "from the header (give a value for each size it reads, 0 for the others)")
         elif n < 1 or d < 1:
             raise ShapeError(f"{claim_id}: the padding lemma needs a size n, d >= 1")

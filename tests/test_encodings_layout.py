@@ -7,7 +7,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from usim.encodings.layout import MatrixShape, SequenceLayout, parse_dims
+from usim.encodings.layout import MatrixShape, SequenceLayout
+from usim.encodings.notation import parse_dims
 from usim.errors import InputError, ShapeError, UsimError
 
 dims = st.integers(1, 6)

@@ -22,6 +22,8 @@ from usim.rasp.family import (
     head_sum,
     instantiate,
     readable,
+    render,
+    symbolic_text,
 )
 from usim.rasp.fingerprint import canonical_text, fingerprint
 from usim.rasp.program import Program
@@ -111,6 +113,21 @@ def test_head_names_read_with_their_index_and_render_with_its_value():
     assert "mean{i}{j}" in names and "a_src{i}" in names
     names = [n.name for n in instantiate(matmul_program(r, c), {"r": 2, "c": 2}).nodes() if n.has_name]
     assert {"mean00", "mean11", "a_src1", "b_src0"} <= set(names)
+
+
+def test_a_name_template_is_its_own_text_and_no_table_grows_with_the_families_built():
+    from usim.rasp import symbolic_int
+
+    matmul_program(r, c)
+    renderers = dict(symbolic_int._RENDERERS)
+    text = f"row_mean{r * 2 - 1:>3}"
+    for _ in range(3):
+        matmul_program(r, c)
+    assert symbolic_int._RENDERERS == renderers  # one renderer per function of the code, none per name
+    assert readable(text) == "row_mean{r * 2 - 1}"
+    assert render(text, {"r": 4}) == "row_mean  7"
+    with pytest.raises(TypeError, match="module-level"):
+        symbolic_text(lambda v: str(v), r)
 
 
 def test_the_fingerprint_of_a_family_says_its_parameters():

@@ -12,7 +12,8 @@ import numpy as np
 import pytest
 
 from usim.cli import main
-from usim.commands.run import format_matrix, parse_value, parse_values
+from usim.commands.run import format_matrix
+from usim.encodings.notation import parse_value, parse_values
 from usim.errors import InputError
 
 REPO = Path(__file__).resolve().parents[1]

@@ -227,6 +227,7 @@ def _run(argv, capsys):
     (["show", "lemma5", "--shape", "3x1x3", "--out", "{tmp}"], "positions"),
     (["show", "lemma5", "--shape", "2x3x2", "--out", "{tmp}", "--values", "1 2 3"], "12 positions"),
     (["show", "lemma3", "--shape", "2x2", "--out", "{tmp}", "--values", "1 2 x 4"], "'x'"),
+    (["show", "lemma3", "--shape", "2x2", "--out", "{tmp}", "--values", "1 2 3 1e400"], "out of range"),
     (["show", "lemma3", "--shape", "two", "--out", "{tmp}"], "cannot read the shape"),
     (["show", "no_such_claim", "--out", "{tmp}"], "no claim 'no_such_claim'"),
 ])
@@ -375,8 +376,11 @@ def test_depths_rule_matches_cost_on_a_deep_program():
 
 
 def test_shapes_are_read_with_zero_flags():
+    from usim.encodings.notation import parse_dims
     from usim.errors import ShapeError
-    from usim.show.model import parse_shape
+
+    def parse_shape(text):  # as usim show reads --shape
+        return parse_dims(text, least=0)
 
     assert parse_shape("3x3x0x1") == (3, 3, 0, 1)
     assert parse_shape(" 2 x 3 ") == (2, 3)

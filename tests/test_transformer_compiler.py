@@ -21,7 +21,7 @@ from usim.transformer.compiler import compile_program, compile_universal
 from usim.transformer.forward import head_selection, run
 from usim.transformer.hard_to_masked import hard_to_masked
 from usim.transformer.model import HARD, SOFT
-from usim.transformer.rasp_to_circuit import CompileError
+from usim.transformer.circuit import CompileError
 from usim.transformer.size import size_of
 
 NUMERIC = NumericInterpretation()

@@ -66,3 +66,20 @@ def test_a_kind_reading_an_unknown_field_or_a_size_without_masked_meaning_is_ref
         StepKind("toy", meaning=lambda a, c: a[0], block=_double, reads={"width"})
     with pytest.raises(ValueError, match="give its masked meaning"):
         StepKind("toy", meaning=lambda a, c: a[0], block=_double, reads={"n"})
+
+
+def test_a_kind_says_how_its_step_is_written_and_what_it_composes_to():
+    from usim.constructions.universal.terms import leaf, mm, tr
+    from usim.proofs._universal import compose
+
+    kinds = {**STEP_KINDS, DOUBLE.name: DOUBLE}
+    steps = (Step("D", "double", ("X",)), Step("P", "matmul", ("D", "A")), Step("Q", "matmul", ("P", "V")),
+             Step("T", "transpose", ("Q",)), Step("U", "transpose", ("T",)))
+    assert [s.describe(kinds) for s in steps] == ["D = double(X)", "P = D A", "Q = P V", "T = transpose(Q)",
+                                                  "U = transpose(T)"]
+    env = compose(steps, ["X", "A", "V"], kinds)
+    assert env["D"] == ("double", leaf("X"))  # the default: kind(args)
+    assert env["Q"] == mm(env["D"], leaf("A"), leaf("V")) == ("mm", env["D"], leaf("A"), leaf("V"))
+    assert env["T"] == tr(env["Q"]) and env["U"] == env["Q"]  # a transpose of a transpose is its argument
+    written = StepKind("double", meaning=DOUBLE.meaning, block=_double, notation=lambda a: f"2 {a[0]}")
+    assert Step("D", "double", ("X",)).describe({"double": written}) == "D = 2 X"

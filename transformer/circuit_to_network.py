@@ -45,7 +45,7 @@ import numpy as np
 from usim.encodings.selection import StaticSelection
 from usim.transformer.forward import argmax_selection
 from usim.transformer.model import HARD, SOFT, Head, Layer, Linear, MLP, Network, position_dim
-from usim.transformer.rasp_to_circuit import (
+from usim.transformer.circuit import (
     Circuit,
     Form,
     GateUnit,

@@ -9,9 +9,11 @@ each reading *forms* of the dimensions. A form is an affine readout
 constant weights a_i on residual dimensions (the token, or what a component
 wrote) plus a table f over positions (the readout's weights on the one-hot
 position dimensions). Linear maps of forms cost nothing: a sum of two
-sequences, a multiple by a constant, is a form of the same dimensions.
+sequences, a multiple by a constant, is a form of the same dimensions (the
+circuit's types: :mod:`usim.transformer.circuit`).
 
-Three analyses come first, all exact, at the length n:
+Three analyses come first, all exact, at the length n (the first two in
+:mod:`usim.transformer.rasp_analysis`):
 
 1. **Known values** (:func:`known_values`). The program is evaluated with
    every input value unknown (the exact interpretation, with an unknown value
@@ -63,17 +65,13 @@ Three analyses come first, all exact, at the length n:
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from fractions import Fraction
-from typing import Any, Sequence
+from typing import Sequence
 
 import numpy as np
 
-from usim.encodings.domain import Undefined
-from usim.encodings.evaluate import describe, evaluate_all, plan_for
-from usim.encodings.exact import ExactInterpretation
-from usim.encodings.selection import StaticSelection
-from usim.errors import NotExactError, UsimError
+from usim.encodings.evaluate import describe
 from usim.rasp.expr import (
     Aggregate,
     Expr,
@@ -81,243 +79,25 @@ from usim.rasp.expr import (
     Op,
     Predicate,
     Select,
-    Selector,
     Semantics,
     SOp,
     Tokens,
 )
 from usim.rasp.program import Program
+from usim.transformer.circuit import (
+    Circuit,
+    CompileError,
+    Component,
+    Form,
+    GateUnit,
+    HardHeadPart,
+    ReluUnit,
+    SoftHeadPart,
+    number,
+    truths,
+)
 from usim.transformer.model import TOKEN, embedding_dims
-
-
-class CompileError(UsimError):
-    """A program the compiler cannot realise exactly; the message names the expression."""
-
-
-# ----------------------------------------------------------------------------
-# 1. Known values.
-
-UNKNOWN = Undefined("depends on the input")
-
-
-class _Partial(ExactInterpretation):
-    """Exact arithmetic where an unknown input value propagates like an undefined
-    one (and an irrational value, exp(1), is unknown too)."""
-
-    name = "partial"
-    propagates_undefined = False  # no per-node stamping: these are not errors
-
-    def scalar(self, op: Op, *args: Any) -> Any:
-        try:
-            return super().scalar(op, *args)
-        except NotExactError:
-            return UNKNOWN
-
-
-PARTIAL = _Partial()
-
-
-@dataclass(frozen=True, eq=False)
-class Known:
-    """Tables of the sequences known at every position, and decided selections."""
-
-    n: int
-    tables: dict[int, tuple[Any, ...]]
-    selections: dict[int, StaticSelection]
-
-    def table(self, node: Expr) -> tuple[Any, ...] | None:
-        return self.tables.get(node.id)
-
-    def selection(self, node: Selector) -> StaticSelection | None:
-        return self.selections.get(node.id)
-
-
-def known_values(program: Program, n: int) -> Known:
-    """Analysis 1 (see the module docstring): what is known at length n.
-
-    Args:
-        program: the RASP program.
-        n: the sequence length.
-
-    Returns:
-        The tables of the sequences known at every position and the decided
-        selections, by node id.
-    """
-    roots = tuple(sop for _, sop in program.outputs)
-    plan = plan_for(roots, n)
-    env = evaluate_all(program, PARTIAL, [UNKNOWN] * n)
-    tables: dict[int, tuple[Any, ...]] = {}
-    selections: dict[int, StaticSelection] = {}
-    for node in plan.order:
-        value = env.get(node.id)
-        if isinstance(node, SOp):
-            if plan.is_static(node):  # decided exactly by the static pass (an undefined entry is 0: never read)
-                tables[node.id] = tuple(0 if isinstance(v, Undefined) else v for v in value)
-            elif value is not None and not any(isinstance(v, Undefined) for v in value):
-                tables[node.id] = tuple(value)
-        elif isinstance(value, StaticSelection):
-            selections[node.id] = value
-        elif isinstance(value, list) and not any(isinstance(v, Undefined) for row in value for v in row):
-            selections[node.id] = StaticSelection.from_rows(
-                n, [[k for k, v in enumerate(row) if v] for row in value])
-    return Known(n, tables, selections)
-
-
-# ----------------------------------------------------------------------------
-# 2. Demand.
-
-def _number(v: Any) -> Fraction:
-    return Fraction(int(v)) if isinstance(v, bool) else Fraction(v)
-
-
-def _truths(table: Sequence[Any]) -> np.ndarray:
-    return np.asarray([bool(v) for v in table], dtype=bool)
-
-
-def demand(program: Program, known: Known) -> dict[int, np.ndarray]:
-    """Node id -> the positions some consumer reads it at (see the module docstring).
-
-    Args:
-        program: the RASP program.
-        known: its known values (:func:`known_values`).
-
-    Returns:
-        Node id -> a boolean array over the n positions (a node read nowhere
-        is absent).
-    """
-    n = known.n
-    order = program.nodes()
-    wanted: dict[int, np.ndarray] = {}
-
-    def add(node: Expr, mask: np.ndarray) -> None:
-        if mask.any():
-            wanted[node.id] = wanted[node.id] | mask if node.id in wanted else mask.copy()
-
-    everything = np.ones(n, dtype=bool)
-    for _, sop in program.outputs:
-        add(sop, everything)
-    for node in reversed(order):
-        mask = wanted.get(node.id)
-        if mask is None or node.id in known.tables or node.id in known.selections:
-            continue
-        if isinstance(node, Map) and node.op is Op.WHERE and node.args[0].id in known.tables:
-            holds = _truths(known.tables[node.args[0].id])
-            add(node.args[1], mask & holds)
-            add(node.args[2], mask & ~holds)
-        elif isinstance(node, Aggregate) and node.selector.id in known.selections:
-            selection = known.selections[node.selector.id]
-            keys = np.zeros(n, dtype=bool)
-            for q in np.flatnonzero(mask):
-                chosen = selection.keys_of(int(q))
-                if chosen.size:
-                    keys[chosen] = True
-                elif node.semantics is Semantics.AHAT:
-                    keys[:] = True
-            add(node.values, keys)
-        else:
-            for child in node.children():
-                add(child, everything if isinstance(node, (Aggregate, Selector)) else mask)
-    return wanted
-
-
-# ----------------------------------------------------------------------------
-# Forms and components.
-
-@dataclass(frozen=True)
-class Form:
-    """sum_i coeffs[i] r_i + offset[t] at real position t (see the module docstring)."""
-
-    coeffs: tuple[tuple[int, Fraction], ...]
-    offset: tuple[Fraction, ...]
-
-    @classmethod
-    def table(cls, values: Sequence[Any]) -> "Form":
-        return cls((), tuple(_number(v) for v in values))
-
-    @classmethod
-    def dim(cls, d: int, n: int, offset: Sequence[Fraction] | None = None) -> "Form":
-        return cls(((d, Fraction(1)),), tuple(offset) if offset is not None else (Fraction(0),) * n)
-
-    @property
-    def is_static(self) -> bool:
-        return not self.coeffs
-
-    def dims(self) -> set[int]:
-        return {d for d, _ in self.coeffs}
-
-    def __add__(self, other: "Form") -> "Form":
-        merged = dict(self.coeffs)
-        for d, w in other.coeffs:
-            merged[d] = merged.get(d, Fraction(0)) + w
-        return Form(tuple((d, w) for d, w in sorted(merged.items()) if w != 0),
-                    tuple(a + b for a, b in zip(self.offset, other.offset)))
-
-    def scaled(self, c: Fraction) -> "Form":
-        if c == 0:
-            return Form((), (Fraction(0),) * len(self.offset))
-        return Form(tuple((d, w * c) for d, w in self.coeffs), tuple(x * c for x in self.offset))
-
-    def __neg__(self) -> "Form":
-        return self.scaled(Fraction(-1))
-
-    def __sub__(self, other: "Form") -> "Form":
-        return self + (-other)
-
-
-@dataclass(frozen=True, eq=False)
-class HardHeadPart:
-    """An average-hard head: query t (real) selects ``rows[t]`` (real keys); every
-    query scores the sink (BOS) between its selected keys and the others."""
-
-    name: str
-    rows: tuple[tuple[int, ...], ...]
-    value: Form
-    out: int
-    equality: tuple[tuple[Fraction, ...], tuple[Fraction, ...]] | None = None  # (key values, query values)
-
-
-@dataclass(frozen=True, eq=False)
-class SoftHeadPart:
-    """A softmax head with logits ``logits`` (a form of the key), real query t
-    allowed the real keys ``allowed[t]`` (empty: the sink only), value the
-    one-hot code of the keys ``slots``, one output dimension per slot."""
-
-    name: str
-    logits: Form
-    allowed: tuple[tuple[int, ...], ...]
-    slots: tuple[int, ...]
-    outs: tuple[int, ...]
-
-
-@dataclass(frozen=True, eq=False)
-class ReluUnit:
-    name: str
-    input: Form
-    out: int
-
-
-@dataclass(frozen=True, eq=False)
-class GateUnit:
-    name: str
-    a: Form
-    b: Form
-    out: int
-
-
-Component = HardHeadPart | SoftHeadPart | ReluUnit | GateUnit
-
-
-@dataclass(frozen=True, eq=False)
-class Circuit:
-    """Residual dimensions (labels), the components that write them (in an order
-    where each comes after what it reads) and the output forms."""
-
-    program: str
-    n: int
-    dims: tuple[str, ...]
-    components: tuple[Component, ...]
-    outputs: tuple[tuple[str, Form], ...]
-    notes: tuple[str, ...] = field(default=())
+from usim.transformer.rasp_analysis import Known, demand, known_values
 
 
 # ----------------------------------------------------------------------------
@@ -426,7 +206,7 @@ class _Realiser:
             return []
         if isinstance(node, Map):
             if node.op is Op.WHERE and node.args[0].id in self.known.tables:
-                holds = _truths(self.known.tables[node.args[0].id])
+                holds = truths(self.known.tables[node.args[0].id])
                 where = self.mask(node)
                 return [arg for arg, side in ((node.args[1], holds), (node.args[2], ~holds))
                         if (where & side).any()]
@@ -482,8 +262,8 @@ class _Realiser:
         if op is Op.TRUEDIV:
             table = self.known.tables.get(node.args[1].id)
             if table is not None:
-                inverse = tuple(Fraction(0) if _number(v) == 0 else 1 / _number(v) for v in table)
-                if any(_number(table[t]) == 0 for t in np.flatnonzero(where)):
+                inverse = tuple(Fraction(0) if number(v) == 0 else 1 / number(v) for v in table)
+                if any(number(table[t]) == 0 for t in np.flatnonzero(where)):
                     raise self.refuse(node, "it divides by 0 where it is read")
                 return self.product(f[0], Form((), inverse), where, label)
             return self.build_softmax(node)
@@ -492,7 +272,7 @@ class _Realiser:
             if condition is None:
                 raise self.refuse(node, "its condition reads the input (a data-dependent where has no exact "
                                   "MLP on the reals)")
-            holds = _truths(condition)
+            holds = truths(condition)
             a, b = f[1], f[2]
             if not where.any():
                 return self.zero()
@@ -543,7 +323,7 @@ class _Realiser:
         if keys is None or queries is None:
             return None
         try:
-            keys_q, queries_q = tuple(map(_number, keys)), tuple(map(_number, queries))
+            keys_q, queries_q = tuple(map(number, keys)), tuple(map(number, queries))
         except (TypeError, ValueError):
             return None
         if node.semantics is Semantics.AHAT and not set(queries_q) <= set(keys_q):
@@ -563,7 +343,7 @@ class _Realiser:
         n = self.n
         table = self.known.tables.get(node.id)
         if table is not None:
-            return ExpLinear(None, tuple({} for _ in range(n)), tuple(map(_number, table)))
+            return ExpLinear(None, tuple({} for _ in range(n)), tuple(map(number, table)))
         if isinstance(node, Map):
             if node.op is Op.EXP:
                 return ExpLinear(node.args[0], tuple({q: Fraction(1)} for q in range(n)), (Fraction(0),) * n)
@@ -583,7 +363,7 @@ class _Realiser:
                 inner = self.exp_linear(left)
                 if factor is None or inner is None:
                     return None
-                f = [_number(v) for v in factor]
+                f = [number(v) for v in factor]
                 if node.op is Op.TRUEDIV:
                     f = [Fraction(0) if v == 0 else 1 / v for v in f]
                 return ExpLinear(inner.x, tuple({k: c * f[q] for k, c in inner.rows[q].items()}
@@ -594,7 +374,7 @@ class _Realiser:
                 a, b = self.exp_linear(node.args[1]), self.exp_linear(node.args[2])
                 if condition is None or a is None or b is None or not _same_x(a, b):
                     return None
-                holds = _truths(condition)
+                holds = truths(condition)
                 return ExpLinear(_x(a, b), tuple(a.rows[q] if holds[q] else b.rows[q] for q in range(n)),
                                  tuple(a.offset[q] if holds[q] else b.offset[q] for q in range(n)))
             return None

@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Mapping, Sequence
 
+from usim.encodings.notation import shape_label
 from usim.engine.cache import VerdictCache
 from usim.engine.certificate import Certificate
 from usim.engine.claim import EngineResult, ObligationResult, Status
@@ -243,7 +244,7 @@ def markdown(cert: Certificate) -> str:
                      f"{'-' if err is None else f'{err:.2e}'} |")
     details = []
     for row in data["obligations"]:
-        label = "x".join(map(str, row["shape"]))
+        label = shape_label(row["shape"])
         for e in row["engines"] + [c for c in (row.get("definedness"), row.get("witness")) if c]:
             if e["status"] != "PROVED" or e.get("counterexample"):
                 details.append((label, e))

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Any, Mapping
 
+from usim.encodings.notation import shape_label
 from usim.engine.claim import Status
 from usim.engine.parametric.allsizes import AllSizesReport, AllSizesResult, rests_on
 from usim.engine.parametric.statement import ABOUT_CLAIM
@@ -87,11 +88,11 @@ def all_sizes_markdown(section: Mapping[str, Any]) -> list[str]:
              "What it rests on:", ""]
     lines += [f"- {line}" for line in section.get("rests_on", [])]
     if result.get("shape"):
-        lines += ["", f"Counterexample at {'x'.join(map(str, result['shape']))}, found from "
+        lines += ["", f"Counterexample at {shape_label(result['shape'])}, found from "
                       f"{result.get('found_by')}."]
     if section.get("mutants"):
         lines += ["", "| broken variant | verdict for every size | at |", "|---|---|---|"]
         for m in section["mutants"]:
-            at = "x".join(map(str, m["shape"])) if m.get("shape") else "-"
+            at = shape_label(m["shape"]) if m.get("shape") else "-"
             lines.append(f"| {m['mutant']} | {m['status']} | {at} |")
     return lines

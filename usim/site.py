@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterable
 
+from usim.encodings.notation import shape_label
 from usim.engine.certificate import Certificate
 from usim.engine.claim import CATEGORIES, Claim, Status
 from usim.errors import InputError
@@ -142,7 +143,7 @@ class ClaimEntry:
                 if cx:
                     inputs = " ".join(f"{k} = [" + "; ".join(", ".join(r) for r in v) + "]"
                                       for k, v in cx["inputs"].items())
-                    return (f"at {'x'.join(map(str, row['shape']))}: {inputs}; {cx['entry']}: expected "
+                    return (f"at {shape_label(row['shape'])}: {inputs}; {cx['entry']}: expected "
                             f"{cx['expected']}, got {cx['got']} (replayed {cx['replay']}"
                             + ("; cached, replayed again in its run)" if e.get("cached") is True else ")"))
         return None

@@ -25,7 +25,12 @@ kind in :data:`STEP_KINDS` says, in one place,
   corner of a zero matrix, and so on (see below);
 * ``at_zero``: the block writes its result row-major from position 0 (a
   product, a transpose) rather than in place over its first argument;
-* ``routed``: there is no block: routing assembles the result (a concatenation).
+* ``routed``: there is no block: routing assembles the result (a concatenation);
+* ``term``: what the step composes to in U's wiring
+  (:mod:`usim.constructions.universal.terms`; default ``kind(args)``: a
+  product is a flattened product chain, a transpose an involution);
+* ``notation``: how the step is written after ``out =`` (default
+  ``kind(args)``; a product is written ``A B``).
 
 Adding a kind (GELU, pre-norm) is adding an entry here; a route then uses it,
 and the schedule, the proofs and the mutants follow. A broken variant replaces
@@ -67,6 +72,7 @@ from usim.constructions.routing import Part
 from usim.constructions.softmax import softmax_block
 from usim.constructions.transpose import transpose_block
 from usim.constructions.universal.spec import HDR_D, HDR_N, HDR_SCALE, HEADER
+from usim.constructions.universal.terms import Term, mm, op, tr
 from usim.encodings.layout import Block, SequenceLayout
 from usim.errors import ShapeError
 from usim.rasp.expr import Predicate, SOp, aggregate, indices, maximum, select, sqrt, where
@@ -82,10 +88,16 @@ class Step:
     kind: str
     args: tuple[str, ...]
 
-    def describe(self) -> str:
-        if self.kind == "matmul":
-            return f"{self.out} = {self.args[0]} {self.args[1]}"
-        return f"{self.out} = {self.kind}({', '.join(self.args)})"
+    def describe(self, kinds: Mapping[str, "StepKind"] | None = None) -> str:
+        """``out = ...`` as the step's kind writes it.
+
+        Args:
+            kinds: the table of step kinds (default :data:`STEP_KINDS`).
+
+        Returns:
+            One line, such as ``Y1 = X A`` or ``P = softmax(Y2)``.
+        """
+        return f"{self.out} = {(STEP_KINDS if kinds is None else kinds)[self.kind].written(self.args)}"
 
 
 @dataclass(frozen=True)
@@ -101,6 +113,8 @@ class StepKind:
     masked: Callable[[Sequence[sympy.Matrix], sympy.Expr, int | None, int | None], sympy.Matrix] | None = None
     at_zero: bool = False
     routed: bool = False
+    term: Callable[..., Term] | None = None
+    notation: Callable[[Sequence[str]], str] | None = None
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "reads", frozenset(self.reads))
@@ -114,6 +128,14 @@ class StepKind:
         if self.masked is not None and not self.reads & set(SIZE_FIELDS):
             raise ValueError(f"step kind {self.name} has a masked meaning but reads no size (n, d) from the "
                              "header: its stages are proved for every header, against its meaning")
+
+    def composed(self, args: Sequence[Term]) -> Term:
+        """The term a step of this kind composes to, from its arguments' terms."""
+        return op(self.name, *args) if self.term is None else self.term(*args)
+
+    def written(self, args: Sequence[str]) -> str:
+        """The step on its arguments, as written after ``out =``."""
+        return f"{self.name}({', '.join(args)})" if self.notation is None else self.notation(args)
 
     @property
     def reads_header(self) -> bool:
@@ -349,9 +371,11 @@ def _product_shape(shapes: Sequence[Shape2]) -> Shape2:
 
 
 STEP_KINDS: Mapping[str, StepKind] = {kind.name: kind for kind in (
-    StepKind("transpose", lambda a, c: a[0].T, transpose, shape=lambda s: (s[0][1], s[0][0]), at_zero=True),
+    StepKind("transpose", lambda a, c: a[0].T, transpose, shape=lambda s: (s[0][1], s[0][0]), at_zero=True,
+             term=tr),
     StepKind("matmul", lambda a, c: a[0] * a[1], matmul, shape=_product_shape, at_zero=True,
-             length=lambda args, out: max(out[0] * out[1], out[0] * args[0][1])),
+             length=lambda args, out: max(out[0] * out[1], out[0] * args[0][1]), term=mm,
+             notation=lambda args: f"{args[0]} {args[1]}"),
     StepKind("softmax", lambda a, c: softmax_rows(a[0], c), softmax, reads={"n", "scale"},
              masked=masked_softmax),
     StepKind("bias", lambda a, c: add_row(a[0], a[1]), bias, reads={"n"}, masked=masked_bias),

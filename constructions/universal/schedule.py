@@ -77,7 +77,7 @@ class Stage:
 
     def program(self) -> Program:
         return Program.of(f"stage{self.index}", {"W": self.apply(tokens)},
-                          f"stage {self.index}: " + "; ".join(s.describe() for s in self.steps))
+                          f"stage {self.index}: " + "; ".join(s.describe(self.kinds) for s in self.steps))
 
 
 def _prefix(root: SOp, prefix: str, first: int) -> None:

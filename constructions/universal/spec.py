@@ -12,6 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Mapping
 
+from usim.encodings.notation import shape_label
 from usim.errors import InputError, ShapeError
 
 HEADER = "hdr"
@@ -170,8 +171,7 @@ def spec_for(shapes: Mapping[str, tuple[int, int]], norm: bool | None = None) ->
         raise InputError(f"unexpected array {extra[0]!r} for this layer (expected: {', '.join(wanted)})")
     for name, shape in wanted.items():
         if name not in shapes:
-            raise InputError(f"the parameters have no array {name} ({shape[0]}x{shape[1]})")
+            raise InputError(f"the parameters have no array {name} ({shape_label(shape)})")
         if tuple(shapes[name]) != shape:
-            got = "x".join(map(str, shapes[name]))
-            raise ShapeError(f"the array {name} has shape {got}, this layer needs {shape[0]}x{shape[1]}")
+            raise ShapeError(f"the array {name} has shape {shape_label(shapes[name])}, this layer needs {shape_label(shape)}")
     return spec

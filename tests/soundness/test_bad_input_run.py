@@ -13,7 +13,8 @@ import pytest
 
 from soundness_statements import refused as refused_command
 from usim.cli import main
-from usim.commands.run import MAX_DIGITS, MAX_POSITIONS, MAX_POWER_DIGITS
+from usim.commands.run import MAX_POSITIONS, MAX_POWER_DIGITS
+from usim.encodings.notation import MAX_DIGITS
 
 
 def refused(capsys, argv: list[str]) -> str:

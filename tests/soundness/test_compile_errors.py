@@ -13,7 +13,7 @@ import pytest
 from usim.rasp.program import Program
 from usim.repl import load_file
 from usim.transformer.compiler import compile_program
-from usim.transformer.rasp_to_circuit import CompileError
+from usim.transformer.circuit import CompileError
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples" / "rasp"
 

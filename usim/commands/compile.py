@@ -46,6 +46,7 @@ from pathlib import Path
 
 import numpy as np
 
+from usim.encodings.notation import parse_dims, shape_label
 from usim.errors import InputError, ShapeError
 
 MAX_SIZE_POSITIONS = 4096  # --sizes: the size alone, no network run
@@ -66,8 +67,6 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def _shapes(text: str) -> list[tuple[int, ...]]:
-    from usim.encodings.layout import parse_dims
-
     parts = [p for p in text.replace(";", ",").split(",") if p.strip()]
     if not parts:
         raise InputError("--sizes needs at least one shape, e.g. 2x2,4x4")
@@ -103,14 +102,14 @@ def _source(claim_id: str, shape: tuple[int, ...]):
     weights = BASES.get(claim_id, claim_id)
     claim = get(weights)
     if math.prod(shape) > MAX_SIZE_POSITIONS:  # refused before listing every shape up to it
-        raise ShapeError(f"{claim_id} at {'x'.join(map(str, shape))}: at least {math.prod(shape)} positions, "
+        raise ShapeError(f"{claim_id} at {shape_label(shape)}: at least {math.prod(shape)} positions, "
                          f"above the limit of {MAX_SIZE_POSITIONS}")
     listed = claim.shapes(max(shape))
     wanted = tuple(shape) + ((0,) if weights in SOURCES else ())
     if wanted not in listed:
-        examples = ", ".join("x".join(map(str, s[: len(s) - (1 if weights in SOURCES else 0)]))
+        examples = ", ".join(shape_label(s[: len(s) - (1 if weights in SOURCES else 0)])
                              for s in list(claim.shapes(2))[:4:3 if weights in SOURCES else 1])
-        raise ShapeError(f"{claim_id} has no shape {'x'.join(map(str, shape))} (shapes look like {examples})")
+        raise ShapeError(f"{claim_id} has no shape {shape_label(shape)} (shapes look like {examples})")
     ob = compile_source(claim_id, shape)
     return weights, ob
 
@@ -135,10 +134,10 @@ def sizes_table(claim_id: str, shapes: list[tuple[int, ...]]) -> str:
         _, ob = _source(claim_id, shape)
         length = ob.construction.input_layout.length
         if length > MAX_SIZE_POSITIONS:
-            raise ShapeError(f"the program's sequence at {'x'.join(map(str, shape))} has {length} positions, "
+            raise ShapeError(f"the program's sequence at {shape_label(shape)} has {length} positions, "
                              f"above the limit of {MAX_SIZE_POSITIONS}")
         network = compile_program(ob.construction.program, length, outputs=[ob.output_name], check=False)
-        rows.append(_size_row("x".join(map(str, shape)), length, size_of(network)))
+        rows.append(_size_row(shape_label(shape), length, size_of(network)))
     return "\n".join(rows)
 
 
@@ -153,7 +152,7 @@ def report(claim_id: str, weights: str, shape: tuple[int, ...], ob, network, sec
     from usim.transformer.softmax_bound import measure
 
     size = size_of(network)
-    label = "x".join(map(str, shape))
+    label = shape_label(shape)
     lines = [f"# {ob.construction.program.name} as a transformer ({claim_id} at {label})", "",
              f"{network.description}: compiled in {seconds:.2f} s.", "",
              f"**Size.** {size.summary()}.", "",
@@ -194,8 +193,6 @@ def report(claim_id: str, weights: str, shape: tuple[int, ...], ob, network, sec
 
 
 def run(args: argparse.Namespace) -> int:
-    from usim.encodings.layout import parse_dims
-
     if (args.shape is None) == (args.sizes is None):
         raise InputError("give --shape S (one network) or --sizes S1,S2,... (a size table)")
     if args.sizes is not None:

@@ -46,8 +46,7 @@ from __future__ import annotations
 
 import argparse
 import math
-import re
-from decimal import Decimal, InvalidOperation, localcontext
+from decimal import Decimal, localcontext
 from fractions import Fraction
 from typing import Any, Sequence
 
@@ -57,6 +56,7 @@ from typing import TYPE_CHECKING
 
 from usim.constructions.options import BLOCK_NAMES
 from usim.encodings.digits import exact, significant
+from usim.encodings.notation import MAX_BASE, parse_base, parse_dims, parse_values, split_values
 from usim.errors import InputError, ShapeError
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -64,9 +64,6 @@ if TYPE_CHECKING:  # pragma: no cover
 
 TOLERANCE = 1e-9
 MAX_POSITIONS = 1024  # input sequence length
-MAX_DIGITS = 100  # digits of one entry (numerator and denominator together)
-MAX_EXPONENT = 300  # 10**-300 <= |entry| <= 10**300 (or 0)
-MAX_BASE = 100
 MAX_POWER_DIGITS = 2000  # of BASE ** S in exact mode
 MAX_SEED = 2**64 - 1
 SHOWN_EXACTLY = 40  # characters of an exact value printed as it is
@@ -104,75 +101,6 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 # --- reading the command line ----------------------------------------------------------------
-
-
-def parse_value(text: str) -> Fraction:
-    """'3', '-0.25', '1/3', '2e-3' as an exact rational; anything else is an InputError.
-
-    The size is bounded before the rational is built (Fraction('1e999999999')
-    would build a billion-digit integer): at most MAX_DIGITS digits, and a
-    magnitude from 10**-MAX_EXPONENT to 10**MAX_EXPONENT, or 0.
-    """
-    cleaned = text.strip()
-    if re.fullmatch(r"[+-]?(nan|inf|infinity)", cleaned, flags=re.IGNORECASE):
-        raise InputError(f"the value {text!r} is not finite: every entry must be a finite number")
-    parts = cleaned.split("/")
-    try:
-        decimals = [Decimal(part) for part in parts] if len(parts) <= 2 else None
-    except (InvalidOperation, ValueError):
-        decimals = None
-    if decimals is None or not all(d.is_finite() for d in decimals):
-        raise InputError(f"cannot read {text!r} as a number (write e.g. 3, -0.25 or 1/3)")
-    if decimals[0].is_zero() and len(parts) == 1:
-        return Fraction(0)
-    digits = sum(len(d.as_tuple().digits) for d in decimals)
-    if digits > MAX_DIGITS:
-        raise InputError(f"the value {_clip(text)} has {digits} digits: usim reads at most {MAX_DIGITS}")
-    magnitude = sum(d.adjusted() * (1 if k == 0 else -1) for k, d in enumerate(decimals) if not d.is_zero())
-    if abs(magnitude) > MAX_EXPONENT + 1:  # far out of range: refuse before building it
-        raise _out_of_range(text)
-    try:
-        value = Fraction(cleaned)
-    except (ValueError, ZeroDivisionError):
-        raise InputError(f"cannot read {text!r} as a number (write e.g. 3, -0.25 or 1/3)") from None
-    if value != 0 and not Fraction(1, 10**MAX_EXPONENT) <= abs(value) <= 10**MAX_EXPONENT:
-        raise _out_of_range(text)
-    return value
-
-
-def _clip(text: str) -> str:
-    return repr(text) if len(text) <= 40 else repr(text[:20] + "..." + text[-10:])
-
-
-def _out_of_range(text: str) -> InputError:
-    return InputError(f"the value {_clip(text)} is out of range: usim reads magnitudes from "
-                      f"1e-{MAX_EXPONENT} to 1e{MAX_EXPONENT}, and 0")
-
-
-def _split(text: str) -> list[str]:
-    return [p for p in re.split(r"[\s,;]+", text.strip()) if p]
-
-
-def parse_values(text: str) -> list[Fraction]:
-    parts = _split(text)
-    if not parts:
-        raise InputError("--values is empty: give every entry of the input, row-major")
-    return [parse_value(p) for p in parts]
-
-
-def parse_base(text: str | None) -> Fraction | None:
-    """The base of b ** S: a number above 1 and at most MAX_BASE."""
-    if text is None:
-        return None
-    base = parse_value(text)
-    if base <= 0:
-        raise InputError(f"the base must be positive, got {text}")
-    if base <= 1:
-        raise InputError(f"the base must be above 1, got {text}: b ** S stands for exp(S); base 1 makes "
-                         "every entry of the softmax 1/C and a base below 1 reverses the order of the scores")
-    if base > MAX_BASE:
-        raise InputError(f"the base must be at most {MAX_BASE}, got {text}: it stands for e = 2.718...")
-    return base
 
 
 def parse_seed(seed: int | None, values: str | None) -> int:
@@ -328,7 +256,6 @@ def show_sequence(values: Sequence[Any]) -> str:
 
 def run(args: argparse.Namespace) -> int:
     from usim.constructions.blocks import BLOCKS
-    from usim.encodings.layout import parse_dims
     from usim.encodings.numeric import type_name
     from usim.encodings.runners import run_exact, run_numeric_in_range
 
@@ -347,7 +274,7 @@ def run(args: argparse.Namespace) -> int:
     seed = parse_seed(args.seed, args.values)
     construction = _construction(args.block, dims, base)
     if args.values is not None:
-        _count(construction, len(_split(args.values)))  # before reading each entry
+        _count(construction, len(split_values(args.values)))  # before reading each entry
         values = parse_values(args.values)
     else:
         rng = np.random.default_rng(seed)

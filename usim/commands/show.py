@@ -41,14 +41,14 @@ def register(subparsers) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from usim.encodings.notation import parse_dims
     from usim.proofs import get
     from usim.show import render, small_shape
-    from usim.show.model import parse_shape
     from usim.show.pictures import pyplot
 
     pyplot()  # says how to install matplotlib (exit 2) before anything else
     claim = get(args.claim)
-    shape = parse_shape(args.shape) if args.shape else small_shape(claim)
+    shape = parse_dims(args.shape, least=0) if args.shape else small_shape(claim)  # 0/1 flags: Match2
     done = render(claim, shape, args.out, values=args.values, seed=args.seed,
                   certificate=args.certificate)
     model = done.model

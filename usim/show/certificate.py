@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from usim.encodings.notation import shape_label
 from usim.engine.certificate import read_certificates
 from usim.errors import InputError
 
@@ -77,7 +78,7 @@ def _text(value: Any) -> str | None:
 
 def _shape(value: Any) -> str:
     if isinstance(value, (list, tuple)):
-        return "x".join(str(v) for v in value)
+        return shape_label(value)
     return str(value) if value is not None else "?"
 
 

@@ -34,6 +34,7 @@ import sympy
 from usim.encodings.evaluate import EXACT, evaluate_all, plan_for
 from usim.encodings.exact import as_exact
 from usim.encodings.layout import SequenceLayout
+from usim.encodings.notation import parse_values, shape_label
 from usim.encodings.numeric import NumericInterpretation
 from usim.encodings.selection import StaticSelection
 from usim.engine.claim import Claim, Obligation, Shape
@@ -136,7 +137,7 @@ class Model:
 
     @property
     def shape_label(self) -> str:
-        return "x".join(str(d) for d in self.shape)
+        return shape_label(self.shape)
 
     @property
     def layers(self) -> int:
@@ -150,14 +151,6 @@ def safe_name(name: str) -> str:
 
 
 # -- shapes and inputs -----------------------------------------------------------------
-
-
-def parse_shape(text: str) -> Shape:
-    """'2x3x2' -> (2, 3, 2). Zeros are allowed here (some claims have 0/1 flags
-    among their dimensions, e.g. Match2's); the claim decides what fits."""
-    if not re.fullmatch(r"\s*\d+(\s*[xX,]\s*\d+)*\s*", text or ""):
-        raise ShapeError(f"cannot read the shape {text!r}: write dimensions like 3x4")
-    return tuple(int(d) for d in re.split(r"\s*[xX,]\s*", text.strip()))
 
 
 def shape_arity(claim: Claim) -> int | None:
@@ -184,9 +177,9 @@ def small_shape(claim: Claim) -> Shape:
 def build_obligation(claim: Claim, shape: Shape) -> Obligation:
     """The claim's obligation at ``shape``, or a clear error if it does not fit."""
     arity = shape_arity(claim)
-    label = "x".join(str(d) for d in shape)
+    label = shape_label(shape)
     if arity is not None and len(shape) != arity:
-        example = "x".join(str(d) for d in small_shape(claim))
+        example = shape_label(small_shape(claim))
         raise ShapeError(
             f"the claim {claim.id} takes shapes with {arity} dimension(s), like {example}; "
             f"got {label}"
@@ -197,20 +190,6 @@ def build_obligation(claim: Claim, shape: Shape) -> Obligation:
         raise
     except (ValueError, TypeError, IndexError, AssertionError) as error:
         raise ShapeError(f"the claim {claim.id} has no construction for the shape {label}: {error}") from None
-
-
-def parse_values(text: str) -> list[int | Fraction]:
-    """'1, 2; -3 1/2 0.5' -> exact numbers (separators: comma, semicolon, space)."""
-    parts = [p for p in text.replace(",", " ").replace(";", " ").split() if p]
-    if not parts:
-        raise InputError("--values is empty: give the input sequence, e.g. --values '1 2 3 4'")
-    out = []
-    for part in parts:
-        try:
-            out.append(as_exact(part))
-        except (TypeError, ValueError, ZeroDivisionError):
-            raise InputError(f"cannot read {part!r} in --values as a number (write 3, -1/2 or 0.25)") from None
-    return out
 
 
 def _matrices(layout: SequenceLayout, tokens: Sequence[Any]) -> dict[str, sympy.Matrix]:
@@ -244,7 +223,7 @@ def _check_domain(obligation: Obligation, tokens: Sequence[Any]) -> None:
 def given_tokens(obligation: Obligation, values: str) -> list[Any]:
     """The user's input sequence, checked against the layout, domain and preconditions."""
     layout = obligation.construction.input_layout
-    tokens = parse_values(values)
+    tokens = [as_exact(v) for v in parse_values(values)]  # a whole number as an int
     if len(tokens) != layout.length:
         raise ShapeError(
             f"--values gives {len(tokens)} number(s), but the input has {layout.length} positions: "
