@@ -280,8 +280,9 @@ def build_spec(function: Callable, d: Declaration, name: str, filename: str, tex
                 got = {outputs[0][0]: got}
             return {k: _matrix(v, f"{where}: the output {k}") for k, v in got.items()}
 
-        preconditions = None
-        if d.preconditions is not None:
+        if d.preconditions is None:
+            preconditions = None
+        else:
             def preconditions(m: Mapping[str, Any]) -> list[Any]:
                 got = _call(d.preconditions, m, values_, f"{where} preconditions")
                 return list(got) if isinstance(got, (list, tuple)) else [got]
