@@ -99,6 +99,27 @@ def check(request: CheckRequest, observer: CheckObserver | None = None) -> Check
     Returns:
         The report. Bad input (a spec of numbers given an alphabet, a padding
         mode that is none, broken variants the spec has none of) is a UsimError.
+
+    A listing of the transpose that takes the number of rows ``r`` (the shape
+    fixes it), checked at 2x3, and its variant off by one (it reads the next
+    position):
+
+    >>> from usim.listings.specs import spec
+    >>> text = '''def transpose_rows(r) {
+    ...     cols = length / r;
+    ...     src = (indices % r) * cols + (indices - indices % r) / r;
+    ...     return aggregate(select(indices, src, ==), tokens_float);
+    ... }
+    ... '''
+    >>> report = check(CheckRequest("transpose.rasp", "transpose_rows", spec("transpose"),
+    ...                             shapes=[(2, 3)], text=text))
+    >>> report.ok, [(s.label, s.status.name) for s in report.shapes]
+    (True, [('2x3', 'PROVED')])
+    >>> off_by_one = text.replace("select(indices, src, ==)", "select(indices, src + 1, ==)")
+    >>> report = check(CheckRequest("transpose.rasp", "transpose_rows", spec("transpose"),
+    ...                             shapes=[(2, 3)], text=off_by_one))
+    >>> report.ok, [(s.label, s.status.name) for s in report.shapes]
+    (False, [('2x3', 'REFUTED')])
     """
     from usim.engine.runner import check_obligation
 

@@ -59,7 +59,21 @@ BASE_E = "e"
 
 
 def parse_base(text: str | None) -> Fraction | None:
-    """``e`` (None: the exact exp) or a decimal above 1 such as 2.718, exactly."""
+    """``e`` (None: the exact exp) or a decimal above 1 such as 2.718, exactly.
+
+    Args:
+        text: the base as written (``--base``), or None.
+
+    Returns:
+        None for ``e`` (or no base), else the base as an exact Fraction.
+
+    Raises:
+        UsimError: the text is no number, or the base is not above 1, or it is
+            above 100.
+
+    >>> parse_base("2.718"), parse_base("e")
+    (Fraction(1359, 500), None)
+    """
     if text is None or text.strip().lower() == BASE_E:
         return None
     try:
@@ -189,19 +203,50 @@ def _symbols(shape: Shape, target) -> Statement:
 
 
 def reverse_target(m) -> dict:
+    """y_j = x_{n-1-j}: the symbols in reverse order.
+
+    Args:
+        m: the input block ``x`` (1 x n, the symbols' codes) by name.
+
+    Returns:
+        The output block ``y`` by name.
+
+    >>> reverse_target({"x": sympy.Matrix([[3, 1, 2]])})
+    {'y': Matrix([[2, 1, 3]])}
+    """
     x = m["x"]
     return {"y": sympy.Matrix([[x[0, x.cols - 1 - j] for j in range(x.cols)]])}
 
 
 def histogram_target(m) -> dict:
-    """y_j = how many positions hold the symbol at j."""
+    """y_j = how many positions hold the symbol at j.
+
+    Args:
+        m: the input block ``x`` (1 x n, the symbols' codes) by name.
+
+    Returns:
+        The output block ``y`` by name.
+
+    >>> histogram_target({"x": sympy.Matrix([[1, 0, 1]])})
+    {'y': Matrix([[2, 1, 2]])}
+    """
     x = m["x"]
     return {"y": sympy.Matrix([[sympy.Add(*[sympy.Piecewise((1, sympy.Eq(x[0, k], x[0, j])), (0, True))
                                             for k in range(x.cols)]) for j in range(x.cols)]])}
 
 
 def sort_target(m) -> dict:
-    """The symbols in ascending order: a sorting network of min/max (odd-even transposition)."""
+    """The symbols in ascending order: a sorting network of min/max (odd-even transposition).
+
+    Args:
+        m: the input block ``x`` (1 x n, the symbols' codes) by name.
+
+    Returns:
+        The output block ``y`` by name.
+
+    >>> sort_target({"x": sympy.Matrix([[3, 1, 2]])})
+    {'y': Matrix([[1, 2, 3]])}
+    """
     x = m["x"]
     row = [x[0, j] for j in range(x.cols)]
     for sweep in range(len(row)):
@@ -212,7 +257,17 @@ def sort_target(m) -> dict:
 
 def most_frequent_target(m) -> dict:
     """At every position, the symbol held by the most positions; among ties, the
-    one whose first position comes first (the first position with the largest count)."""
+    one whose first position comes first (the first position with the largest count).
+
+    Args:
+        m: the input block ``x`` (1 x n, the symbols' codes) by name.
+
+    Returns:
+        The output block ``y`` by name.
+
+    >>> most_frequent_target({"x": sympy.Matrix([[2, 1, 1]])})
+    {'y': Matrix([[1, 1, 1]])}
+    """
     x = m["x"]
     n = x.cols
     counts = [sympy.Add(*[sympy.Piecewise((1, sympy.Eq(x[0, k], x[0, j])), (0, True)) for k in range(n)])
@@ -335,7 +390,25 @@ TABLE: dict[str, Row] = {
 
 
 def spec(name: str, base: Fraction | None = None) -> ListingSpec:
-    """The built-in spec ``name``; ``base`` (the softmax specs) replaces e."""
+    """The built-in spec ``name``; ``base`` (the softmax specs) replaces e.
+
+    Args:
+        name: a spec of :data:`TABLE` (the module docstring's table).
+        base: the softmax specs' base in place of e (:func:`parse_base`), or None.
+
+    Returns:
+        The spec: its statement at every shape, its engines (the table's,
+        else its claim's, else sympy and z3) and the claim it restates (none
+        for a softmax to a base other than e and the paper's).
+
+    Raises:
+        UsimError: there is no spec ``name``, or a base is given to a spec
+            that is not a softmax.
+
+    >>> transpose = spec("transpose")
+    >>> transpose.dims, transpose.title
+    (('r', 'c'), 'M^T for M (r x c) (Lemma 3)')
+    """
     if name not in TABLE:
         raise UsimError(f"no spec {name!r}; specs: {', '.join(TABLE)}")
     row = TABLE[name]
@@ -360,12 +433,33 @@ def spec(name: str, base: Fraction | None = None) -> ListingSpec:
 
 
 def specs() -> dict[str, ListingSpec]:
+    """Every built-in spec.
+
+    Returns:
+        Name -> the spec (:func:`spec` with no base), in the table's order.
+    """
     return {name: spec(name) for name in TABLE}
 
 
 def spec_from_source(source: Mapping[str, Any], run_code: bool = False) -> ListingSpec:
     """The spec a certificate names: built in (with its options), or a user's
-    spec file embedded in it (run only with ``run_code``: it is Python)."""
+    spec file embedded in it (run only with ``run_code``: it is Python).
+
+    Args:
+        source: the certificate's spec source (kind ``builtin`` with its name
+            and base, or kind ``file`` with the spec file's text).
+        run_code: whether an embedded spec file may be run.
+
+    Returns:
+        The spec.
+
+    Raises:
+        UsimError: the source embeds a spec file and ``run_code`` is false, or
+            it is incomplete or of an unknown kind.
+
+    >>> spec_from_source({"kind": "builtin", "name": "softmax", "base": "2"}).title
+    'the row-wise softmax of S (r x c), to base e or --base (Lemma 4); base 2 (2.0) in place of e'
+    """
     kind = source.get("kind")
     if kind == "builtin":
         base = source.get("base")

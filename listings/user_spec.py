@@ -106,7 +106,21 @@ class Declaration:
 
 def spec(*, inputs: Mapping[str, tuple[Size, Size]], outputs: Mapping[str, tuple[Size, Size]],
          **declared: Any) -> Callable[[Callable], Callable]:
-    """Declare a function as a spec (see the module's docstring)."""
+    """Declare a function as a spec (see the module's docstring).
+
+    Args:
+        inputs: input block name -> (rows, cols), each a whole number, a
+            dimension's name or an expression of dimensions.
+        outputs: output block name -> (rows, cols), likewise.
+        **declared: the other declarations (``dims``, ``length``,
+            ``preconditions``, ``domain``, ``values``, ``shapes``, ``max_n``,
+            ``engines``, ``mutants``, ``square``, ``sums``, ``title``,
+            ``reads``, ``writes``), the fields of :class:`Declaration`.
+
+    Returns:
+        The decorator: it records the :class:`Declaration` on the function
+        (``__usim_spec__``) and returns the function itself.
+    """
     def mark(function: Callable) -> Callable:
         function.__usim_spec__ = Declaration(dict(inputs), dict(outputs), **declared)  # type: ignore[attr-defined]
         return function
@@ -116,7 +130,21 @@ def spec(*, inputs: Mapping[str, tuple[Size, Size]], outputs: Mapping[str, tuple
 # -- loading ---------------------------------------------------------------------
 
 def split_reference(text: str) -> tuple[str, str]:
-    """``SPEC.py:NAME`` -> (path, name)."""
+    """``SPEC.py:NAME`` -> (path, name).
+
+    Args:
+        text: the reference as given to ``--spec-file``.
+
+    Returns:
+        The spec file's path and the spec function's name (the path is split
+        at its last colon).
+
+    Raises:
+        InputError: there is no colon, no path, or the name is not a Python name.
+
+    >>> split_reference('examples/specs/row_flip.py:row_flip')
+    ('examples/specs/row_flip.py', 'row_flip')
+    """
     path, sep, name = text.rpartition(":")
     if not sep or not path or not _NAME.fullmatch(name):
         raise InputError(f"--spec-file takes FILE.py:NAME (a spec function in a Python file), not {text!r}")
@@ -124,7 +152,18 @@ def split_reference(text: str) -> tuple[str, str]:
 
 
 def load_spec_file(reference: str) -> ListingSpec:
-    """The spec ``NAME`` of ``FILE.py:NAME``."""
+    """The spec ``NAME`` of ``FILE.py:NAME``.
+
+    Args:
+        reference: ``FILE.py:NAME`` (:func:`split_reference`).
+
+    Returns:
+        The spec the file declares under that name (:func:`load_spec_text`).
+
+    Raises:
+        InputError: the reference is malformed, or the file is missing or
+            cannot be read.
+    """
     path, name = split_reference(reference)
     try:
         text = Path(path).read_text(encoding="utf-8")
@@ -136,7 +175,29 @@ def load_spec_file(reference: str) -> ListingSpec:
 
 
 def load_spec_text(text: str, name: str, filename: str) -> ListingSpec:
-    """Run a spec file's text and build its spec ``name``."""
+    """Run a spec file's text and build its spec ``name``.
+
+    Args:
+        text: the spec file's Python source (it is run).
+        name: the spec function it defines.
+        filename: the file's name, for messages and the spec's source.
+
+    Returns:
+        The spec (:func:`build_spec`).
+
+    Raises:
+        UsimError: the text is not valid Python, running it fails, or it
+            defines no ``name`` declared with :func:`spec`.
+
+    >>> text = (
+    ...     "from usim.listings.user_spec import spec\\n"
+    ...     "@spec(inputs={'M': ('r', 'c')}, outputs={'F': ('r', 'c')})\\n"
+    ...     "def row_flip(M):\\n"
+    ...     "    return M[::-1, :]\\n")
+    >>> flip = load_spec_text(text, "row_flip", "flip.py")
+    >>> flip.dims, flip.title
+    (('r', 'c'), 'row_flip from flip.py')
+    """
     namespace: dict[str, Any] = {"__name__": "usim_spec_file", "__file__": filename}
     try:
         exec(compile(text, filename, "exec"), namespace)  # noqa: S102 - the user's own spec file
@@ -208,7 +269,23 @@ def _call(function: Callable, blocks: Mapping[str, Any], dims: Mapping[str, int]
 
 
 def build_spec(function: Callable, d: Declaration, name: str, filename: str, text: str) -> ListingSpec:
-    """A :class:`~usim.listings.spec.ListingSpec` from a declared function."""
+    """A :class:`~usim.listings.spec.ListingSpec` from a declared function.
+
+    Args:
+        function: the spec function (input blocks and dimensions -> output blocks).
+        d: its declaration (:func:`spec`).
+        name: the spec's name.
+        filename: the spec file's name, for messages and the spec's source.
+        text: the spec file's text, embedded in the spec's source (for certificates).
+
+    Returns:
+        The spec: its statement at each shape is built from the declared
+        layouts and calls ``function`` for the target.
+
+    Raises:
+        UsimError: the declaration is incomplete or inconsistent (no inputs or
+            outputs, a size naming no dimension, an unknown domain, ...).
+    """
     where = f"{filename}:{name}"
     if not d.inputs or not d.outputs:
         raise UsimError(f"{where}: declare inputs and outputs, e.g. inputs={{'M': ('r', 'c')}}")
@@ -280,8 +357,9 @@ def build_spec(function: Callable, d: Declaration, name: str, filename: str, tex
                 got = {outputs[0][0]: got}
             return {k: _matrix(v, f"{where}: the output {k}") for k, v in got.items()}
 
-        preconditions = None
-        if d.preconditions is not None:
+        if d.preconditions is None:
+            preconditions = None
+        else:
             def preconditions(m: Mapping[str, Any]) -> list[Any]:
                 got = _call(d.preconditions, m, values_, f"{where} preconditions")
                 return list(got) if isinstance(got, (list, tuple)) else [got]

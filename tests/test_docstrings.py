@@ -63,9 +63,15 @@ PUBLIC_SURFACE = (
     "usim.transformer.rasp_to_circuit",
     "usim.transformer.circuit_to_network",
     "usim.transformer.hard_to_masked",
+    "usim.transformer.rasp_analysis",
+    "usim.transformer.circuit",
+    # checking a listing: the check, the specs (built in and a user's), the certificate
+    "usim.listings.check",
+    "usim.listings.specs",
+    "usim.listings.user_spec",
+    "usim.listings.certificate",
 )
-"""The modules a user imports to build, declare and compile (the listing
-check, ``usim.listings``, joins when its split is done)."""
+"""The modules a user imports to build, declare, compile and check a listing."""
 
 FLAGS = doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE
 

@@ -31,12 +31,32 @@ class CompileError(UsimError):
 
 
 def number(v: Any) -> Fraction:
-    """A table's entry as a rational (a truth value as 0 or 1)."""
+    """A table's entry as a rational (a truth value as 0 or 1).
+
+    Args:
+        v: the entry: a bool, an int, a Fraction or anything ``Fraction`` reads.
+
+    Returns:
+        The entry as a Fraction.
+
+    >>> number(True), number(3), number(Fraction(1, 2))
+    (Fraction(1, 1), Fraction(3, 1), Fraction(1, 2))
+    """
     return Fraction(int(v)) if isinstance(v, bool) else Fraction(v)
 
 
 def truths(table: Sequence[Any]) -> np.ndarray:
-    """A table's entries as truth values."""
+    """A table's entries as truth values.
+
+    Args:
+        table: the entries, one per position.
+
+    Returns:
+        A boolean array over the positions (nonzero is true).
+
+    >>> truths([0, 1, Fraction(1, 2), False]).tolist()
+    [False, True, True, False]
+    """
     return np.asarray([bool(v) for v in table], dtype=bool)
 
 
