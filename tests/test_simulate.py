@@ -7,7 +7,7 @@ import pytest
 
 import importlib
 from usim.cli import main
-from usim.constructions.universal.layer import simulate, spec_from_arrays
+from usim.constructions.universal.simulate import simulate, spec_from_arrays
 
 evaluate_module = importlib.import_module("usim.encodings.evaluate")
 
@@ -103,7 +103,7 @@ def test_simulate_agrees_with_pytorch(kind, heads, d, capsys):
 
 def test_torch_layer_arrays_reproduce_the_layer():
     pytest.importorskip("torch")
-    from usim.constructions.universal.layer import torch_layer
+    from usim.transformer.torch_layers import torch_layer
 
     expected, arrays = torch_layer("encoder", 4, 4, 2, 8, seed=2)
     y, _ = simulate(arrays)
@@ -120,10 +120,11 @@ def test_the_command_states_the_limits_of_the_library():
 
     from usim.commands import simulate as command
     from usim.constructions import options
-    from usim.constructions.universal import layer
+    from usim.constructions.universal import simulate as library
 
-    assert (command.MAX_N, command.MAX_LENGTH) == (layer.MAX_N, layer.MAX_LENGTH) == (options.MAX_N, options.MAX_LENGTH)
-    for module in (command, layer):  # neither keeps a copy of its own: one definition, in constructions.options
+    assert ((command.MAX_N, command.MAX_LENGTH) == (library.MAX_N, library.MAX_LENGTH)
+            == (options.MAX_N, options.MAX_LENGTH))
+    for module in (command, library):  # neither keeps a copy of its own: one definition, in constructions.options
         assigned = {t.id for n in ast.walk(ast.parse(inspect.getsource(module))) if isinstance(n, ast.Assign)
                     for t in n.targets if isinstance(t, ast.Name)}
         assert not {"MAX_N", "MAX_LENGTH"} & assigned, module.__name__

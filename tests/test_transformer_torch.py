@@ -17,13 +17,14 @@ torch = pytest.importorskip("torch")
 
 from usim.cli import main  # noqa: E402
 from usim.constructions.universal import Spec, build  # noqa: E402
-from usim.constructions.universal.layer import prepare, torch_arrays  # noqa: E402
+from usim.constructions.universal.simulate import prepare  # noqa: E402
 from usim.encodings.numeric import NumericInterpretation  # noqa: E402
 from usim.proofs import get  # noqa: E402
 from usim.proofs.theorem9_weights import torch_spec  # noqa: E402
 from usim.transformer.compiler import compile_universal  # noqa: E402
 from usim.transformer.forward import run  # noqa: E402
 from usim.transformer.network_to_torch import network_to_torch, run_torch  # noqa: E402
+from usim.transformer.torch_layers import torch_arrays  # noqa: E402
 
 NUMERIC = NumericInterpretation()
 

@@ -59,6 +59,8 @@ How U computes: the package
                 sympy, its shape, whether it reads the header
 ``schedule``    stages by dependency depth, workspaces, :func:`build` -> U
 ``embed``       a smaller T placed into U's input (RASP and numpy)
+``simulate``    what ``usim simulate`` does: a layer's arrays checked, placed
+                into U's input, U run once (numeric, checked)
 =============== ==============================================================
 
 U = stage_m o ... o stage_1, each stage a function of ONE sequence (its

@@ -213,7 +213,7 @@ def _compiled(arrays):
     """T(X) by U compiled to a network and run as a PyTorch module (float64), U,
     the network's size, and the type the network's checked run needed
     (:func:`_float64_holds`)."""
-    from usim.constructions.universal.layer import prepare
+    from usim.constructions.universal.simulate import prepare
     from usim.transformer.compiler import CHECKED_POSITIONS, MAX_POSITIONS, compile_universal
     from usim.transformer.forward import run as run_network
     from usim.transformer.network_to_torch import network_to_torch, run_torch
@@ -275,9 +275,10 @@ def _float64_holds(y: np.ndarray, checked: np.ndarray) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from usim.constructions.universal.layer import check_limits, run_simulation, torch_layer, torch_spec
+    from usim.constructions.universal.simulate import check_limits, run_simulation
     from usim.encodings.digits import significant
     from usim.encodings.numeric import type_name
+    from usim.transformer.torch_layers import torch_layer, torch_layer_spec
 
     options = _torch_options(args)
     if args.compiled:
@@ -291,7 +292,7 @@ def run(args: argparse.Namespace) -> int:
     save = writable(args.save, ".npz") if args.save is not None else None
     expected = None
     if args.torch:
-        spec = torch_spec(args.torch, options["n"], options["d"], options["heads"], options["ff"])
+        spec = torch_layer_spec(args.torch, options["n"], options["d"], options["heads"], options["ff"])
         check_limits(spec, args.bound)  # before PyTorch makes anything
         expected, arrays = torch_layer(args.torch, **options)
     elif args.params:
