@@ -28,7 +28,7 @@ from usim.encodings.layout import SequenceLayout
 from usim.errors import UsimError
 from usim.rasp.expr import Expr, Indices, Length, Tokens
 from usim.show import style
-from usim.show.model import Head, Model, format_value
+from usim.show.model import Model, ShownHead, format_value
 
 INSTALL_HINT = "usim show draws with matplotlib, which is not installed: pip install 'usim[plot]'"
 
@@ -150,7 +150,7 @@ def _texts(values: Sequence[Any], show: bool, digits: int = 3) -> list[str]:
     return [format_value(v, digits) if show else "" for v in values]
 
 
-def draw_head(model: Model, head: Head, path: Path) -> Path:
+def draw_head(model: Model, head: ShownHead, path: Path) -> Path:
     """The selector picture of one head, saved as PNG at ``path``."""
     plt = pyplot()
     n = model.n
