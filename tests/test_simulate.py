@@ -28,6 +28,15 @@ def test_simulate_npz_matches_the_formula(tmp_path, capsys):
     assert "T(X) =" in capsys.readouterr().out
 
 
+def test_simulate_names_the_spec_u_was_built_for_as_before(tmp_path, capsys):
+    path = tmp_path / "p.npz"
+    np.savez(path, X=np.ones((2, 3)), A=np.eye(3), V=np.ones((3, 2)))
+    assert main(["simulate", str(path)]) == 0
+    first = capsys.readouterr().out.splitlines()[0]
+    assert first.startswith("U for Spec(n=2, d=3, heads=1, form='merged', d_k=3, d_v=2, bias=False, out_proj=False, "
+                            "d_out=3, encoder=False, d_ff=3, residual=True, norm=True, ffn_bias=True): sequence length ")
+
+
 def test_simulate_with_a_larger_bound_pads_and_agrees(tmp_path):
     rng = np.random.default_rng(4)
     arrays = dict(X=rng.normal(size=(2, 2)), WQ=rng.normal(size=(2, 2)), WK=rng.normal(size=(2, 2)),

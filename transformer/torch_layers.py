@@ -6,7 +6,7 @@ on a random input and reads its weights as the named arrays ``usim simulate``
 takes (:func:`torch_arrays`: the stacked in-projection cut per head and
 transposed, so that Q = X WQ + bQ; the out-projection, the feed-forward part
 and the layer norms with their eps; the variant, activation and norm, as
-strings). :func:`torch_layer_spec` gives the layer's Spec before PyTorch makes
+strings). :func:`torch_layer_spec` gives the layer's spec before PyTorch makes
 anything, so that the sizes are checked first. PyTorch is imported only when a
 layer is made or read; U itself runs in
 :mod:`usim.constructions.universal.simulate`, and a compiled network as a
@@ -19,12 +19,12 @@ import math
 
 import numpy as np
 
-from usim.constructions.universal.spec import Spec
+from usim.constructions.universal.spec import LayerSpec
 from usim.errors import ShapeError, UsimError
 
 
-def torch_layer_spec(kind: str, n: int, d: int, heads: int, ff: int) -> Spec:
-    """The Spec of the layer :func:`torch_layer` makes (to check sizes before making it).
+def torch_layer_spec(kind: str, n: int, d: int, heads: int, ff: int) -> LayerSpec:
+    """The LayerSpec of the layer :func:`torch_layer` makes (to check sizes before making it).
 
     Args:
         kind: "mha" (an attention layer) or "encoder" (an encoder layer).
@@ -40,7 +40,7 @@ def torch_layer_spec(kind: str, n: int, d: int, heads: int, ff: int) -> Spec:
                     out_proj=True, d_out=d)
     if kind == "encoder":
         kw.update(encoder=True, d_ff=ff, residual=True, norm=True, ffn_bias=True)
-    return Spec(**kw)
+    return LayerSpec(**kw)
 
 
 def torch_layer(kind: str, n: int, d: int, heads: int, ff: int, seed: int):

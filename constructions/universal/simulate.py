@@ -3,7 +3,7 @@
 A layer is given by named arrays (the names: ``usim simulate --help``):
 :func:`spec_from_arrays` checks them (real, finite numbers; one positive number
 for scale and eps; an encoder says which variant it is, and U simulates only a
-post-norm ReLU one) and reads the :class:`Spec` from their names and shapes
+post-norm ReLU one) and reads the :class:`LayerSpec` from their names and shapes
 (:func:`usim.constructions.universal.spec_for`). :func:`run_simulation` builds
 U (for the layer's sizes, or for a larger bound: the hierarchy), places the
 arrays into U's input by U's own embedding
@@ -24,7 +24,7 @@ import numpy as np
 from usim.constructions.options import MAX_LENGTH, MAX_N
 from usim.constructions.universal.schedule import Universal, build
 from usim.constructions.universal.embed import embed_arrays
-from usim.constructions.universal.spec import Spec, spec_for
+from usim.constructions.universal.spec import LayerSpec, spec_for
 from usim.encodings.numeric import type_name
 from usim.encodings.evaluate import evaluate
 from usim.encodings.runners import PRECISIONS, Evaluator, run_evaluator_in_range
@@ -112,8 +112,8 @@ def encoder_norm(variant: Mapping[str, str], encoder: bool) -> bool:
     return variant["norm"] == "post"
 
 
-def spec_from_arrays(arrays: Mapping[str, np.ndarray]) -> tuple[Spec, dict[str, np.ndarray], float]:
-    """The layer's Spec, its arrays as matrices (by U's block names), and the scale."""
+def spec_from_arrays(arrays: Mapping[str, np.ndarray]) -> tuple[LayerSpec, dict[str, np.ndarray], float]:
+    """The layer's spec, its arrays as matrices (by U's block names), and the scale."""
     variant = {k: _variant_entry(k, v) for k, v in arrays.items() if k in VARIANT}
     m = {k: _matrix(k, v) for k, v in arrays.items() if k not in VARIANT}
     if "X" not in m:
@@ -125,7 +125,7 @@ def spec_from_arrays(arrays: Mapping[str, np.ndarray]) -> tuple[Spec, dict[str, 
     return spec, {k: m[k] for k in wanted}, scale
 
 
-def largest_score(spec: Spec, m: Mapping[str, np.ndarray], scale: float) -> float:
+def largest_score(spec: LayerSpec, m: Mapping[str, np.ndarray], scale: float) -> float:
     """max |c q_i . k_j| over every head (numpy, float64; inf beyond its range)."""
     x, top = m["X"], 0.0
     with np.errstate(all="ignore"):
@@ -163,7 +163,7 @@ class Simulation:
     dtype: type
 
 
-def check_limits(spec: Spec, bound: int | None) -> Universal:
+def check_limits(spec: LayerSpec, bound: int | None) -> Universal:
     """U for ``spec`` (or for sequences up to ``bound``), checked against the limits."""
     big = spec
     if bound is not None:
@@ -179,10 +179,10 @@ def check_limits(spec: Spec, bound: int | None) -> Universal:
 
 @dataclass(frozen=True)
 class Prepared:
-    """A layer read and placed into U's input: its Spec, its matrices, the
+    """A layer read and placed into U's input: its LayerSpec, its matrices, the
     scale, U (for the layer or a larger bound) and U's input sequence (1, L)."""
 
-    spec: Spec
+    spec: LayerSpec
     matrices: Mapping[str, np.ndarray]
     scale: float
     u: Universal
