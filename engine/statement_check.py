@@ -99,7 +99,7 @@ def of_listing(claim: Claim, dims: int, mutants: Sequence[str]) -> Reference:
 
 
 @dataclass(frozen=True)
-class Difference:
+class FieldDifference:
     """A field a certificate states otherwise than this usim derives it."""
 
     field: str
@@ -328,7 +328,7 @@ MALFORMED = (KeyError, TypeError, AttributeError, ValueError, IndexError)
 """What reading or deriving a field of a malformed record raises."""
 
 
-def differences(cert: Certificate, reference: Reference) -> list[Difference]:
+def differences(cert: Certificate, reference: Reference) -> list[FieldDifference]:
     """Every field of :data:`FIELDS` that ``cert`` states otherwise than ``reference``.
 
     Args:
@@ -350,11 +350,11 @@ def differences(cert: Certificate, reference: Reference) -> list[Difference]:
             recorded = field.recorded(data)
             derived = field.derived(reference, data)
         except MALFORMED as error:
-            out.append(Difference(name, None, None, reference.whence,
-                                  f"the record is malformed ({type(error).__name__}: {error})"))
+            out.append(FieldDifference(name, None, None, reference.whence,
+                                       f"the record is malformed ({type(error).__name__}: {error})"))
             continue
         if recorded != derived:
-            out.append(Difference(name, recorded, derived, whence))
+            out.append(FieldDifference(name, recorded, derived, whence))
     return out
 
 
