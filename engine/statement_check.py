@@ -258,7 +258,7 @@ FIELDS: tuple[Field, ...] = (
     _claim_field("paper", lambda c: c.paper),
     _claim_field("title", lambda c: c.title),
     _claim_field("statement", lambda c: c.statement),
-    _claim_field("semantics", lambda c: c.semantics),
+    _claim_field("semantics", lambda c: c.semantics.value),
     _claim_field("notes", lambda c: c.notes),
     _claim_field("expected", lambda c: c.expected.value),
     Field("source", lambda data: data.get("source"), lambda ref, data: {"kind": "claim"}, _registered),

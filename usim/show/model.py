@@ -87,7 +87,7 @@ class ShownHead:
     keys_name: str | None
     queries_name: str | None
     default: Any = 0
-    semantics: str = "rasp"
+    semantics: Semantics = Semantics.RASP
 
     @property
     def file_stem(self) -> str:
@@ -397,7 +397,7 @@ def build_model(claim: Claim, shape: Shape, values: str | None = None, seed: int
             keys_name=_short(single.keys, 30) if single is not None else None,
             queries_name=_short(single.queries, 30) if single is not None else None,
             default=node.default if isinstance(node, Aggregate) else 0,
-            semantics=node.semantics.value if isinstance(node, Aggregate) else Semantics.RASP.value,
+            semantics=node.semantics if isinstance(node, Aggregate) else Semantics.RASP,
         ))
 
     # layer by layer, and by name within a layer (a0, a1, b0 ..., with 2 before 10)

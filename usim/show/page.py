@@ -105,7 +105,7 @@ def build(model: Model, certificate: ShownCertificate | None, pictures: dict[str
     out.append(Element("p", (
         f"Input layout: {model.input_layout.describe()}. Output layout: "
         f"{model.output_layout.describe()}. Semantics of empty selections: "
-        f"{construction.semantics}." + (f" {construction.notes}" if construction.notes else ""))))
+        f"{construction.semantics.value}." + (f" {construction.notes}" if construction.notes else ""))))
     text, kind = program_listing(model.program)
     out.append(Element("p", f"Listing ({kind}):"))
     out.append(Element("code", text))

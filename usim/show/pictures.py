@@ -26,7 +26,7 @@ import numpy as np
 
 from usim.encodings.layout import SequenceLayout
 from usim.errors import UsimError
-from usim.rasp.expr import Expr, Indices, Length, Tokens
+from usim.rasp.expr import Expr, Indices, Length, Semantics, Tokens
 from usim.show import style
 from usim.show.model import Model, ShownHead, format_value
 
@@ -249,7 +249,8 @@ def draw_head(model: Model, head: ShownHead, path: Path) -> Path:
                family="monospace")
     key = [(colour, "selected"), (style.UNSELECTED, "not selected")]
     if aggregate and empty.any():
-        rule = "mean of all values (AHAT)" if head.semantics == "ahat" else f"default {format_value(head.default)}"
+        rule = ("mean of all values (AHAT)" if head.semantics is Semantics.AHAT
+                else f"default {format_value(head.default)}")
         key.append((style.EMPTY_ROW, f"empty row \u2192 {rule}"))
     key += _block_key(model.input_layout, style.INPUT_BLOCKS, "key in input")
     key += _block_key(model.output_layout, style.OUTPUT_BLOCKS, "query in output")
