@@ -15,7 +15,7 @@ from __future__ import annotations
 import argparse
 import time
 
-from usim.constructions.universal import Spec, build
+from usim.constructions.universal import LayerSpec, build
 from usim.engine.runner import _run_engine, run_tasks
 from usim.proofs import get
 from usim.transformer.compiler import compile_universal
@@ -30,7 +30,7 @@ def main() -> None:
     claim = get("theorem6_weights")
     print("n=d  compile  +check  layers  heads  width  parameters  prove(sympy, part 0)")
     for n in range(1, args.max_n + 1):
-        u = build(Spec(n, n))
+        u = build(LayerSpec(n, n))
         start = time.perf_counter()
         network = compile_universal(u, check=False)
         plain = time.perf_counter() - start

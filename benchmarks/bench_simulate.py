@@ -103,7 +103,7 @@ def one_size(n: int, heads: int, repeat: int) -> dict:
     """Run in a child process: U on the layer once, and the forward passes."""
     import resource
 
-    from usim.constructions.universal.layer import run_simulation
+    from usim.constructions.universal.simulate import run_simulation
     from usim.errors import UsimError
     from usim.rasp.cost import cost
 

@@ -335,7 +335,7 @@ def attention_construction(n: int, d: int, dv: int, blocks: Blocks = AHAT_BLOCKS
         program=attention_program(n, d, dv, blocks),
         input_layout=SequenceLayout.of(("Q", (n, d)), ("K", (n, d)), ("V", (n, dv)), length=length),
         output_layout=SequenceLayout.of(("Y", (n, dv)), length=length),
-        semantics=blocks.semantics.value,
+        semantics=blocks.semantics,
     )
 
 
@@ -400,7 +400,7 @@ def softmax_ahat_construction(rows: int, cols: int, corrected: bool) -> Construc
         program=softmax_ahat_program(rows, cols, corrected),
         input_layout=SequenceLayout.of(("S", (rows, cols))),
         output_layout=SequenceLayout.of(("softmax(S)", (rows, cols))),
-        semantics="ahat",
+        semantics=Semantics.AHAT,
     )
 
 
@@ -422,5 +422,5 @@ def matmul_ahat_construction(rows: int, inner: int, cols: int, corrected: bool) 
         program=matmul_ahat_program(rows, inner, cols, corrected),
         input_layout=SequenceLayout.of(("A", (rows, inner)), ("B", (inner, cols))),
         output_layout=SequenceLayout.of(("AB", (rows, cols)), length=n),
-        semantics="ahat",
+        semantics=Semantics.AHAT,
     )

@@ -19,7 +19,7 @@ from typing import Any, Callable, Sequence
 from usim.encodings.layout import SequenceLayout
 from usim.errors import ShapeError
 from usim.rasp.cost import Cost, cost
-from usim.rasp.expr import Predicate, SOp, aggregate, indices, select, where
+from usim.rasp.expr import Predicate, SOp, Semantics, aggregate, indices, select, where
 from usim.rasp.family import dimension, fresh, instantiate, is_symbolic, symbolic_text
 from usim.rasp.program import Program
 
@@ -32,17 +32,19 @@ class Construction:
 
     ``output_layout`` has the same length as ``input_layout``; its first block is
     the result and the positions past it are padding (the aggregate default).
-    ``semantics`` says which empty-row rule the program relies on.
+    ``semantics`` says which empty-row rule the program relies on (a string is
+    read as its :class:`~usim.rasp.expr.Semantics`, as an aggregate's is).
     """
 
     name: str
     program: Program
     input_layout: SequenceLayout
     output_layout: SequenceLayout
-    semantics: str = "rasp"
+    semantics: Semantics = Semantics.RASP
     notes: str = ""
 
     def __post_init__(self) -> None:
+        object.__setattr__(self, "semantics", Semantics(self.semantics))
         if self.output_layout.length != self.input_layout.length:
             raise ShapeError(
                 f"{self.name}: the output layout ({self.output_layout.describe()}) needs "

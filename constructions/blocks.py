@@ -1,6 +1,6 @@
 """The paper's blocks, runnable on one input: what ``usim run`` offers.
 
-Each :class:`Block` says how its shape is written (``RxC``, ``RxKxC``), builds
+Each :class:`RunnableBlock` says how its shape is written (``RxC``, ``RxKxC``), builds
 its construction for a shape, and computes an independent reference for the
 same input: numpy's (exact on Fractions for transpose and product), sympy's
 for the 3x3 determinant and inverse, and mpmath's for softmax (to 128 bits
@@ -28,7 +28,7 @@ from usim.errors import InputError, ShapeError
 
 
 @dataclass(frozen=True)
-class Block:
+class RunnableBlock:
     """One runnable block: its shape syntax, its construction and an independent reference."""
 
     lemma: str
@@ -189,15 +189,15 @@ def softmax_reference(m: dict[str, np.ndarray]) -> np.ndarray:
     return np.array([[row.value(j) for j in range(len(row.exps))] for row in softmax_rows(m)], dtype=object)
 
 
-BLOCKS: dict[str, Block] = {
-    "transpose": Block("Lemma 3", "RxC", transpose_construction, lambda m: m["M"].T, True),
-    "softmax": Block("Lemma 4", "RxC", softmax_construction, softmax_reference, False,
-                     reference_by="mpmath"),
-    "matmul": Block("Lemma 5", "RxKxC", matmul_construction, lambda m: m["A"] @ m["B"], True),
-    "det3": Block("3x3 determinant", "RxC", _only_3x3(det3_construction),
-                  lambda m: np.array([[_exact_det(m)]], dtype=object), True, output="det",
-                  reference_by="sympy"),
-    "inverse3": Block("3x3 inverse", "RxC", _only_3x3(inverse3_construction), _exact_inverse, True,
-                      validate=_nonsingular, output="inverse",
-                      reference_by="sympy"),
+BLOCKS: dict[str, RunnableBlock] = {
+    "transpose": RunnableBlock("Lemma 3", "RxC", transpose_construction, lambda m: m["M"].T, True),
+    "softmax": RunnableBlock("Lemma 4", "RxC", softmax_construction, softmax_reference, False,
+                             reference_by="mpmath"),
+    "matmul": RunnableBlock("Lemma 5", "RxKxC", matmul_construction, lambda m: m["A"] @ m["B"], True),
+    "det3": RunnableBlock("3x3 determinant", "RxC", _only_3x3(det3_construction),
+                          lambda m: np.array([[_exact_det(m)]], dtype=object), True, output="det",
+                          reference_by="sympy"),
+    "inverse3": RunnableBlock("3x3 inverse", "RxC", _only_3x3(inverse3_construction), _exact_inverse, True,
+                              validate=_nonsingular, output="inverse",
+                              reference_by="sympy"),
 }

@@ -125,7 +125,7 @@ def linformer_construction(n: int, d: int, k: int, dv: int,
         input_layout=SequenceLayout.of(("Q", (n, d)), ("K", (n, d)), ("V", (n, dv)),
                                        ("E", (k, n)), ("F", (k, n)), length=length),
         output_layout=SequenceLayout.of(("Y", (n, dv)), length=length),
-        semantics=blocks.semantics.value,
+        semantics=blocks.semantics,
     )
 
 
@@ -222,5 +222,5 @@ def performer_construction(n: int, d: int, dv: int, phi: str = "elu1",
         program=performer_program(n, d, dv, phi, blocks),
         input_layout=SequenceLayout.of(("Q", (n, d)), ("K", (n, d)), ("V", (n, dv)), length=length),
         output_layout=SequenceLayout.of(("Y", (n, dv)), length=length),
-        semantics=blocks.semantics.value,
+        semantics=blocks.semantics,
     )

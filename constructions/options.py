@@ -3,7 +3,7 @@
 The command line builds its help texts and its first checks from these (``usim
 --help`` must not load a solver); the constructions use the same names:
 :data:`BLOCK_NAMES` are the keys of :data:`usim.constructions.blocks.BLOCKS`,
-and :mod:`usim.constructions.universal.layer` refuses a layer past
+and :mod:`usim.constructions.universal.simulate` refuses a layer past
 :data:`MAX_N` or :data:`MAX_LENGTH`.
 """
 

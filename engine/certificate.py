@@ -129,7 +129,7 @@ def certificate(report: Any, timeout: float, source: Mapping[str, Any] | None = 
     cert = {
         "usim_certificate": VERSION,
         "claim": {"id": claim.id, "paper": claim.paper, "title": claim.title,
-                  "statement": claim.statement, "semantics": claim.semantics, "notes": claim.notes,
+                  "statement": claim.statement, "semantics": claim.semantics.value, "notes": claim.notes,
                   "expected": claim.expected.value},
         "source": dict(source or {"kind": "claim"}),
         "bound": report.max_n,

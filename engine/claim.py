@@ -34,6 +34,7 @@ from usim.constructions.base import Construction
 from usim.encodings.notation import shape_label
 from usim.errors import InputError, ShapeError, UsimError
 from usim.rasp.cost import Cost, cost
+from usim.rasp.expr import Semantics
 from usim.rasp.program import Program
 
 Shape = tuple[int, ...]
@@ -168,7 +169,9 @@ class Claim:
     engines that apply by default. ``measure``, when given, returns extra
     findings for the certificate and report (e.g. the largest deviation of an
     approximate variant), which are never counted as proof. ``category`` says
-    what the claim is relative to the paper (:data:`CATEGORIES`).
+    what the claim is relative to the paper (:data:`CATEGORIES`). ``semantics``
+    is the empty-row rule its programs rely on (a string, as a certificate
+    writes it, is read as its :class:`~usim.rasp.expr.Semantics`).
     """
 
     id: str
@@ -182,7 +185,7 @@ class Claim:
     ci_max_n: int = 3
     mutants: Mapping[str, Callable[[Shape], Obligation | None]] = field(default_factory=dict)
     measure: Callable[[int], list[str]] | None = None
-    semantics: str = "rasp"
+    semantics: Semantics = Semantics.RASP
     notes: str = ""
     expected: "Status" = None  # type: ignore[assignment]
     category: str = "as stated"
@@ -192,6 +195,7 @@ class Claim:
     claim's program at every shape is one family's instance."""
 
     def __post_init__(self) -> None:
+        object.__setattr__(self, "semantics", Semantics(self.semantics))
         # A claim that states a construction *as published* and is wrong is
         # registered with expected=Status.REFUTED: it is an erratum, and being
         # refuted (with a replayed counterexample) is its correct outcome.

@@ -99,7 +99,7 @@ def of_listing(claim: Claim, dims: int, mutants: Sequence[str]) -> Reference:
 
 
 @dataclass(frozen=True)
-class Difference:
+class FieldDifference:
     """A field a certificate states otherwise than this usim derives it."""
 
     field: str
@@ -258,7 +258,7 @@ FIELDS: tuple[Field, ...] = (
     _claim_field("paper", lambda c: c.paper),
     _claim_field("title", lambda c: c.title),
     _claim_field("statement", lambda c: c.statement),
-    _claim_field("semantics", lambda c: c.semantics),
+    _claim_field("semantics", lambda c: c.semantics.value),
     _claim_field("notes", lambda c: c.notes),
     _claim_field("expected", lambda c: c.expected.value),
     Field("source", lambda data: data.get("source"), lambda ref, data: {"kind": "claim"}, _registered),
@@ -328,7 +328,7 @@ MALFORMED = (KeyError, TypeError, AttributeError, ValueError, IndexError)
 """What reading or deriving a field of a malformed record raises."""
 
 
-def differences(cert: Certificate, reference: Reference) -> list[Difference]:
+def differences(cert: Certificate, reference: Reference) -> list[FieldDifference]:
     """Every field of :data:`FIELDS` that ``cert`` states otherwise than ``reference``.
 
     Args:
@@ -350,11 +350,11 @@ def differences(cert: Certificate, reference: Reference) -> list[Difference]:
             recorded = field.recorded(data)
             derived = field.derived(reference, data)
         except MALFORMED as error:
-            out.append(Difference(name, None, None, reference.whence,
-                                  f"the record is malformed ({type(error).__name__}: {error})"))
+            out.append(FieldDifference(name, None, None, reference.whence,
+                                       f"the record is malformed ({type(error).__name__}: {error})"))
             continue
         if recorded != derived:
-            out.append(Difference(name, recorded, derived, whence))
+            out.append(FieldDifference(name, recorded, derived, whence))
     return out
 
 

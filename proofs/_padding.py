@@ -69,7 +69,7 @@ import sympy
 
 from usim.constructions.base import Construction
 from usim.constructions.routing import Piece
-from usim.constructions.universal import Spec, Universal, embed_pieces
+from usim.constructions.universal import LayerSpec, Universal, embed_pieces
 from usim.constructions.universal.route import route_of
 from usim.constructions.universal.schedule import shapes_of
 from usim.encodings.layout import SequenceLayout
@@ -92,7 +92,7 @@ def pad(m: sympy.Matrix, shape: tuple[int, int], embedding: Embedding) -> sympy.
     return out
 
 
-def embeddings(u: Universal, small: Spec) -> dict[str, Embedding]:
+def embeddings(u: Universal, small: LayerSpec) -> dict[str, Embedding]:
     """Where each block of ``small``'s route sits in U's (see the module docstring)."""
     placed = embed_pieces(u, small)  # refuses a T with other parts or larger sizes than U's
     small_shapes = shapes_of(small, u.steps, u.kinds)
@@ -114,7 +114,7 @@ def embeddings(u: Universal, small: Spec) -> dict[str, Embedding]:
     return out
 
 
-def same_steps(u: Universal, small: Spec) -> None:
+def same_steps(u: Universal, small: LayerSpec) -> None:
     """Raise unless U's steps are ``small``'s route's (names, kinds, arguments)."""
     route = route_of(small)
     if tuple(route.steps) != tuple(u.steps):
@@ -130,7 +130,7 @@ def _arguments(u: Universal) -> list[str]:
     return names
 
 
-def padding_obligation(claim_id: str, shape: Shape, u: Universal, small: Spec) -> Obligation:
+def padding_obligation(claim_id: str, shape: Shape, u: Universal, small: LayerSpec) -> Obligation:
     """The padding lemma for every step of U at ``small``'s sizes (see the module docstring):
     inputs are fresh symbols for every argument of every step at T's shapes and the
     scale c; the target is, per step, masked meaning on the padded arguments minus the

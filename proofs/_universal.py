@@ -81,7 +81,7 @@ from usim.constructions.universal import (
     HDR_SCALE,
     HEADER,
     STEP_KINDS,
-    Spec,
+    LayerSpec,
     Stage,
     Step,
     Universal,
@@ -123,7 +123,7 @@ def compose(steps: Sequence[Step], params: Sequence[str],
     return env
 
 
-def check_route(spec: Spec, steps: Sequence[Step], result: str, formula: Term) -> None:
+def check_route(spec: LayerSpec, steps: Sequence[Step], result: str, formula: Term) -> None:
     """Raise unless ``steps`` (over ``spec``'s parameters) compose to ``formula`` (Level 2)."""
     params = [HEADER] + [name for name, _ in spec.parameter_shapes()]
     env = compose(steps, params)
@@ -229,7 +229,7 @@ def stage_obligation(claim_id: str, shape: Shape, u: Universal, k: int, at: Size
 # The whole program against the formula (the claim `hierarchy`, a cross-check).
 
 def whole_obligation(claim_id: str, shape: Shape, u: Universal, formula_target,
-                     small: Spec | None = None, broken: Universal | None = None,
+                     small: LayerSpec | None = None, broken: Universal | None = None,
                      mutant: str | None = None) -> Obligation:
     small = small or u.spec
     layout = compact_layout(small, u.length)
@@ -300,7 +300,7 @@ def broken_universal(u: Universal, k: int, stage: Stage) -> Universal:
 
 
 @lru_cache(maxsize=64)
-def universal(spec: Spec) -> Universal:
+def universal(spec: LayerSpec) -> Universal:
     return build(spec)
 
 
@@ -324,8 +324,9 @@ def universal_parts(u: Universal) -> list[Parts]:
     return parts + [(n, d, 0) for n in range(1, bound + 1) for d in range(1, u.spec.d + 1)]
 
 
-def universal_claim(claim_id: str, *, spec_of: Callable[[int, int, int], Spec], formula: Callable[[Spec], Term],
-                    heads: Callable[[int], Sequence[int]] | None = None, **settings: Any) -> Claim:
+def universal_claim(claim_id: str, *, spec_of: Callable[[int, int, int], LayerSpec],
+                    formula: Callable[[LayerSpec], Term], heads: Callable[[int], Sequence[int]] | None = None,
+                    **settings: Any) -> Claim:
     """A claim about U: for bound N (and each H of ``heads(N)``), the one program U_N
     built by ``spec_of(N, N, H)`` simulates T = ``spec_of(n, d, H)`` zero-padded, for
     every n, d <= N: its stages (Level 1, each once or per value of the header sizes it
@@ -408,7 +409,7 @@ def universal_claim(claim_id: str, *, spec_of: Callable[[int, int, int], Spec], 
     return Claim(id=claim_id, shapes=shapes, obligation=obligation, mutants=mutants, **settings)
 
 
-def attention_head_term(spec: Spec, h: int) -> Term:
+def attention_head_term(spec: LayerSpec, h: int) -> Term:
     """One head, as the formula writes it."""
     X = leaf("X")
     name = lambda base: leaf(spec.head(base, h))  # noqa: E731
@@ -420,7 +421,7 @@ def attention_head_term(spec: Spec, h: int) -> Term:
     return mm(op("softmax", mm(q, tr(k))), v)
 
 
-def attention_term(spec: Spec) -> Term:
+def attention_term(spec: LayerSpec) -> Term:
     heads = [attention_head_term(spec, h) for h in range(spec.heads)]
     att = heads[0] if spec.heads == 1 else op("concat", *heads)
     if spec.out_proj:
@@ -430,14 +431,14 @@ def attention_term(spec: Spec) -> Term:
     return att
 
 
-def encoder_term(spec: Spec) -> Term:
+def encoder_term(spec: LayerSpec) -> Term:
     """LN2(Z + FFN(Z)), Z = LN1(X + Att(X)), FFN(Z) = ReLU(Z W1 + b1) W2 + b2 (all parts on)."""
     z = op("layernorm", op("add", leaf("X"), attention_term(spec)), leaf("g1"), leaf("be1"), leaf("eps1"))
     f = op("bias", mm(op("bias_relu", mm(z, leaf("W1")), leaf("b1")), leaf("W2")), leaf("b2"))
     return op("layernorm", op("add", z, f), leaf("g2"), leaf("be2"), leaf("eps2"))
 
 
-def attention_formula(spec: Spec, m: Mapping[str, sympy.Matrix], c: sympy.Expr) -> sympy.Matrix:
+def attention_formula(spec: LayerSpec, m: Mapping[str, sympy.Matrix], c: sympy.Expr) -> sympy.Matrix:
     """Att(X) entry by entry, from the formula (for part-0 and hierarchy targets)."""
     X = m["X"]
     heads = []

@@ -33,7 +33,7 @@ from typing import Any, Callable, Mapping, Sequence
 import sympy
 
 from usim.constructions.base import Construction
-from usim.constructions.universal import HDR_SCALE, HEADER, Spec, build
+from usim.constructions.universal import HDR_SCALE, HEADER, LayerSpec, build
 from usim.encodings.evaluate import evaluate
 from usim.encodings.layout import SequenceLayout
 from usim.encodings.symbolic import SymbolicInterpretation
@@ -131,7 +131,7 @@ def universal_mutants() -> dict[str, Callable[[Network], Network | None]]:
             "wrong-mlp-weight": broken.wrong_mlp_weight}
 
 
-def universal_source(claim_id: str, spec_of: Callable[[Shape], Spec]) -> Callable[[Shape], Obligation]:
+def universal_source(claim_id: str, spec_of: Callable[[Shape], LayerSpec]) -> Callable[[Shape], Obligation]:
     """U for ``spec_of(size)`` (header n, d fixed), on U's own input
     <[n, d, c], X, T's matrices>, against attention written from the formula
     with the header's c."""

@@ -14,7 +14,7 @@ LN(z)_ij = (z_ij - mu_i) / sqrt(var_i + eps) * g_j + be_j, mu_i and the biased
 var_i over the d entries of row i, for every real input with eps1, eps2 > 0
 (the precondition). The paper leaves residuals and layer norm open; usim
 includes them (each can be switched off in
-:class:`~usim.constructions.universal.Spec`; the proof covers the full layer).
+:class:`~usim.constructions.universal.LayerSpec`; the proof covers the full layer).
 The square root is sound in every engine: sympy keeps sqrt(var + eps) as an
 algebraic expression of the expanded argument; z3 makes it a fresh s with
 s >= 0 and s*s = var + eps (given var + eps >= 0). The ReLU is max(x, 0).
@@ -35,7 +35,7 @@ cvc5 (z3 without cvc5).
 
 from __future__ import annotations
 
-from usim.constructions.universal import Spec
+from usim.constructions.universal import LayerSpec
 from usim.proofs._universal import encoder_term, universal_claim
 
 ENGINES = ("sympy",)
@@ -45,7 +45,7 @@ stages get the choice for a stage of U."""
 
 CLAIM = universal_claim(
     "corollary6_1",
-    spec_of=lambda n, d, heads: Spec(n, d, encoder=True),
+    spec_of=lambda n, d, heads: LayerSpec(n, d, encoder=True),
     formula=encoder_term,
     paper="Corollary 6.1",
     title="U simulates a post-norm encoder layer (attention, residuals, layer norms, ReLU FFN)",

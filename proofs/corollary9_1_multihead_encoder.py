@@ -14,14 +14,14 @@ engine is sympy, as for Corollary 6.1.
 
 from __future__ import annotations
 
-from usim.constructions.universal import Spec
+from usim.constructions.universal import LayerSpec
 from usim.proofs._universal import encoder_term, universal_claim
 from usim.proofs.corollary6_1_encoder import ENGINES
 from usim.proofs.theorem9_multihead import heads
 
 CLAIM = universal_claim(
     "corollary9_1",
-    spec_of=lambda n, d, h: Spec(n, d, heads=h, d_v=d, out_proj=True, encoder=True),
+    spec_of=lambda n, d, h: LayerSpec(n, d, heads=h, d_v=d, out_proj=True, encoder=True),
     heads=heads,
     formula=encoder_term,
     paper="Corollary 9.1",

@@ -31,7 +31,7 @@ from __future__ import annotations
 
 import sympy
 
-from usim.constructions.universal import Spec
+from usim.constructions.universal import LayerSpec
 from usim.engine.claim import Claim, Obligation, Shape
 from usim.proofs._universal import (
     UNMASKED_SOFTMAX,
@@ -46,12 +46,12 @@ from usim.proofs._universal import (
 )
 
 
-def _specs(shape: Shape) -> tuple[Spec, Spec]:
+def _specs(shape: Shape) -> tuple[LayerSpec, LayerSpec]:
     bound, n, d = shape
-    return Spec(bound, bound), Spec(n, d)
+    return LayerSpec(bound, bound), LayerSpec(n, d)
 
 
-def _target(big: Spec, small: Spec):
+def _target(big: LayerSpec, small: LayerSpec):
     def target(m):
         y = attention_formula(small, m, m["scale"][0, 0])
         padded = sympy.zeros(big.n, big.d_v)

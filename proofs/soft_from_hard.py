@@ -30,7 +30,7 @@ from usim.constructions.ahat import (
 )
 from usim.engine.declare import claim, erratum, every_shape
 from usim.proofs.lemma5_matmul import shapes as matmul_shapes
-from usim.rasp.expr import Predicate, indices, select, where
+from usim.rasp.expr import Predicate, Semantics, indices, select, where
 
 
 def row_softmax(s: sympy.Matrix) -> sympy.Matrix:
@@ -61,7 +61,7 @@ SOFT_FROM_HARD = claim(
     },
     default_max_n=3,
     ci_max_n=2,
-    semantics="ahat",
+    semantics=Semantics.AHAT,
     notes="The softmax is exact: exp and division are element-wise; attention only routes and averages.",
     category="our statement",
 )
@@ -86,7 +86,7 @@ SOFTMAX_AHAT = claim(
     },
     default_max_n=4,
     ci_max_n=2,
-    semantics="ahat",
+    semantics=Semantics.AHAT,
     category="after correction",
 )
 
@@ -128,7 +128,7 @@ MATMUL_AHAT = claim(
     },
     default_max_n=3,
     ci_max_n=2,
-    semantics="ahat",
+    semantics=Semantics.AHAT,
     category="after correction",
 )
 

@@ -43,7 +43,7 @@ its first block one position too far), the softmax without its key mask
 
 from __future__ import annotations
 
-from usim.constructions.universal import Spec
+from usim.constructions.universal import LayerSpec
 from usim.proofs._universal import attention_term, universal_claim
 
 ENGINES = ("sympy", "cvc5")
@@ -52,7 +52,7 @@ uninterpreted) is slow on the softmax stage and not needed (docs/scale.md)."""
 
 CLAIM = universal_claim(
     "theorem6",
-    spec_of=lambda n, d, heads: Spec(n, d),
+    spec_of=lambda n, d, heads: LayerSpec(n, d),
     formula=attention_term,
     paper="Theorem 6",
     title="U simulates single-head attention softmax(c X A X^T) X V: one RASP program for every n, d <= N",
@@ -74,7 +74,7 @@ CLAIM = universal_claim(
 
 CLAIM_USERS = universal_claim(
     "theorem6_users",
-    spec_of=lambda n, d, heads: Spec(n, d, form="projected", bias=True),
+    spec_of=lambda n, d, heads: LayerSpec(n, d, form="projected", bias=True),
     formula=attention_term,
     paper="Theorem 6",
     title="U simulates softmax(c Q K^T) V with Q, K, V = X W + 1 b (users' form, c = 1/sqrt(d_k))",

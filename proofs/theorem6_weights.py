@@ -23,13 +23,13 @@ can select nothing, a bilinear unit's output weight doubled.
 
 from __future__ import annotations
 
-from usim.constructions.universal import Spec
+from usim.constructions.universal import LayerSpec
 from usim.engine.declare import every_shape
 from usim.proofs._weights import universal_mutants, universal_source, weights_claim
 
 CLAIM = weights_claim(
     "theorem6_weights",
-    source=universal_source("theorem6_weights", lambda size: Spec(*size)),
+    source=universal_source("theorem6_weights", lambda size: LayerSpec(*size)),
     base="theorem6",
     shapes=every_shape(2),
     mutants=universal_mutants(),

@@ -20,7 +20,7 @@ not grow with H (tests/test_universal.py asserts it).
 
 from __future__ import annotations
 
-from usim.constructions.universal import Spec
+from usim.constructions.universal import LayerSpec
 from usim.proofs._universal import attention_term, universal_claim
 
 MAX_HEADS = 4
@@ -33,7 +33,7 @@ def heads(bound: int) -> range:
 
 CLAIM = universal_claim(
     "theorem9",
-    spec_of=lambda n, d, h: Spec(n, d, heads=h, d_v=d, out_proj=True),
+    spec_of=lambda n, d, h: LayerSpec(n, d, heads=h, d_v=d, out_proj=True),
     heads=heads,
     formula=attention_term,
     paper="Theorem 9",

@@ -17,7 +17,7 @@ Broken networks (must be REFUTED): as Theorem 6's.
 
 from __future__ import annotations
 
-from usim.constructions.universal import Spec
+from usim.constructions.universal import LayerSpec
 from usim.proofs._weights import universal_mutants, universal_source, weights_claim
 
 MAX_HEADS = 2
@@ -29,9 +29,9 @@ def sizes(n: int) -> list[tuple[int, int, int]]:
             for h in range(1, min(MAX_HEADS, n) + 1) if b % h == 0]
 
 
-def torch_spec(size: tuple[int, ...]) -> Spec:
+def torch_spec(size: tuple[int, ...]) -> LayerSpec:
     n, d, heads = size
-    return Spec(n, d, heads=heads, form="projected", d_k=d // heads, d_v=d // heads, bias=True,
+    return LayerSpec(n, d, heads=heads, form="projected", d_k=d // heads, d_v=d // heads, bias=True,
                 out_proj=True, d_out=d)
 
 

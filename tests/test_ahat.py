@@ -136,3 +136,21 @@ def test_soft_from_hard_z3_n2():
     for shape in claim.shapes(2):
         if shape[0] == 2:
             assert check_obligation(claim.obligation(shape), engines=["z3"], timeout=60).status is Status.PROVED
+
+
+def test_a_semantics_is_the_enum_and_text_only_in_the_certificate(tmp_path):
+    import dataclasses
+    import json
+
+    from usim.cli import main
+
+    ahat = get("softmax_ahat")
+    assert ahat.semantics is Semantics.AHAT and get("lemma3").semantics is Semantics.RASP
+    assert ahat.obligation((2, 2)).construction.semantics is Semantics.AHAT
+    assert get("softmax_published_ahat").semantics is Semantics.AHAT  # an erratum has its claim's
+    assert dataclasses.replace(ahat, semantics="rasp").semantics is Semantics.RASP  # text is read once
+    with pytest.raises(ValueError):
+        dataclasses.replace(ahat, semantics="network")
+    path = tmp_path / "c.json"
+    assert main(["prove", "softmax_ahat", "--max-n", "1", "--json", str(path)]) == 0
+    assert json.loads(path.read_text())["claim"]["semantics"] == "ahat"

@@ -12,6 +12,8 @@ all. Every ``import`` in a module counts: at its top, inside a function, in a
 script's ``if __name__ == "__main__"`` block, and under ``if TYPE_CHECKING``
 (type hints go down the layers too; only the circle check leaves them out, as
 Python does at run time).
+One name for one thing: no class name is defined in two modules, and PyTorch is
+imported by the transformer layer only, never by the constructions.
 """
 
 from __future__ import annotations
@@ -146,3 +148,31 @@ def test_only_the_repl_s_running_module_runs_a_program():
     running = {m for m, found in _imports().items() if m.startswith("usim.repl")
                for i in found if _layer(i) == LAYERS.index("usim.encodings")}
     assert running == {"usim.repl.running"}
+
+
+# The REPL's syntax nodes for aggregate and select (repl/tree.py) share the names
+# of the language's own (rasp/expr.py). They are not renamed on the branch that
+# added this test (repl/ was another's to change): to be named for what they are
+# (the REPL's call, as read), then removed from here.
+NOT_YET_RENAMED = {"Aggregate", "Select"}
+
+
+def test_no_class_name_is_defined_in_two_modules():
+    defined: dict[str, list[str]] = {}
+    for module, path in sorted(_modules().items()):
+        for node in ast.parse(path.read_text()).body:
+            if isinstance(node, ast.ClassDef):
+                defined.setdefault(node.name, []).append(module)
+    twice = [f"{name}: {', '.join(modules)}" for name, modules in sorted(defined.items())
+             if len(modules) > 1 and name not in NOT_YET_RENAMED]
+    assert not twice, "one name for one thing; defined in several modules:\n" + "\n".join(twice)
+
+
+def test_the_constructions_import_no_torch():
+    torch_users = [module for module, path in _modules().items() if module.startswith("usim.constructions")
+                   for node in ast.walk(ast.parse(path.read_text()))
+                   if isinstance(node, (ast.Import, ast.ImportFrom))
+                   and any(name.split(".")[0] == "torch"
+                           for name in ([a.name for a in node.names] if isinstance(node, ast.Import)
+                                        else [node.module or ""]))]
+    assert not torch_users, f"PyTorch interop goes in usim.transformer: {sorted(set(torch_users))}"

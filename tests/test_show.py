@@ -23,7 +23,7 @@ pytest.importorskip("matplotlib")  # the optional extra; its absence is tested b
 from usim.cli import main  # noqa: E402
 from usim.proofs import all_claims, get  # noqa: E402
 from usim.proofs._weights import SOURCES  # noqa: E402
-from usim.rasp.expr import Aggregate, SelectorWidth  # noqa: E402
+from usim.rasp.expr import Aggregate, SelectorWidth, Semantics  # noqa: E402
 from usim.show import render  # noqa: E402
 from usim.show.model import build_model, build_obligation, depths  # noqa: E402
 
@@ -142,7 +142,7 @@ def test_pictures_show_what_each_head_computes(claim_id):
                 picked = [head.moved[k] for k in keys]
                 want = sum(picked) / len(picked) if model.interpretation == "numeric" else (
                     Fraction(sum(picked)) / len(picked))
-            elif head.semantics == "ahat":
+            elif head.semantics is Semantics.AHAT:
                 want = (sum(head.moved) / model.n if model.interpretation == "numeric"
                         else Fraction(sum(head.moved)) / model.n)
             else:

@@ -7,7 +7,7 @@ import pytest
 
 import importlib
 from usim.cli import main
-from usim.constructions.universal.layer import simulate, spec_from_arrays
+from usim.constructions.universal.simulate import simulate, spec_from_arrays
 
 evaluate_module = importlib.import_module("usim.encodings.evaluate")
 
@@ -26,6 +26,15 @@ def test_simulate_npz_matches_the_formula(tmp_path, capsys):
     assert main(["simulate", str(path), "--out", str(out)]) == 0
     np.testing.assert_allclose(np.load(out), _softmax(0.5 * x @ a @ x.T) @ x @ v, rtol=0, atol=1e-10)
     assert "T(X) =" in capsys.readouterr().out
+
+
+def test_simulate_names_the_spec_u_was_built_for_as_before(tmp_path, capsys):
+    path = tmp_path / "p.npz"
+    np.savez(path, X=np.ones((2, 3)), A=np.eye(3), V=np.ones((3, 2)))
+    assert main(["simulate", str(path)]) == 0
+    first = capsys.readouterr().out.splitlines()[0]
+    assert first.startswith("U for Spec(n=2, d=3, heads=1, form='merged', d_k=3, d_v=2, bias=False, out_proj=False, "
+                            "d_out=3, encoder=False, d_ff=3, residual=True, norm=True, ffn_bias=True): sequence length ")
 
 
 def test_simulate_with_a_larger_bound_pads_and_agrees(tmp_path):
@@ -103,7 +112,7 @@ def test_simulate_agrees_with_pytorch(kind, heads, d, capsys):
 
 def test_torch_layer_arrays_reproduce_the_layer():
     pytest.importorskip("torch")
-    from usim.constructions.universal.layer import torch_layer
+    from usim.transformer.torch_layers import torch_layer
 
     expected, arrays = torch_layer("encoder", 4, 4, 2, 8, seed=2)
     y, _ = simulate(arrays)
@@ -120,10 +129,11 @@ def test_the_command_states_the_limits_of_the_library():
 
     from usim.commands import simulate as command
     from usim.constructions import options
-    from usim.constructions.universal import layer
+    from usim.constructions.universal import simulate as library
 
-    assert (command.MAX_N, command.MAX_LENGTH) == (layer.MAX_N, layer.MAX_LENGTH) == (options.MAX_N, options.MAX_LENGTH)
-    for module in (command, layer):  # neither keeps a copy of its own: one definition, in constructions.options
+    assert ((command.MAX_N, command.MAX_LENGTH) == (library.MAX_N, library.MAX_LENGTH)
+            == (options.MAX_N, options.MAX_LENGTH))
+    for module in (command, library):  # neither keeps a copy of its own: one definition, in constructions.options
         assigned = {t.id for n in ast.walk(ast.parse(inspect.getsource(module))) if isinstance(n, ast.Assign)
                     for t in n.targets if isinstance(t, ast.Name)}
         assert not {"MAX_N", "MAX_LENGTH"} & assigned, module.__name__

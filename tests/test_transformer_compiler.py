@@ -11,7 +11,7 @@ import pytest
 from usim.constructions.matmul import matmul_construction
 from usim.constructions.softmax import softmax_construction
 from usim.constructions.transpose import transpose_construction
-from usim.constructions.universal import Spec, build
+from usim.constructions.universal import LayerSpec, build
 from usim.encodings.evaluate import EXACT, evaluate
 from usim.encodings.numeric import NumericInterpretation
 from usim.encodings.runners import run_numeric
@@ -115,8 +115,8 @@ def test_what_has_no_exact_realisation_is_refused_naming_the_expression(program,
 
 
 def test_u_compiles_to_as_many_layers_as_its_program_has_attention_layers():
-    for spec in (Spec(2, 2), Spec(3, 3), Spec(2, 2, form="projected", bias=True),
-                 Spec(2, 2, heads=2, form="projected", d_k=1, d_v=1, bias=True, out_proj=True)):
+    for spec in (LayerSpec(2, 2), LayerSpec(3, 3), LayerSpec(2, 2, form="projected", bias=True),
+                 LayerSpec(2, 2, heads=2, form="projected", d_k=1, d_v=1, bias=True, out_proj=True)):
         u = build(spec)
         network = compile_universal(u)
         assert len(network.layers) == u.cost.layers, spec.tag
@@ -124,7 +124,7 @@ def test_u_compiles_to_as_many_layers_as_its_program_has_attention_layers():
 
 
 def test_u_as_a_network_computes_attention_in_float64():
-    spec = Spec(3, 2)
+    spec = LayerSpec(3, 2)
     u = build(spec)
     network = compile_universal(u)
     rng = np.random.default_rng(5)
@@ -137,7 +137,7 @@ def test_u_as_a_network_computes_attention_in_float64():
 
 
 def test_the_masked_network_has_no_hard_head_and_computes_the_same():
-    network = compile_universal(build(Spec(2, 3)))
+    network = compile_universal(build(LayerSpec(2, 3)))
     masked = hard_to_masked(network)
     assert {h.kind for layer in masked.layers for h in layer.heads} == {SOFT}
     assert {h.kind for layer in network.layers for h in layer.heads} == {HARD, SOFT}

@@ -16,14 +16,15 @@ import pytest
 torch = pytest.importorskip("torch")
 
 from usim.cli import main  # noqa: E402
-from usim.constructions.universal import Spec, build  # noqa: E402
-from usim.constructions.universal.layer import prepare, torch_arrays  # noqa: E402
+from usim.constructions.universal import LayerSpec, build  # noqa: E402
+from usim.constructions.universal.simulate import prepare  # noqa: E402
 from usim.encodings.numeric import NumericInterpretation  # noqa: E402
 from usim.proofs import get  # noqa: E402
 from usim.proofs.theorem9_weights import torch_spec  # noqa: E402
 from usim.transformer.compiler import compile_universal  # noqa: E402
 from usim.transformer.forward import run  # noqa: E402
 from usim.transformer.network_to_torch import network_to_torch, run_torch  # noqa: E402
+from usim.transformer.torch_layers import torch_arrays  # noqa: E402
 
 NUMERIC = NumericInterpretation()
 
@@ -82,7 +83,7 @@ def test_usim_simulate_compiled_refuses_what_does_not_compile(capsys):
 def test_the_written_module_loads_and_runs_any_batch(tmp_path):
     assert main(["compile", "theorem6", "--shape", "2x2", "--out", str(tmp_path)]) == 0
     module = torch.export.load(str(tmp_path / "model.pt2")).module()
-    u = build(Spec(2, 2))
+    u = build(LayerSpec(2, 2))
     rng = np.random.default_rng(4)
     xs, a, v = rng.normal(size=(3, 2, 2)), rng.normal(size=(2, 2)), rng.normal(size=(2, 2))
     seq = u.input_layout.encode_numeric({"hdr": np.array([[2, 2, 1.0]]), "X": xs, "A": a, "V": v})

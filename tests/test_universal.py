@@ -11,7 +11,7 @@ import pytest
 import sympy
 
 from usim.constructions.routing import Part, Piece, route, routing_table
-from usim.constructions.universal import HEADER, Spec, Step, build, compact_layout, simulation_program
+from usim.constructions.universal import HEADER, LayerSpec, Step, build, compact_layout, simulation_program
 from usim.encodings.evaluate import EXACT, evaluate_sops
 from usim.encodings.layout import SequenceLayout
 from usim.encodings.runners import run_numeric
@@ -37,7 +37,7 @@ def _layer_norm(z, g, b, eps):
     return (z - mu) / np.sqrt(var + eps) * g + b
 
 
-def reference(spec: Spec, m: dict, c: float) -> np.ndarray:
+def reference(spec: LayerSpec, m: dict, c: float) -> np.ndarray:
     x = m["X"]
     heads = []
     for h in range(spec.heads):
@@ -65,7 +65,7 @@ def reference(spec: Spec, m: dict, c: float) -> np.ndarray:
     return z
 
 
-def random_parameters(spec: Spec, rng) -> dict:
+def random_parameters(spec: LayerSpec, rng) -> dict:
     m = {name: rng.normal(size=shape) for name, shape in spec.parameter_shapes()}
     for name in ("eps1", "eps2"):
         if name in m:
@@ -73,21 +73,21 @@ def random_parameters(spec: Spec, rng) -> dict:
     return m
 
 
-def run_u(spec: Spec, m: dict, c: float) -> np.ndarray:
+def run_u(spec: LayerSpec, m: dict, c: float) -> np.ndarray:
     u = build(spec)
     seq = u.input_layout.encode_numeric({HEADER: np.array([[spec.n, spec.d, c]]), **m})
     return u.output_layout.decode_numeric(run_numeric(u.program, seq)["Y"])[0]
 
 
 SPECS = [
-    Spec(1, 1), Spec(3, 2), Spec(2, 5), Spec(4, 4), Spec(3, 2, d_v=4),
-    Spec(4, 3, form="projected", d_k=2, d_v=3), Spec(3, 4, form="projected", bias=True),
-    Spec(3, 4, heads=2), Spec(4, 4, heads=2, form="projected", bias=True),
-    Spec(3, 2, heads=3, d_v=2, out_proj=True, d_out=5),
-    Spec(3, 3, encoder=True), Spec(2, 4, encoder=True, d_ff=6),
-    Spec(3, 3, encoder=True, residual=False), Spec(3, 3, encoder=True, norm=False),
-    Spec(3, 3, encoder=True, ffn_bias=False, residual=False, norm=False),
-    Spec(4, 4, heads=2, form="projected", bias=True, encoder=True, d_ff=8),
+    LayerSpec(1, 1), LayerSpec(3, 2), LayerSpec(2, 5), LayerSpec(4, 4), LayerSpec(3, 2, d_v=4),
+    LayerSpec(4, 3, form="projected", d_k=2, d_v=3), LayerSpec(3, 4, form="projected", bias=True),
+    LayerSpec(3, 4, heads=2), LayerSpec(4, 4, heads=2, form="projected", bias=True),
+    LayerSpec(3, 2, heads=3, d_v=2, out_proj=True, d_out=5),
+    LayerSpec(3, 3, encoder=True), LayerSpec(2, 4, encoder=True, d_ff=6),
+    LayerSpec(3, 3, encoder=True, residual=False), LayerSpec(3, 3, encoder=True, norm=False),
+    LayerSpec(3, 3, encoder=True, ffn_bias=False, residual=False, norm=False),
+    LayerSpec(4, 4, heads=2, form="projected", bias=True, encoder=True, d_ff=8),
 ]
 
 
@@ -103,7 +103,7 @@ def test_u_agrees_with_numpy_reference(spec):
 
 
 def test_u_is_one_program_and_one_evaluation():
-    spec = Spec(3, 3, encoder=True)
+    spec = LayerSpec(3, 3, encoder=True)
     u = build(spec)
     assert len(u.program.outputs) == 1
     # the whole simulation is one call of the evaluator on one program
@@ -115,17 +115,18 @@ def test_u_is_one_program_and_one_evaluation():
 
 
 def test_wrong_input_shape_is_a_clear_error():
-    u = build(Spec(2, 2))
+    u = build(LayerSpec(2, 2))
     with pytest.raises(UsimError, match="the matrix X has shape 3x2"):
         u.input_layout.encode_numeric({HEADER: np.zeros((1, 3)), "X": np.zeros((3, 2)),
                                        "A": np.zeros((2, 2)), "V": np.zeros((2, 2))})
     with pytest.raises(UsimError, match="out_proj with d_out = d"):
-        Spec(2, 3, encoder=True, d_v=2)
+        LayerSpec(2, 3, encoder=True, d_v=2)
 
 
 # -- the hierarchy, numerically: one U, every smaller size --------------------------
 
-@pytest.mark.parametrize("big", [Spec(4, 4), Spec(4, 4, heads=2, form="projected", bias=True, encoder=True, d_ff=5)],
+@pytest.mark.parametrize("big", [LayerSpec(4, 4),
+                                 LayerSpec(4, 4, heads=2, form="projected", bias=True, encoder=True, d_ff=5)],
                          ids=["attention", "encoder"])
 def test_one_u_simulates_every_smaller_size(big):
     u = build(big)
@@ -158,7 +159,7 @@ ATTENTION_LAYERS = 10   # stages: {X^T, X A, X V} 3, Y1 X^T 3, softmax 3, P Y4 1
 
 
 def _layers(**kw) -> int:
-    return build(Spec(**kw)).cost.layers
+    return build(LayerSpec(**kw)).cost.layers
 
 
 def test_depth_does_not_grow_with_the_sizes():
@@ -176,12 +177,12 @@ def test_depth_does_not_grow_with_the_sizes():
 
 def test_width_grows_with_the_sizes():
     def width(n: int, d: int) -> int:
-        return build(Spec(n, d)).cost.width
+        return build(LayerSpec(n, d)).cost.width
 
     # the product Y2 = Y1 X^T has n*n dot heads in one layer; the gathers r + c
     assert width(6, 2) >= 6 * 6
     assert width(2, 2) < width(4, 2) < width(6, 2)
-    cost = build(Spec(4, 3)).cost
+    cost = build(LayerSpec(4, 3)).cost
     assert cost.layers_with_length == cost.layers  # U never reads length
 
 
@@ -226,7 +227,7 @@ def test_route_refuses_a_piece_that_does_not_fit():
 # -- the wiring check (Level 2) ----------------------------------------------------------
 
 def test_wiring_check_accepts_u_and_rejects_a_swapped_step():
-    u = universal(Spec(3, 3))
+    u = universal(LayerSpec(3, 3))
     check_wiring(u, attention_term(u.spec))
     steps = tuple(Step(s.out, s.kind, tuple(reversed(s.args))) if s.out == "Y2" else s for s in u.steps)
     with pytest.raises(UsimError, match="do not compose"):
@@ -253,7 +254,7 @@ def test_u_n_is_proved_once_per_stage_per_header_size_it_reads_and_padded_per_si
         (3, 0, 0, 1), (3, 0, 0, 2), (3, 1, 0, 3), (3, 2, 0, 3), (3, 3, 0, 3), (3, 0, 0, 4),
         *[(3, n, d, 0) for n in (1, 2, 3) for d in (1, 2, 3)]]
     # the encoder's layer norms read n and d: per (n, d); its biases read n
-    u = universal(Spec(2, 2, encoder=True))
+    u = universal(LayerSpec(2, 2, encoder=True))
     per = {st.kind: sorted(stage_sizes(u, s)) for s in u.stages for st in s.steps}
     assert per["layernorm"] == ["d", "n"] and per["bias"] == per["bias_relu"] == per["softmax"] == ["n"]
     assert per["matmul"] == per["transpose"] == per["add"] == []
@@ -282,8 +283,8 @@ def test_theorem9_parts_at_n_2(shape):
 
 def test_theorem9_padding_lemma_places_w_o_head_by_head():
     # U_{3,2}: W_O (6 x 3); T at d = 1: its W_O (2 x 1) has head 1's row at row 1, U's at row 3
-    u = universal(Spec(3, 3, heads=2, d_v=3, out_proj=True))
-    small = Spec(2, 1, heads=2, d_v=1, out_proj=True)
+    u = universal(LayerSpec(3, 3, heads=2, d_v=3, out_proj=True))
+    small = LayerSpec(2, 1, heads=2, d_v=1, out_proj=True)
     emb = embeddings(u, small)
     w = sympy.Matrix([[5], [7]])
     assert pad(w, u.shapes["WO"], emb["WO"]) == sympy.Matrix([[5, 0, 0], [0, 0, 0], [0, 0, 0],
@@ -293,7 +294,7 @@ def test_theorem9_padding_lemma_places_w_o_head_by_head():
 
 
 def test_layer_norm_stage_proved_by_sympy_and_z3_at_n_2():
-    u = universal(Spec(2, 2, encoder=True))
+    u = universal(LayerSpec(2, 2, encoder=True))
     k = next(s.index for s in u.stages if s.steps[0].kind == "layernorm")
     result = _check("corollary6_1", (2, 1, 2, k), engines=["sympy", "z3"])
     assert [r.status for r in result.results] == [Status.PROVED, Status.PROVED]
@@ -327,7 +328,7 @@ def test_misplaced_block_refuted_by_z3_too():
 def test_a_softmax_without_its_key_mask_is_refuted_by_the_softmax_stage_below_n():
     # the masked-stage obligation catches it: at n < N the padded keys would weigh exp(0) = 1,
     # and the stage is compared with the masked softmax at that n; at n = N there is nothing to mask
-    k = softmax_stages(universal(Spec(3, 3)))[0]
+    k = softmax_stages(universal(LayerSpec(3, 3)))[0]
     for n in (1, 2):
         result = _check("theorem6", (3, n, 0, k), "no-key-mask", engines=["sympy"])
         assert result.status is Status.REFUTED

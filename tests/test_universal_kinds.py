@@ -7,7 +7,7 @@ import pytest
 import sympy
 
 from usim.constructions.routing import Part
-from usim.constructions.universal import STEP_KINDS, Route, Spec, Step, StepKind, build
+from usim.constructions.universal import STEP_KINDS, LayerSpec, Route, Step, StepKind, build
 from usim.constructions.universal.kinds import in_place
 from usim.encodings.runners import run_numeric
 from usim.engine.claim import Status
@@ -27,7 +27,7 @@ DOUBLE = StepKind("double", meaning=lambda args, scale: 2 * args[0], block=_doub
 
 def test_a_toy_step_kind_is_one_entry_and_u_computes_and_proves_it():
     kinds = {**STEP_KINDS, DOUBLE.name: DOUBLE}  # the one place the kind is added
-    spec = Spec(2, 3)
+    spec = LayerSpec(2, 3)
     u = build(spec, Route((Step("D", "double", ("X",)), Step("E", "transpose", ("D",))), "E"), kinds)
     x = np.arange(6.0).reshape(2, 3)
     sequence = u.input_layout.encode_numeric({"hdr": np.array([[2, 3, 1]]), "X": x, "A": np.zeros((3, 3)),
@@ -40,7 +40,7 @@ def test_a_toy_step_kind_is_one_entry_and_u_computes_and_proves_it():
 
 def test_a_wrong_meaning_in_the_table_is_refuted():
     wrong = StepKind("double", meaning=lambda args, scale: 3 * args[0], block=_double)
-    u = build(Spec(1, 2), Route((Step("D", "double", ("X",)),), "D"), {**STEP_KINDS, "double": wrong})
+    u = build(LayerSpec(1, 2), Route((Step("D", "double", ("X",)),), "D"), {**STEP_KINDS, "double": wrong})
     result = check_obligation(stage_obligation("toy", (1, 2, 1), u, 1))
     assert result.status is Status.REFUTED
     cx = result.counterexample

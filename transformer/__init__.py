@@ -19,6 +19,8 @@
 ``network_to_arrays``       the weights as named float64 arrays (.npz)
 ``network_to_torch``        the masked network as a torch.nn.Module of
                             standard parts (optional extra ``torch``)
+``torch_layers``            PyTorch's attention and encoder layers made and
+                            read as U's arrays (``usim simulate --torch``)
 =========================== =================================================
 
 Why U's layer norm is not compiled: U lays a row of Z out along the sequence

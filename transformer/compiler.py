@@ -79,7 +79,8 @@ def compile_program(program: Program, n: int, *, outputs: Sequence[str] | None =
 @dataclass(frozen=True, eq=False)
 class CompiledConstruction(Construction):
     """A construction whose program is a compiled :class:`Network`: it reads and
-    writes the layouts of the RASP construction it was compiled from."""
+    writes the layouts of the RASP construction it was compiled from, and has its
+    empty-row rule (the network computes what that program computes)."""
 
     @property
     def cost(self) -> Cost:
@@ -99,7 +100,7 @@ def compiled_construction(source: Construction, network: Network, what: str = "n
         under the semantics ``"network"``.
     """
     return CompiledConstruction(f"{source.name} [{what}]", network, source.input_layout,  # type: ignore[arg-type]
-                                source.output_layout, "network", source.notes)
+                                source.output_layout, source.semantics, source.notes)
 
 
 def universal_program(u: Universal) -> Program:

@@ -50,7 +50,7 @@ by positions alone), which is what lets the proofs scale.
 How U computes: the package
 ---------------------------
 =============== ==============================================================
-``spec``        :class:`Spec`: the bounds and parts of T; its input blocks
+``spec``        :class:`LayerSpec`: the bounds and parts of T; its input blocks
 ``route``       the paper's routes: T as :class:`Step` s over named matrices
                 (Theorem 6: XT = X^T; Y1 = X A; Y2 = Y1 XT; P = softmax(c Y2);
                 Y4 = X V; O = P Y4)
@@ -59,6 +59,8 @@ How U computes: the package
                 sympy, its shape, whether it reads the header
 ``schedule``    stages by dependency depth, workspaces, :func:`build` -> U
 ``embed``       a smaller T placed into U's input (RASP and numpy)
+``simulate``    what ``usim simulate`` does: a layer's arrays checked, placed
+                into U's input, U run once (numeric, checked)
 =============== ==============================================================
 
 U = stage_m o ... o stage_1, each stage a function of ONE sequence (its
@@ -88,10 +90,10 @@ from usim.constructions.universal.route import (
     theorem9_route,
 )
 from usim.constructions.universal.schedule import Stage, Universal, build
-from usim.constructions.universal.spec import FORMS, HDR_D, HDR_N, HDR_SCALE, HEADER, Spec, spec_for
+from usim.constructions.universal.spec import FORMS, HDR_D, HDR_N, HDR_SCALE, HEADER, LayerSpec, spec_for
 
 __all__ = [
-    "FORMS", "HDR_D", "HDR_N", "HDR_SCALE", "HEADER", "STEP_KINDS", "Route", "Spec", "Stage", "Step",
+    "FORMS", "HDR_D", "HDR_N", "HDR_SCALE", "HEADER", "STEP_KINDS", "LayerSpec", "Route", "Stage", "Step",
     "StepKind", "Universal", "build", "compact_layout", "embed", "embed_arrays", "embed_pieces",
     "encoder_route", "route_of", "simulation_program", "spec_for", "theorem6_route", "theorem9_route",
 ]

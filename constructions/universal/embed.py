@@ -35,14 +35,14 @@ import numpy as np
 
 from usim.constructions.routing import Part, Piece, fix, route, routing_table
 from usim.constructions.universal.schedule import Universal
-from usim.constructions.universal.spec import HDR_SCALE, HEADER, Spec
+from usim.constructions.universal.spec import HDR_SCALE, HEADER, LayerSpec
 from usim.encodings.layout import SequenceLayout
 from usim.errors import ShapeError
 from usim.rasp.expr import SOp, tokens
 from usim.rasp.program import Program
 
 
-def compact_layout(spec: Spec, length: int) -> SequenceLayout:
+def compact_layout(spec: LayerSpec, length: int) -> SequenceLayout:
     """<scale (1 x 1), X, T's matrices> at T's own sizes, padded to ``length``.
 
     Args:
@@ -55,11 +55,11 @@ def compact_layout(spec: Spec, length: int) -> SequenceLayout:
     return SequenceLayout.of(("scale", (1, 1)), *spec.parameter_shapes(), length=length)
 
 
-def embed_pieces(u: Universal, small: Spec) -> dict[str, tuple[Piece, ...]]:
+def embed_pieces(u: Universal, small: LayerSpec) -> dict[str, tuple[Piece, ...]]:
     """Where each matrix of ``small`` goes in U's (zero-padded) input blocks.
 
     Args:
-        u: U, built for its Spec's bounds.
+        u: U, built for its LayerSpec's bounds.
         small: T's sizes and parts, within U's bounds.
 
     Returns:
@@ -89,11 +89,11 @@ def embed_pieces(u: Universal, small: Spec) -> dict[str, tuple[Piece, ...]]:
     return pieces
 
 
-def embed(u: Universal, small: Spec, values: SOp) -> SOp:
+def embed(u: Universal, small: LayerSpec, values: SOp) -> SOp:
     """U's input sequence built from the compact layout of ``small`` (header fixed).
 
     Args:
-        u: U, built for its Spec's bounds.
+        u: U, built for its LayerSpec's bounds.
         small: T's sizes and parts, within U's bounds.
         values: the sequence holding T's input in :func:`compact_layout`.
 
@@ -106,13 +106,13 @@ def embed(u: Universal, small: Spec, values: SOp) -> SOp:
     return fix(routed, u.header(small.n, small.d))
 
 
-def embed_arrays(u: Universal, small: Spec, arrays: Mapping[str, np.ndarray], scale: float,
+def embed_arrays(u: Universal, small: LayerSpec, arrays: Mapping[str, np.ndarray], scale: float,
                  dtype=np.float64) -> np.ndarray:
     """U's input sequence (1, L) for ``small``'s matrices: the placement of
     :func:`embed`, read from the same routing table, applied to arrays.
 
     Args:
-        u: U, built for its Spec's bounds.
+        u: U, built for its LayerSpec's bounds.
         small: T's sizes and parts, within U's bounds.
         arrays: T's matrices by name, at T's sizes.
         scale: c, the softmax scale (the header's third field).
@@ -133,11 +133,11 @@ def embed_arrays(u: Universal, small: Spec, arrays: Mapping[str, np.ndarray], sc
     return sequence[None, :]
 
 
-def simulation_program(u: Universal, small: Spec | None = None) -> Program:
+def simulation_program(u: Universal, small: LayerSpec | None = None) -> Program:
     """U applied to the embedding of ``small`` (default: U's own sizes).
 
     Args:
-        u: U, built for its Spec's bounds.
+        u: U, built for its LayerSpec's bounds.
         small: T's sizes and parts; None: U's own.
 
     Returns:

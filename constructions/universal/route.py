@@ -9,8 +9,8 @@ Theorem 6 computes one merged head as the paper does, block by block:
 such route per head, concatenates the heads and applies W_O (+ b_O)
 (:func:`theorem9_route`). Corollaries 6.1 and 9.1 follow the attention with the
 post-norm encoder: Z = LN1(X + Att), out = LN2(Z + ReLU(Z W1 + b1) W2 + b2),
-each part switchable in the :class:`Spec` (:func:`encoder_route`).
-:func:`route_of` picks the route a Spec describes.
+each part switchable in the :class:`LayerSpec` (:func:`encoder_route`).
+:func:`route_of` picks the route a LayerSpec describes.
 
 Example: Theorem 6's route for one merged head.
 
@@ -25,7 +25,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from usim.constructions.universal.kinds import Step
-from usim.constructions.universal.spec import Spec
+from usim.constructions.universal.spec import LayerSpec
 
 
 @dataclass(frozen=True)
@@ -36,7 +36,7 @@ class Route:
     result: str
 
 
-def attention_head_route(spec: Spec, h: int) -> tuple[list[Step], str]:
+def attention_head_route(spec: LayerSpec, h: int) -> tuple[list[Step], str]:
     """One head: its steps (X^T is shared, made by the caller) and its output's name.
 
     Args:
@@ -70,8 +70,8 @@ def attention_head_route(spec: Spec, h: int) -> tuple[list[Step], str]:
     return steps, name("O")
 
 
-def theorem9_route(spec: Spec) -> Route:
-    """H heads side by side, concatenated, then W_O (+ b_O) where the Spec has it.
+def theorem9_route(spec: LayerSpec) -> Route:
+    """H heads side by side, concatenated, then W_O (+ b_O) where the LayerSpec has it.
 
     Args:
         spec: the layer's bounds and parts.
@@ -98,7 +98,7 @@ def theorem9_route(spec: Spec) -> Route:
     return Route(tuple(steps), att)
 
 
-def theorem6_route(spec: Spec) -> Route:
+def theorem6_route(spec: LayerSpec) -> Route:
     """One head: X^T, X A, (X A) X^T, softmax, X V, and the product of the two.
 
     Args:
@@ -110,7 +110,7 @@ def theorem6_route(spec: Spec) -> Route:
     return theorem9_route(spec)
 
 
-def encoder_route(spec: Spec) -> Route:
+def encoder_route(spec: LayerSpec) -> Route:
     """The attention's route, then the post-norm encoder's steps.
 
     Args:
@@ -145,9 +145,9 @@ def encoder_route(spec: Spec) -> Route:
     return Route(tuple(steps), f)
 
 
-def route_of(spec: Spec) -> Route:
-    """The route the Spec describes: Theorem 6 or 9, with the encoder of
-    Corollary 6.1 or 9.1 when the Spec has one.
+def route_of(spec: LayerSpec) -> Route:
+    """The route the LayerSpec describes: Theorem 6 or 9, with the encoder of
+    Corollary 6.1 or 9.1 when the LayerSpec has one.
 
     Args:
         spec: the layer's bounds and parts.

@@ -46,7 +46,7 @@ from typing import Mapping, Sequence
 from usim.constructions.routing import Part, Piece, route
 from usim.constructions.universal.kinds import STEP_KINDS, Step, StepKind
 from usim.constructions.universal.route import Route, route_of
-from usim.constructions.universal.spec import HDR_D, HDR_N, HEADER, Spec
+from usim.constructions.universal.spec import HDR_D, HDR_N, HEADER, LayerSpec
 from usim.encodings.layout import SequenceLayout
 from usim.rasp.cost import Cost, cost
 from usim.rasp.expr import SOp, next_id, tokens
@@ -96,9 +96,9 @@ def _prefix(root: SOp, prefix: str, first: int) -> None:
 
 @dataclass(frozen=True, eq=False)
 class Universal:
-    """U for a :class:`Spec`: its route, stages, layouts and the one program."""
+    """U for a :class:`LayerSpec`: its route, stages, layouts and the one program."""
 
-    spec: Spec
+    spec: LayerSpec
     steps: tuple[Step, ...]
     shapes: Mapping[str, tuple[int, int]]
     stages: tuple[Stage, ...]
@@ -140,7 +140,7 @@ class Universal:
         return {o + HDR_N: n, o + HDR_D: d}
 
 
-def shapes_of(spec: Spec, steps: Sequence[Step], kinds: Mapping[str, StepKind]) -> dict[str, tuple[int, int]]:
+def shapes_of(spec: LayerSpec, steps: Sequence[Step], kinds: Mapping[str, StepKind]) -> dict[str, tuple[int, int]]:
     """The shape of every block: T's parameters and each step's result.
 
     Args:
@@ -158,8 +158,8 @@ def shapes_of(spec: Spec, steps: Sequence[Step], kinds: Mapping[str, StepKind]) 
     return shapes
 
 
-def build(spec: Spec, route_: Route | None = None, kinds: Mapping[str, StepKind] = STEP_KINDS) -> Universal:
-    """Schedule the route's steps (default: the Spec's own route) into stages, lay
+def build(spec: LayerSpec, route_: Route | None = None, kinds: Mapping[str, StepKind] = STEP_KINDS) -> Universal:
+    """Schedule the route's steps (default: the LayerSpec's own route) into stages, lay
     out every workspace, size the sequence.
 
     Args:

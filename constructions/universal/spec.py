@@ -1,9 +1,9 @@
 """What T is: the bounds U is built for, the parts T has, its parameter blocks.
 
 The input of U is ``< hdr (1 x 3) = [n, d, c], X (N x D), T's matrices >`` in
-the order :meth:`Spec.parameter_shapes` gives, each block row-major, then zeros
+the order :meth:`LayerSpec.parameter_shapes` gives, each block row-major, then zeros
 up to U's length (see :mod:`usim.constructions.universal`). :func:`spec_for`
-reads a Spec back from the names and shapes of a layer's matrices (what
+reads a LayerSpec back from the names and shapes of a layer's matrices (what
 ``usim simulate`` is given).
 """
 
@@ -21,8 +21,9 @@ FORMS = ("merged", "projected")
 
 
 @dataclass(frozen=True)
-class Spec:
-    """The bounds U is built for and the parts T has.
+class LayerSpec:
+    """The bounds U is built for and the parts T has: the spec of the layer U
+    simulates (not a listing's specification, :mod:`usim.listings`).
 
     ``n``, ``d``: sequence length and model width (X is n x d). ``heads``: H.
     ``d_k``, ``d_v``: per-head query/key and value widths (defaults: d for one
@@ -109,7 +110,7 @@ class Spec:
     def output_shape(self) -> tuple[int, int]:
         return (self.n, self.d if self.encoder else self.attention_width)
 
-    def smaller(self, **sizes: int) -> "Spec":
+    def smaller(self, **sizes: int) -> "LayerSpec":
         """The same parts at smaller sizes (for the hierarchy); without W_O, d_out follows d."""
         if not self.out_proj:
             sizes.setdefault("d_out", None)
@@ -132,11 +133,11 @@ class Spec:
         return "_".join(parts)
 
 
-def spec_for(shapes: Mapping[str, tuple[int, int]], norm: bool | None = None) -> Spec:
-    """The Spec of a layer given by the names and shapes of its matrices (X and
-    T's blocks as :meth:`Spec.parameter_shapes` names them; ``scale`` may be
+def spec_for(shapes: Mapping[str, tuple[int, int]], norm: bool | None = None) -> LayerSpec:
+    """The LayerSpec of a layer given by the names and shapes of its matrices (X and
+    T's blocks as :meth:`LayerSpec.parameter_shapes` names them; ``scale`` may be
     among them and is ignored). ``norm`` says whether an encoder has its layer
-    norms (default: where g1 is given). Every block the Spec needs must be there
+    norms (default: where g1 is given). Every block the LayerSpec needs must be there
     with its shape, and nothing else: each mistake is one line naming the block."""
     if "X" not in shapes:
         raise InputError("the parameters have no array X (the input, n x d)")
@@ -164,7 +165,7 @@ def spec_for(shapes: Mapping[str, tuple[int, int]], norm: bool | None = None) ->
     if "W1" in shapes:
         kw.update(encoder=True, d_ff=shapes["W1"][1], residual=True,
                   norm="g1" in shapes if norm is None else norm, ffn_bias="b1" in shapes)
-    spec = Spec(**kw)
+    spec = LayerSpec(**kw)
     wanted = dict(spec.parameter_shapes())
     extra = sorted(set(shapes) - set(wanted) - {"scale"})
     if extra:

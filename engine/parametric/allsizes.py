@@ -44,7 +44,7 @@ from usim.engine.parametric.prove import ParametricVerdict, prove_family
 from usim.engine.canonical import Verdict, compare
 from usim.engine.parametric.statement import ABOUT_CLAIM, FamilyClaim, claim_all_sizes_status
 from usim.engine.parametric.target import SymbolicMatrix, TargetContext, active
-from usim.engine.parametric.terms import Atoms, Entry
+from usim.engine.parametric.terms import ParametricAtoms, Entry
 from usim.engine.replay import expected_sequence, replay_undefined, search_witness, symbol_matrices
 from usim.engine.cache import VerdictCache
 from usim.engine.runner import ClaimReport, Progress, check_obligation, prove_claim
@@ -214,7 +214,7 @@ def _same_target(fc: FamilyClaim, shape: tuple[int, ...], ob: Obligation) -> boo
     sizes given) means, entry by entry, what the claim's target means over
     sympy matrices: the helpers of :mod:`usim.engine.parametric.target`
     (``.T``, ``*``, :func:`matrix_of`, :func:`total`) are checked here."""
-    atoms = Atoms()
+    atoms = ParametricAtoms()
     context = TargetContext(atoms, {}, lambda name: z3.Int(name), lambda term: False, lambda facts, goal: False)
     matrices = {name: SymbolicMatrix.input(name, rows, cols) for name, (rows, cols) in fc.inputs(*shape)}
     with active(context):

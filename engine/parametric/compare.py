@@ -37,7 +37,7 @@ import z3
 from usim.engine.canonical import Verdict
 from usim.engine.canonical import compare as canonical_compare
 from usim.engine.parametric.integers import Formula, Outcome, Prover, Term, to_polynomial
-from usim.engine.parametric.terms import Atoms, Entry, Total, Whole
+from usim.engine.parametric.terms import ParametricAtoms, Entry, Total, Whole
 
 ENTRIES = "entries of the program and the target identified (index bijections)"
 SUMS = "sums re-indexed onto the target's sums"
@@ -52,7 +52,7 @@ class Decision:
 
 
 class Comparison:
-    def __init__(self, atoms: Atoms, prover: Prover, dims: Mapping[str, Term]) -> None:
+    def __init__(self, atoms: ParametricAtoms, prover: Prover, dims: Mapping[str, Term]) -> None:
         self.atoms, self.prover = atoms, prover
         self.dims = dict(dims)
         self.symbols = {d: sympy.Symbol(d, integer=True, positive=True) for d in dims}

@@ -23,15 +23,15 @@ from usim.engine.parametric.compare import ALGEBRA, Comparison
 from usim.engine.parametric.symbolic_sizes import (
     SIGNS,
     Context,
-    Evaluator,
     InputBlock,
     StepFailed,
+    SymbolicSizeEvaluator,
     Unsupported,
 )
 from usim.engine.parametric.integers import Deadline, Ledger, Outcome, Prover, Term, translate
 from usim.engine.parametric.statement import FamilyClaim
 from usim.engine.parametric.target import SymbolicMatrix, TargetContext, active
-from usim.engine.parametric.terms import Atoms, Total, Whole
+from usim.engine.parametric.terms import ParametricAtoms, Total, Whole
 from usim.engine.signs import Sign, SignAnalysis
 from usim.engine.canonical import Verdict
 from usim.rasp.family import Condition, index_symbol
@@ -80,7 +80,7 @@ class _Run:
     fc: FamilyClaim
     program: Program
     prover: Prover
-    atoms: Atoms = field(default_factory=Atoms)
+    atoms: ParametricAtoms = field(default_factory=ParametricAtoms)
     hints: list[Outcome] = field(default_factory=list)
 
 
@@ -170,7 +170,7 @@ def _prove(run: _Run) -> tuple[Status, str, Mapping[str, int] | None, int]:
     outputs = _blocks(fc.outputs(*symbols), dims, positive)
     n = inputs[-1].end
     atoms = run.atoms
-    evaluator = Evaluator(inputs, n, prover, atoms, base, dims)
+    evaluator = SymbolicSizeEvaluator(inputs, n, prover, atoms, base, dims)
     comparison = Comparison(atoms, prover, dims)
     matrices = {b.name: SymbolicMatrix.input(b.name, sym_rows, sym_cols)
                 for b, (_, (sym_rows, sym_cols)) in zip(inputs, fc.inputs(*symbols))}
@@ -227,7 +227,7 @@ def _prove(run: _Run) -> tuple[Status, str, Mapping[str, int] | None, int]:
     return Status.PROVED, "every step proved", witness, cases
 
 
-def _case(run: _Run, evaluator: Evaluator, comparison: Comparison, output, position: Term, ctx: Context,
+def _case(run: _Run, evaluator: SymbolicSizeEvaluator, comparison: Comparison, output, position: Term, ctx: Context,
           expected: sympy.Expr, label: str) -> int:
     values = evaluator.value(output, position, {}, ctx)
     for here, got in values:
@@ -244,7 +244,7 @@ def _case(run: _Run, evaluator: Evaluator, comparison: Comparison, output, posit
     return len(values)
 
 
-def _target_divisors(run: _Run, evaluator: Evaluator, expr: sympy.Expr, facts: tuple, what: str) -> None:
+def _target_divisors(run: _Run, evaluator: SymbolicSizeEvaluator, expr: sympy.Expr, facts: tuple, what: str) -> None:
     """Every denominator of the target (inside its sums too) must be non-zero:
     recorded, like the program's divisors, for the sign check. The target may
     use +, *, integer powers and exp only (every other function or power has
@@ -272,7 +272,7 @@ def _target_reads(run: _Run, target_context: TargetContext) -> None:
     target_context.obligations.clear()
 
 
-def _definedness(run: _Run, evaluator: Evaluator, target_context: TargetContext) -> None:
+def _definedness(run: _Run, evaluator: SymbolicSizeEvaluator, target_context: TargetContext) -> None:
     prover = run.prover
     for facts, condition, what in evaluator.obligations.static:
         outcome = prover.proves(facts, condition, DEFINED)
@@ -288,7 +288,7 @@ def _definedness(run: _Run, evaluator: Evaluator, target_context: TargetContext)
             _integer_divisor(run, facts, divisor, what)
 
 
-def _as_real(expr: sympy.Expr, atoms: Atoms) -> z3.ArithRef | None:
+def _as_real(expr: sympy.Expr, atoms: ParametricAtoms) -> z3.ArithRef | None:
     """A sympy expression over integer atoms (+, *, integer powers, rationals) in z3, else None."""
     if expr.is_Rational:
         return z3.RealVal(str(expr))

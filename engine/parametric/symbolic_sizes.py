@@ -1,6 +1,6 @@
 """A family evaluated at a symbolic position, for every size at once.
 
-:class:`Evaluator` gives a node's value at a position that is a z3 term
+:class:`SymbolicSizeEvaluator` gives a node's value at a position that is a z3 term
 (``p = a*c + b`` with symbolic a, b, c) under a :class:`Context` of hypotheses:
 
 * a node that does not depend on the tokens is *static*: its value is a z3
@@ -51,7 +51,7 @@ from usim.engine.parametric.integers import (
     translate,
 )
 from usim.engine.parametric.selection import Interval, formula, infer
-from usim.engine.parametric.terms import Atoms
+from usim.engine.parametric.terms import ParametricAtoms
 from usim.engine.signs import Sign, SignAnalysis
 from usim.rasp.expr import (
     Aggregate,
@@ -127,10 +127,10 @@ class Obligations:
     real: list[tuple[tuple[Formula, ...], sympy.Expr, str]] = field(default_factory=list)
 
 
-class Evaluator:
+class SymbolicSizeEvaluator:
     """Values of one family's nodes at symbolic positions (see the module docstring)."""
 
-    def __init__(self, blocks: Sequence[InputBlock], n: Term, prover: Prover, atoms: Atoms,
+    def __init__(self, blocks: Sequence[InputBlock], n: Term, prover: Prover, atoms: ParametricAtoms,
                  base: Sequence[Formula], dims: Mapping[str, Term]) -> None:
         self.blocks = tuple(blocks)
         self.n = n

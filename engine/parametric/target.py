@@ -31,7 +31,7 @@ from typing import Any, Callable, Iterator
 import sympy
 
 from usim.engine.parametric.integers import Formula, Term, translate
-from usim.engine.parametric.terms import Atoms
+from usim.engine.parametric.terms import ParametricAtoms
 from usim.engine.signs import Sign, SignAnalysis
 from usim.rasp.family import INDEX, SymbolicInt, is_symbolic
 
@@ -44,7 +44,7 @@ class TargetContext:
     dimensions and for the index symbols in scope, the atoms, and the
     obligations its reading entails."""
 
-    atoms: Atoms
+    atoms: ParametricAtoms
     dims: dict[str, Term]
     fresh: Callable[[str], Term]
     positive: Callable[[Term], bool]

@@ -67,7 +67,7 @@ class Whole:
 Atom = Entry | Total | Whole
 
 
-class Atoms:
+class ParametricAtoms:
     """The atoms of one proof: a sympy symbol for each, and what it stands for."""
 
     def __init__(self) -> None:

@@ -24,11 +24,11 @@ from usim.engine.certificate import digest
 from usim.engine.claim import Status
 from usim.engine.parametric import symbolic_sizes as evaluate_module
 from usim.engine.parametric.allsizes import prove_all_sizes
-from usim.engine.parametric.symbolic_sizes import Context, Evaluator, InputBlock, StepFailed
+from usim.engine.parametric.symbolic_sizes import Context, InputBlock, StepFailed, SymbolicSizeEvaluator
 from usim.engine.parametric.integers import Ledger, Prover
 from usim.engine.parametric.selection import Interval
 from usim.engine.parametric.target import matrix_of
-from usim.engine.parametric.terms import Atoms
+from usim.engine.parametric.terms import ParametricAtoms
 from usim.proofs import families
 from usim.rasp.expr import Aggregate, Predicate, Semantics, indices, length, select, where
 from usim.rasp.family import Parameter
@@ -78,7 +78,9 @@ def _evaluator():
     prover = Prover(("r", "c"), 30, Ledger())
     r, c = prover.dims["r"], prover.dims["c"]
     base = [r >= 1, c >= 1]
-    return Evaluator([InputBlock("M", r, c, z3.IntVal(0))], r * c, prover, Atoms(), base, prover.dims), base, r, c
+    evaluator = SymbolicSizeEvaluator([InputBlock("M", r, c, z3.IntVal(0))], r * c, prover, ParametricAtoms(), base,
+                                      prover.dims)
+    return evaluator, base, r, c
 
 
 def _row_zero():

@@ -181,7 +181,7 @@ def test_a_saved_pytorch_encoder_says_its_variant_and_runs_again(tmp_path: Path,
                                               (dict(activation="gelu"), "not activation='gelu'")])
 def test_an_exported_pre_norm_or_gelu_encoder_is_refused(tmp_path: Path, capsys, variant, message) -> None:
     torch = pytest.importorskip("torch")
-    from usim.constructions.universal.layer import torch_arrays
+    from usim.transformer.torch_layers import torch_arrays
 
     layer = torch.nn.TransformerEncoderLayer(4, 2, dim_feedforward=8, dropout=0.0, batch_first=True,
                                              dtype=torch.float64, **variant)

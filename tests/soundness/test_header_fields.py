@@ -21,7 +21,7 @@ from dataclasses import replace
 import pytest
 
 from usim.constructions.routing import Part
-from usim.constructions.universal import HDR_N, STEP_KINDS, Route, Spec, Step, StepKind, build
+from usim.constructions.universal import HDR_N, STEP_KINDS, LayerSpec, Route, Step, StepKind, build
 from usim.constructions.universal.kinds import corner, header, in_place, softmax_rows
 from usim.engine.claim import Status
 from usim.engine.solvers.cvc5_engine import cvc5_available
@@ -62,7 +62,7 @@ BLOCKS = {"where": _rows_by_where, "select": _rows_by_select}
 
 def _u(block, **declared) -> object:
     kind = StepKind("keep_rows", meaning=lambda a, c: a[0], block=block, **declared)
-    return build(Spec(2, 2), Route((Step("D", "keep_rows", ("X",)),), "D"), {**STEP_KINDS, "keep_rows": kind})
+    return build(LayerSpec(2, 2), Route((Step("D", "keep_rows", ("X",)),), "D"), {**STEP_KINDS, "keep_rows": kind})
 
 
 @pytest.mark.parametrize("how", sorted(BLOCKS))
@@ -90,7 +90,7 @@ def test_the_same_block_declared_is_refuted_free_and_proved_at_each_n(how):
 def test_a_masked_softmax_that_forgets_its_key_mask_is_refuted_below_n():
     forgets = replace(STEP_KINDS["softmax"],  # rows i < n, but every key of the row
                       masked=lambda a, c, n, d: corner(softmax_rows(a[0][:n, :], c), a[0].rows, a[0].cols))
-    u = build(Spec(3, 3), kinds={**STEP_KINDS, "softmax": forgets})
+    u = build(LayerSpec(3, 3), kinds={**STEP_KINDS, "softmax": forgets})
     k = softmax_stages(u)[0]
     for n in (1, 2):
         result = check_obligation(stage_obligation("toy", (3, n, 0, k), u, k, {"n": n}), engines=["sympy"],
@@ -105,17 +105,17 @@ def test_a_table_wrong_in_block_and_meaning_alike_is_refuted_by_the_padding_lemm
     # the softmax block without masks, and its meaning without masks (it reads no size):
     # every stage of U_3 is proved, U_3 is right at n = d = 3, and wrong on every smaller T
     unmasked = replace(UNMASKED_SOFTMAX, reads={"scale"}, masked=None)
-    u = build(Spec(3, 3), kinds={**STEP_KINDS, "softmax": unmasked})
+    u = build(LayerSpec(3, 3), kinds={**STEP_KINDS, "softmax": unmasked})
     for k in range(1, len(u.stages) + 1):
         assert check_obligation(stage_obligation("toy", (3, 0, 0, k), u, k), engines=["sympy"],
                                 timeout=60).status is Status.PROVED
-    assert check_obligation(padding_obligation("toy", (3, 3, 3, 0), u, Spec(3, 3)),
+    assert check_obligation(padding_obligation("toy", (3, 3, 3, 0), u, LayerSpec(3, 3)),
                             timeout=60).status is Status.PROVED
-    result = check_obligation(padding_obligation("toy", (3, 2, 3, 0), u, Spec(2, 3)), timeout=60)
+    result = check_obligation(padding_obligation("toy", (3, 2, 3, 0), u, LayerSpec(2, 3)), timeout=60)
     assert result.status is Status.REFUTED
     assert result.counterexample.entry.startswith("P[")  # the softmax step's padded keys
     # the right table at the same size
-    assert check_obligation(padding_obligation("toy", (3, 2, 3, 0), universal(Spec(3, 3)), Spec(2, 3)),
+    assert check_obligation(padding_obligation("toy", (3, 2, 3, 0), universal(LayerSpec(3, 3)), LayerSpec(2, 3)),
                             timeout=60).status is Status.PROVED
 
 
@@ -146,17 +146,17 @@ def test_a_masked_meaning_that_uses_a_size_its_kind_does_not_declare_is_never_pr
     # only; had the padding lemma been given d, both would be PROVED for a U that is
     # wrong at d < N. The masked meaning gets only the declared sizes, and needs d.
     kind = replace(STEP_KINDS["layernorm"], block=_layer_norm_masking_rows_only, reads={"n"})
-    u = build(Spec(2, 2, encoder=True), kinds={**STEP_KINDS, "layernorm": kind})
+    u = build(LayerSpec(2, 2, encoder=True), kinds={**STEP_KINDS, "layernorm": kind})
     stages = [s.index for s in u.stages if any(st.kind == "layernorm" for st in s.steps)]
     for k in stages:
         with pytest.raises(ShapeError, match="needs d from the header"):
             check_obligation(stage_obligation("toy", (2, 1, 0, k), u, k, {"n": 1}), engines=["sympy"], timeout=60)
     with pytest.raises(ShapeError, match="needs d from the header"):
-        check_obligation(padding_obligation("toy", (2, 2, 1, 0), u, Spec(2, 1, encoder=True)),
+        check_obligation(padding_obligation("toy", (2, 2, 1, 0), u, LayerSpec(2, 1, encoder=True)),
                          engines=["sympy"], timeout=60)
     # declared, the same block is refuted where it normalises over padded columns
     declared = replace(kind, reads={"n", "d"})
-    u = build(Spec(2, 2, encoder=True), kinds={**STEP_KINDS, "layernorm": declared})
+    u = build(LayerSpec(2, 2, encoder=True), kinds={**STEP_KINDS, "layernorm": declared})
     result = check_obligation(stage_obligation("toy", (2, 1, 1, stages[0]), u, stages[0], {"n": 1, "d": 1}),
                               engines=["sympy"], timeout=60)
     assert result.status is Status.REFUTED and result.counterexample is not None

@@ -18,8 +18,8 @@ import numpy as np
 import pytest
 
 from usim.cli import main
-from usim.constructions.universal import layer as simulate_command
-from usim.constructions.universal.layer import run_simulation
+from usim.constructions.universal import simulate as simulate_command
+from usim.constructions.universal.simulate import run_simulation
 from usim.constructions.softmax import softmax_construction
 from usim.encodings.runners import WIDER_THAN_FLOAT64, run_numeric, run_numeric_in_range
 from usim.errors import RangeError, UndefinedError
@@ -106,7 +106,7 @@ def test_the_simulate_output_checks_itself_for_non_finite_values(monkeypatch) ->
 
 def test_a_default_pytorch_layer_on_large_inputs_agrees_or_stops() -> None:
     torch = pytest.importorskip("torch")
-    from usim.constructions.universal.layer import torch_arrays
+    from usim.transformer.torch_layers import torch_arrays
 
     for scale, seed in ((50.0, 0), (400.0, 4)):
         torch.manual_seed(seed)

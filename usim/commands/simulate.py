@@ -74,17 +74,21 @@ first, and files are written only once U has run, never after an error
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import os
 import tempfile
 import zipfile
 import zlib
 from pathlib import Path
-from typing import IO, Callable
+from typing import IO, TYPE_CHECKING, Callable
 
 import numpy as np
 
 from usim.constructions.options import MAX_LENGTH, MAX_N
 from usim.errors import InputError, RangeError
+
+if TYPE_CHECKING:
+    from usim.constructions.universal.spec import LayerSpec
 
 TOLERANCE = 1e-10
 MAX_SEED = 2**64 - 1  # torch.manual_seed's largest
@@ -188,6 +192,20 @@ def write_atomically(path: Path, write: Callable[[IO[bytes]], None]) -> None:
 TORCH_DEFAULTS = {"n": 4, "d": 4, "heads": 2, "ff": 8, "seed": 0}
 
 
+def spec_text(spec: LayerSpec) -> str:
+    """The layer's spec as this command prints it: ``Spec(n=3, d=4, ...)``, every
+    field in order, as it was printed before the class was named LayerSpec.
+
+    Args:
+        spec: the spec U was built for.
+
+    Returns:
+        One line.
+    """
+    fields = ", ".join(f"{f.name}={getattr(spec, f.name)!r}" for f in dataclasses.fields(spec))
+    return f"Spec({fields})"
+
+
 def _torch_options(args: argparse.Namespace) -> dict[str, int]:
     """--n, --d, --heads, --ff, --seed: refused without --torch, checked with it."""
     given = [k for k in TORCH_DEFAULTS if getattr(args, k) is not None]
@@ -213,7 +231,7 @@ def _compiled(arrays):
     """T(X) by U compiled to a network and run as a PyTorch module (float64), U,
     the network's size, and the type the network's checked run needed
     (:func:`_float64_holds`)."""
-    from usim.constructions.universal.layer import prepare
+    from usim.constructions.universal.simulate import prepare
     from usim.transformer.compiler import CHECKED_POSITIONS, MAX_POSITIONS, compile_universal
     from usim.transformer.forward import run as run_network
     from usim.transformer.network_to_torch import network_to_torch, run_torch
@@ -275,9 +293,10 @@ def _float64_holds(y: np.ndarray, checked: np.ndarray) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from usim.constructions.universal.layer import check_limits, run_simulation, torch_layer, torch_spec
+    from usim.constructions.universal.simulate import check_limits, run_simulation
     from usim.encodings.digits import significant
     from usim.encodings.numeric import type_name
+    from usim.transformer.torch_layers import torch_layer, torch_layer_spec
 
     options = _torch_options(args)
     if args.compiled:
@@ -291,7 +310,7 @@ def run(args: argparse.Namespace) -> int:
     save = writable(args.save, ".npz") if args.save is not None else None
     expected = None
     if args.torch:
-        spec = torch_spec(args.torch, options["n"], options["d"], options["heads"], options["ff"])
+        spec = torch_layer_spec(args.torch, options["n"], options["d"], options["heads"], options["ff"])
         check_limits(spec, args.bound)  # before PyTorch makes anything
         expected, arrays = torch_layer(args.torch, **options)
     elif args.params:
@@ -301,14 +320,14 @@ def run(args: argparse.Namespace) -> int:
     code = 0
     if args.compiled:
         y, u, size, checked_in = _compiled(arrays)
-        print(f"U for {u.spec}: sequence length {u.length}; compiled to a network: {size.summary()}; "
+        print(f"U for {spec_text(u.spec)}: sequence length {u.length}; compiled to a network: {size.summary()}; "
               "run by PyTorch (nn.MultiheadAttention with masks), float64")
         print(f"(checked against the network's strict run by usim in {type_name(checked_in)}"
               + ("" if checked_in is np.float64 else ": float64's range was not enough for it") + ")")
     else:
         result = run_simulation(arrays, args.bound)
         y, u = result.y, result.u
-        print(f"U for {u.spec}: sequence length {u.length}; {u.cost.summary()}")
+        print(f"U for {spec_text(u.spec)}: sequence length {u.length}; {u.cost.summary()}")
         if result.dtype is not np.float64:
             print(f"(run in {type_name(result.dtype)}: float64's range was not enough)")
     # 6 fixed decimals show an entry below 1e-3 with fewer than 4 significant digits (1.731e-6 as 0.000002)

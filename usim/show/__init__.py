@@ -19,8 +19,8 @@ from pathlib import Path
 
 from usim.engine.claim import Claim, Shape
 from usim.errors import InputError
-from usim.show.certificate import Certificate, read_certificate
-from usim.show.model import Head, Model, build_model, small_shape
+from usim.show.certificate import ShownCertificate, read_certificate
+from usim.show.model import Model, ShownHead, build_model, small_shape
 
 
 @dataclass(frozen=True)
@@ -34,9 +34,9 @@ class Rendered:
     sequences: Path
     markdown: Path
     html: Path
-    certificate: Certificate | None
+    certificate: ShownCertificate | None
 
-    def picture_of(self, head: Head) -> Path:
+    def picture_of(self, head: ShownHead) -> Path:
         return self.head_pictures[self.model.heads.index(head)]
 
     @property

@@ -42,7 +42,7 @@ class ShapeStatus:
 
 
 @dataclass(frozen=True)
-class Certificate:
+class ShownCertificate:
     path: str
     claim_id: str | None
     statement: str | None
@@ -136,7 +136,7 @@ def _claim_id(data: dict) -> str | None:
     return _text(claim.get("id")) if isinstance(claim, dict) else _text(claim)
 
 
-def read_certificate(path: str | Path, claim_id: str) -> Certificate:
+def read_certificate(path: str | Path, claim_id: str) -> ShownCertificate:
     """The certificate at ``path``; an error if it is unreadable or for another claim."""
     path = Path(path)
     try:
@@ -164,7 +164,7 @@ def read_certificate(path: str | Path, claim_id: str) -> Certificate:
     bound = data.get("bound")
     if isinstance(bound, dict):
         bound = ", ".join(f"{k} = {v}" for k, v in bound.items())
-    return Certificate(
+    return ShownCertificate(
         path=str(path),
         claim_id=cert_id,
         statement=statement,

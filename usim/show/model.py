@@ -60,7 +60,7 @@ _DRAWS = 200  # attempts to meet a claim's preconditions (det != 0) at random
 
 
 @dataclass(frozen=True)
-class Head:
+class ShownHead:
     """One attention node, as it acts on the shown input.
 
     ``selection[q, k]`` says whether query position q attends to key position
@@ -87,7 +87,7 @@ class Head:
     keys_name: str | None
     queries_name: str | None
     default: Any = 0
-    semantics: str = "rasp"
+    semantics: Semantics = Semantics.RASP
 
     @property
     def file_stem(self) -> str:
@@ -95,7 +95,7 @@ class Head:
 
 
 @dataclass(frozen=True)
-class Step:
+class ShownStep:
     """A named element-wise step (or an output) and the band it sits in."""
 
     node: Expr
@@ -116,8 +116,8 @@ class Model:
     tokens: tuple[Any, ...]
     inputs_from: str  # "random (seed 0)" or "given"
     interpretation: str  # "exact" or "numeric"
-    heads: tuple[Head, ...]
-    steps: tuple[Step, ...]
+    heads: tuple[ShownHead, ...]
+    steps: tuple[ShownStep, ...]
     length_layer: bool  # the program reads `length`
     output: tuple[Any, ...]
     cost: Cost
@@ -378,7 +378,7 @@ def build_model(claim: Claim, shape: Shape, values: str | None = None, seed: int
             continue
         selector = node.selector
         single = selector if isinstance(selector, Select) else None
-        heads.append(Head(
+        heads.append(ShownHead(
             node=node,
             number=len(heads) + 1,
             name=node.name,
@@ -397,7 +397,7 @@ def build_model(claim: Claim, shape: Shape, values: str | None = None, seed: int
             keys_name=_short(single.keys, 30) if single is not None else None,
             queries_name=_short(single.queries, 30) if single is not None else None,
             default=node.default if isinstance(node, Aggregate) else 0,
-            semantics=node.semantics.value if isinstance(node, Aggregate) else Semantics.RASP.value,
+            semantics=node.semantics if isinstance(node, Aggregate) else Semantics.RASP,
         ))
 
     # layer by layer, and by name within a layer (a0, a1, b0 ..., with 2 before 10)
@@ -409,9 +409,9 @@ def build_model(claim: Claim, shape: Shape, values: str | None = None, seed: int
     for node in order:
         if isinstance(node, Map) and (node.has_name or node.id in outputs):
             text = f"{node.name} = {expression(node)[0]}" if node.has_name else expression(node)[0]
-            steps.append(Step(node, node.name, text, with_length[node.id], node.id in outputs))
+            steps.append(ShownStep(node, node.name, text, with_length[node.id], node.id in outputs))
         elif node.id in outputs and not isinstance(node, (Map, Aggregate, SelectorWidth)):
-            steps.append(Step(node, node.name, node.name, with_length[node.id], True))
+            steps.append(ShownStep(node, node.name, node.name, with_length[node.id], True))
 
     output = _sequence(env[dict(program.outputs)[obligation.output_name].id], n)
     return Model(

@@ -21,7 +21,7 @@ from typing import Sequence
 from usim.rasp.printing import listing
 from usim.rasp.program import Program
 from usim.render import CACHED
-from usim.show.certificate import Certificate
+from usim.show.certificate import ShownCertificate
 from usim.show.model import Model, format_value
 
 
@@ -39,7 +39,7 @@ def program_listing(program: Program) -> tuple[str, str]:
     return listing(program), "usim's listing; selectors keys first, as in RASP"
 
 
-def _status_rows(model: Model, certificate: Certificate) -> list[tuple[str, ...]]:
+def _status_rows(model: Model, certificate: ShownCertificate) -> list[tuple[str, ...]]:
     rows = [("shape", "status", "engines")]
     for s in certificate.shapes:
         engines = "; ".join(
@@ -52,7 +52,7 @@ def _status_rows(model: Model, certificate: Certificate) -> list[tuple[str, ...]
     return rows
 
 
-def build(model: Model, certificate: Certificate | None, pictures: dict[str, Path],
+def build(model: Model, certificate: ShownCertificate | None, pictures: dict[str, Path],
           head_pictures: Sequence[Path]) -> list[Element]:
     claim, construction = model.claim, model.obligation.construction
     cost = model.cost
@@ -105,7 +105,7 @@ def build(model: Model, certificate: Certificate | None, pictures: dict[str, Pat
     out.append(Element("p", (
         f"Input layout: {model.input_layout.describe()}. Output layout: "
         f"{model.output_layout.describe()}. Semantics of empty selections: "
-        f"{construction.semantics}." + (f" {construction.notes}" if construction.notes else ""))))
+        f"{construction.semantics.value}." + (f" {construction.notes}" if construction.notes else ""))))
     text, kind = program_listing(model.program)
     out.append(Element("p", f"Listing ({kind}):"))
     out.append(Element("code", text))

@@ -26,9 +26,9 @@ import numpy as np
 
 from usim.encodings.layout import SequenceLayout
 from usim.errors import UsimError
-from usim.rasp.expr import Expr, Indices, Length, Tokens
+from usim.rasp.expr import Expr, Indices, Length, Semantics, Tokens
 from usim.show import style
-from usim.show.model import Head, Model, format_value
+from usim.show.model import Model, ShownHead, format_value
 
 INSTALL_HINT = "usim show draws with matplotlib, which is not installed: pip install 'usim[plot]'"
 
@@ -150,7 +150,7 @@ def _texts(values: Sequence[Any], show: bool, digits: int = 3) -> list[str]:
     return [format_value(v, digits) if show else "" for v in values]
 
 
-def draw_head(model: Model, head: Head, path: Path) -> Path:
+def draw_head(model: Model, head: ShownHead, path: Path) -> Path:
     """The selector picture of one head, saved as PNG at ``path``."""
     plt = pyplot()
     n = model.n
@@ -249,7 +249,8 @@ def draw_head(model: Model, head: Head, path: Path) -> Path:
                family="monospace")
     key = [(colour, "selected"), (style.UNSELECTED, "not selected")]
     if aggregate and empty.any():
-        rule = "mean of all values (AHAT)" if head.semantics == "ahat" else f"default {format_value(head.default)}"
+        rule = ("mean of all values (AHAT)" if head.semantics is Semantics.AHAT
+                else f"default {format_value(head.default)}")
         key.append((style.EMPTY_ROW, f"empty row \u2192 {rule}"))
     key += _block_key(model.input_layout, style.INPUT_BLOCKS, "key in input")
     key += _block_key(model.output_layout, style.OUTPUT_BLOCKS, "query in output")

@@ -3,14 +3,14 @@
 A layer is given by named arrays (the names: ``usim simulate --help``):
 :func:`spec_from_arrays` checks them (real, finite numbers; one positive number
 for scale and eps; an encoder says which variant it is, and U simulates only a
-post-norm ReLU one) and reads the :class:`Spec` from their names and shapes
+post-norm ReLU one) and reads the :class:`LayerSpec` from their names and shapes
 (:func:`usim.constructions.universal.spec_for`). :func:`run_simulation` builds
 U (for the layer's sizes, or for a larger bound: the hierarchy), places the
 arrays into U's input by U's own embedding
 (:func:`usim.constructions.universal.embed_arrays`) and runs U once in the
 strict numeric interpretation: in float64, else in long double, else a
-RangeError naming the attention scores. :func:`torch_layer` makes a random
-PyTorch layer and converts it (:func:`torch_arrays`).
+RangeError naming the attention scores. A PyTorch layer's arrays come from
+:mod:`usim.transformer.torch_layers` (this module imports no PyTorch).
 """
 
 from __future__ import annotations
@@ -24,18 +24,14 @@ import numpy as np
 from usim.constructions.options import MAX_LENGTH, MAX_N
 from usim.constructions.universal.schedule import Universal, build
 from usim.constructions.universal.embed import embed_arrays
-from usim.constructions.universal.spec import Spec, spec_for
+from usim.constructions.universal.spec import LayerSpec, spec_for
 from usim.encodings.numeric import type_name
 from usim.encodings.evaluate import evaluate
 from usim.encodings.runners import PRECISIONS, Evaluator, run_evaluator_in_range
-from usim.errors import InputError, RangeError, ShapeError, UsimError
+from usim.errors import InputError, RangeError, ShapeError
 
 VARIANT = {"activation": ("relu",), "norm": ("post", "none")}  # what U simulates
 SCALARS = ("scale", "eps1", "eps2")  # one positive number each
-
-
-def _one_line(error: BaseException) -> str:
-    return " ".join(str(error).split())
 
 
 def _numbers(name: str, value: object) -> np.ndarray:
@@ -116,8 +112,8 @@ def encoder_norm(variant: Mapping[str, str], encoder: bool) -> bool:
     return variant["norm"] == "post"
 
 
-def spec_from_arrays(arrays: Mapping[str, np.ndarray]) -> tuple[Spec, dict[str, np.ndarray], float]:
-    """The layer's Spec, its arrays as matrices (by U's block names), and the scale."""
+def spec_from_arrays(arrays: Mapping[str, np.ndarray]) -> tuple[LayerSpec, dict[str, np.ndarray], float]:
+    """The layer's spec, its arrays as matrices (by U's block names), and the scale."""
     variant = {k: _variant_entry(k, v) for k, v in arrays.items() if k in VARIANT}
     m = {k: _matrix(k, v) for k, v in arrays.items() if k not in VARIANT}
     if "X" not in m:
@@ -129,7 +125,7 @@ def spec_from_arrays(arrays: Mapping[str, np.ndarray]) -> tuple[Spec, dict[str, 
     return spec, {k: m[k] for k in wanted}, scale
 
 
-def largest_score(spec: Spec, m: Mapping[str, np.ndarray], scale: float) -> float:
+def largest_score(spec: LayerSpec, m: Mapping[str, np.ndarray], scale: float) -> float:
     """max |c q_i . k_j| over every head (numpy, float64; inf beyond its range)."""
     x, top = m["X"], 0.0
     with np.errstate(all="ignore"):
@@ -167,7 +163,7 @@ class Simulation:
     dtype: type
 
 
-def check_limits(spec: Spec, bound: int | None) -> Universal:
+def check_limits(spec: LayerSpec, bound: int | None) -> Universal:
     """U for ``spec`` (or for sequences up to ``bound``), checked against the limits."""
     big = spec
     if bound is not None:
@@ -183,10 +179,10 @@ def check_limits(spec: Spec, bound: int | None) -> Universal:
 
 @dataclass(frozen=True)
 class Prepared:
-    """A layer read and placed into U's input: its Spec, its matrices, the
+    """A layer read and placed into U's input: its LayerSpec, its matrices, the
     scale, U (for the layer or a larger bound) and U's input sequence (1, L)."""
 
-    spec: Spec
+    spec: LayerSpec
     matrices: Mapping[str, np.ndarray]
     scale: float
     u: Universal
@@ -251,90 +247,3 @@ def simulate(arrays: Mapping[str, np.ndarray], bound: int | None = None) -> tupl
     """T(X) computed by U (one checked numeric run of one program), and U."""
     result = run_simulation(arrays, bound)
     return result.y, result.u
-
-
-# -- PyTorch ----------------------------------------------------------------------
-
-def torch_spec(kind: str, n: int, d: int, heads: int, ff: int) -> Spec:
-    """The Spec of the layer :func:`torch_layer` makes (to check sizes before making it)."""
-    if d % heads:
-        raise ShapeError(f"the width d = {d} is not divisible by heads = {heads}")
-    kw: dict = dict(n=n, d=d, heads=heads, form="projected", d_k=d // heads, d_v=d // heads, bias=True,
-                    out_proj=True, d_out=d)
-    if kind == "encoder":
-        kw.update(encoder=True, d_ff=ff, residual=True, norm=True, ffn_bias=True)
-    return Spec(**kw)
-
-
-def torch_layer(kind: str, n: int, d: int, heads: int, ff: int, seed: int):
-    """A random float64 layer in eval mode, its input, its output and its arrays."""
-    try:
-        import torch
-    except ImportError:
-        raise UsimError("--torch needs PyTorch: pip install usim[torch]") from None
-    if d % heads:
-        raise ShapeError(f"the width d = {d} is not divisible by heads = {heads}")
-    torch.manual_seed(seed)
-    if kind == "mha":
-        layer = torch.nn.MultiheadAttention(d, heads, dropout=0.0, bias=True, batch_first=True,
-                                            dtype=torch.float64)
-        attn = layer
-    else:
-        layer = torch.nn.TransformerEncoderLayer(d, heads, dim_feedforward=ff, dropout=0.0,
-                                                 activation="relu", batch_first=True, norm_first=False,
-                                                 dtype=torch.float64)
-        attn = layer.self_attn
-        with torch.no_grad():  # non-trivial affine parameters
-            for norm in (layer.norm1, layer.norm2):
-                norm.weight.normal_()
-                norm.bias.normal_()
-    layer.eval()
-    x = torch.randn(1, n, d, dtype=torch.float64)
-    with torch.no_grad():
-        y = layer(x, x, x, need_weights=False)[0] if kind == "mha" else layer(x)
-    arrays = torch_arrays(layer if kind == "encoder" else None, attn)
-    arrays["X"] = x[0].numpy()
-    return y[0].detach().numpy(), arrays
-
-
-def _activation_name(encoder) -> str:
-    """'relu', 'gelu' or the name of another activation of a TransformerEncoderLayer."""
-    import torch
-    import torch.nn.functional as F
-
-    act = encoder.activation
-    if act is F.relu or isinstance(act, torch.nn.ReLU):
-        return "relu"
-    if act is F.gelu or isinstance(act, torch.nn.GELU):
-        return "gelu"
-    return str(getattr(act, "__name__", type(act).__name__)).lower()
-
-
-def torch_arrays(encoder, attn) -> dict[str, np.ndarray]:
-    """U's arrays of a torch MultiheadAttention (and encoder layer, with its variant)."""
-    e, h = attn.embed_dim, attn.num_heads
-    hd = e // h
-    w = attn.in_proj_weight.detach().numpy()
-    b = attn.in_proj_bias.detach().numpy()
-    name = (lambda base, i: base) if h == 1 else (lambda base, i: f"{base}_{i}")  # noqa: E731
-    out: dict[str, np.ndarray] = {}
-    for i in range(h):
-        rows = slice(i * hd, (i + 1) * hd)
-        for k, (wn, bn) in enumerate((("WQ", "bQ"), ("WK", "bK"), ("WV", "bV"))):
-            out[name(wn, i)] = w[k * e:(k + 1) * e][rows].T.copy()
-            out[name(bn, i)] = b[k * e:(k + 1) * e][rows][None, :].copy()
-    out["WO"] = attn.out_proj.weight.detach().numpy().T.copy()
-    out["bO"] = attn.out_proj.bias.detach().numpy()[None, :].copy()
-    out["scale"] = np.array([[1.0 / math.sqrt(hd)]])
-    if encoder is not None:
-        out["activation"] = np.array(_activation_name(encoder))
-        out["norm"] = np.array("pre" if encoder.norm_first else "post")
-        out["W1"] = encoder.linear1.weight.detach().numpy().T.copy()
-        out["b1"] = encoder.linear1.bias.detach().numpy()[None, :].copy()
-        out["W2"] = encoder.linear2.weight.detach().numpy().T.copy()
-        out["b2"] = encoder.linear2.bias.detach().numpy()[None, :].copy()
-        for k, norm in ((1, encoder.norm1), (2, encoder.norm2)):
-            out[f"g{k}"] = norm.weight.detach().numpy()[None, :].copy()
-            out[f"be{k}"] = norm.bias.detach().numpy()[None, :].copy()
-            out[f"eps{k}"] = np.array([[norm.eps]])
-    return out
