@@ -11,6 +11,7 @@ from usim.errors import UsimError
 from usim.listings.plan import call_arguments
 from usim.listings.spec import ListingSpec
 from usim.rasp import expr as E
+from usim.rasp.expr import Semantics
 from usim.rasp.program import Program
 from usim.repl import RaspFile
 
@@ -59,7 +60,7 @@ def obligation_for(rasp: RaspFile, function: str, spec: ListingSpec, shape: Shap
         program=program,
         input_layout=statement.input_layout,
         output_layout=statement.output_layout,
-        semantics="rasp",
+        semantics=Semantics.RASP,
         notes=f"parsed from {rasp.filename}",
     )
     return Obligation(spec.id, tuple(shape), construction, statement.target,

@@ -278,7 +278,7 @@ class Operators:
             result = self.mark(E.where(hit, self._sequence(node, value), result), kind)
         return result
 
-    def _eval_Select(self, node: T.Select, env: Env) -> Any:
+    def _eval_SelectCall(self, node: T.SelectCall, env: Env) -> Any:
         keys = self._sequence(node.keys, self.eval(node.keys, env))
         queries = self._sequence(node.queries, self.eval(node.queries, env))
         kinds = {self.kind(keys), self.kind(queries)}
@@ -289,7 +289,7 @@ class Operators:
                                    "raises a type error)")
         return E.select(keys, queries, PREDICATES[node.predicate])
 
-    def _eval_Aggregate(self, node: T.Aggregate, env: Env) -> Any:
+    def _eval_AggregateCall(self, node: T.AggregateCall, env: Env) -> Any:
         selector = self.eval(node.selector, env)
         if not isinstance(selector, E.Selector):
             raise self.error(node.selector, f"aggregate needs a selector, got {describe(selector)}")

@@ -104,11 +104,11 @@ class _ToTree(Transformer):
 
     def select(self, meta, children):
         _, keys, queries, predicate = children
-        return T.Select(_span(meta), keys, queries, str(predicate))
+        return T.SelectCall(_span(meta), keys, queries, str(predicate))
 
     def aggregate(self, meta, children):
         _, selector, values, default = children
-        return T.Aggregate(_span(meta), selector, values, default)
+        return T.AggregateCall(_span(meta), selector, values, default)
 
     def round_(self, meta, children):
         return T.Unary(_span(meta), "round", children[0])

@@ -108,7 +108,7 @@ class Lambda(Node):
 
 
 @dataclass(frozen=True)
-class Select(Node):
+class SelectCall(Node):
     """``select(keys, queries, predicate)``: keys first, as in the REPL."""
 
     keys: Node
@@ -117,7 +117,9 @@ class Select(Node):
 
 
 @dataclass(frozen=True)
-class Aggregate(Node):
+class AggregateCall(Node):
+    """``aggregate(selector, values[, default])`` as written in the REPL."""
+
     selector: Node
     values: Node
     default: Node | None

@@ -150,12 +150,6 @@ def test_only_the_repl_s_running_module_runs_a_program():
     assert running == {"usim.repl.running"}
 
 
-# The REPL's syntax nodes for aggregate and select (repl/tree.py) share the names
-# of the language's own (rasp/expr.py). They are not renamed on the branch that
-# added this test (repl/ was another's to change): to be named for what they are
-# (the REPL's call, as read), then removed from here.
-NOT_YET_RENAMED = {"Aggregate", "Select"}
-
 
 def test_no_class_name_is_defined_in_two_modules():
     defined: dict[str, list[str]] = {}
@@ -164,7 +158,7 @@ def test_no_class_name_is_defined_in_two_modules():
             if isinstance(node, ast.ClassDef):
                 defined.setdefault(node.name, []).append(module)
     twice = [f"{name}: {', '.join(modules)}" for name, modules in sorted(defined.items())
-             if len(modules) > 1 and name not in NOT_YET_RENAMED]
+             if len(modules) > 1]
     assert not twice, "one name for one thing; defined in several modules:\n" + "\n".join(twice)
 
 
@@ -176,3 +170,14 @@ def test_the_constructions_import_no_torch():
                            for name in ([a.name for a in node.names] if isinstance(node, ast.Import)
                                         else [node.module or ""]))]
     assert not torch_users, f"PyTorch interop goes in usim.transformer: {sorted(set(torch_users))}"
+
+
+LONGEST_MODULE = 600
+"""No module outside tests/ is longer: past it, a module does several jobs."""
+
+
+def test_no_module_outside_the_tests_is_longer_than_600_lines():
+    paths = [*_modules().values(), *(ROOT / "benchmarks").rglob("*.py"), ROOT / "setup.py"]
+    long = [f"{path.relative_to(ROOT)}: {n} lines" for path in paths
+            if (n := len(path.read_text().splitlines())) > LONGEST_MODULE]
+    assert not long, "split by job:\n" + "\n".join(long)

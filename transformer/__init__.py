@@ -4,9 +4,13 @@
 ``model``                   the network: one-hot positions, heads (average-hard
                             or softmax with masks), MLPs (ReLU and bilinear
                             units), exact rational weights
-``evaluate``                its forward pass in every interpretation (numeric,
+``forward``                 its forward pass in every interpretation (numeric,
                             exact, sympy, z3), exact argmax per length
-``rasp_to_circuit``         compiler pass 1: known values, demand, realisation
+``rasp_analysis``           what compiler pass 1 knows before it realises:
+                            known values, demand
+``circuit``                 what pass 1 writes and pass 2 reads: the circuit,
+                            its heads and units, ``CompileError``
+``rasp_to_circuit``         compiler pass 1: the realisation
 ``circuit_to_network``      compiler pass 2: layers, scores, weights
 ``compiler``                the two passes in order
 ``hard_to_masked``          the same network under softmax attention with masks
