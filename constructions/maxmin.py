@@ -53,7 +53,7 @@ What goes wrong: at an odd p, ``MaxminusMin`` is x_p, so the flag of step 2 is
   its missing partner, 0.
 
 On non-negative inputs every such term is 0 and the listing is right (proved by
-``tests/test_maxmin.py`` under the precondition x >= 0). Smallest
+``tests/test_constructions_maxmin.py`` under the precondition x >= 0). Smallest
 counterexamples: x = (-1) gives (0); x = (0, -1) gives (0, 0) instead of
 (0, -1); x = (-2, -1) gives (-1, -3) instead of (-1, -2); x = (1, -1, 5, 3)
 gives (1, 1, 3, 3) instead of (1, -1, 5, 3).

@@ -4,7 +4,7 @@ A spec states, for every shape, what a listing's function must compute: the
 layouts (the paper's: matrices row-major, blocks one after another, the result
 from position 0 and 0 after it), the target in sympy, the preconditions and
 the inputs' domain. The targets are the claims' own (imported from their proof
-modules); ``tests/test_check_specs.py`` checks that each spec states exactly
+modules); ``tests/test_listings_specs.py`` checks that each spec states exactly
 what its claim states at the claim's shapes.
 
 ======================  ===================  =============================================

@@ -15,7 +15,7 @@ product block). Obligations ``N x H x n x d x k`` (see
 the others once), k = 0 the padding lemma, which checks that the concatenation
 of padded heads times the per-head padded W_O is the padded product. The
 heads' blocks are computed side by side in the same stages, so U's depth does
-not grow with H (tests/test_universal.py asserts it).
+not grow with H (tests/test_constructions_universal.py asserts it).
 """
 
 from __future__ import annotations

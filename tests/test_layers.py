@@ -181,3 +181,30 @@ def test_no_module_outside_the_tests_is_longer_than_600_lines():
     long = [f"{path.relative_to(ROOT)}: {n} lines" for path in paths
             if (n := len(path.read_text().splitlines())) > LONGEST_MODULE]
     assert not long, "split by job:\n" + "\n".join(long)
+
+
+WHOLE_REPOSITORY = {
+    "test_layers": "the layers, names and lengths of every module",
+    "test_docstrings": "the public surface's docstrings and every example in the package",
+    "test_readme": "README.md's commands",
+    "test_contributing": "CONTRIBUTING.md's worked examples",
+}
+"""The test modules about the repository as a whole, not one module of it."""
+
+
+def _test_names() -> set[str]:
+    """What a test module may be called: ``test_`` and a module's or package's
+    dotted name below ``usim``, dots as underscores, a private module's
+    underscore dropped (``usim.proofs._weights``: ``test_proofs_weights``)."""
+    return {"test_" + "_".join(part.lstrip("_") for part in module.split(".")[1:])
+            for module in _modules() if module != "usim"}
+
+
+def test_every_test_module_is_named_for_what_it_tests():
+    names = _test_names()
+    assert "test_engine_cache" in names and "test_commands_check" in names and "test_repl" in names
+    assert "test_check_command" not in names and "test_universal" not in names  # the schemes before
+    wrong = [path.name for path in sorted((ROOT / "tests").glob("test_*.py"))
+             if path.stem not in names and path.stem not in WHOLE_REPOSITORY]
+    assert not wrong, ("a test module is named for the module or package it tests "
+                       "(CONTRIBUTING.md, 'Tests mirror the folders'):\n" + "\n".join(wrong))

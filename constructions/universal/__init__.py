@@ -66,7 +66,7 @@ How U computes: the package
 U = stage_m o ... o stage_1, each stage a function of ONE sequence (its
 workspace): every stage can be proved on its own (:mod:`usim.proofs._universal`).
 
-Cost (asserted in tests/test_universal.py): the number of attention layers
+Cost (asserted in tests/test_constructions_universal.py): the number of attention layers
 depends on which parts T has, never on n, d or the widths; heads per layer grow
 with the sizes (a product block has r + c and r*c heads).
 

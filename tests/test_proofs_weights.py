@@ -1,7 +1,7 @@
 """The claims at the weight level: compiled networks proved equal to the formula and to the RASP program.
 
 (Every weights claim's smallest obligation and every one of its broken
-networks is also run by tests/test_all_claims.py.)
+networks is also run by tests/test_proofs.py.)
 """
 
 from __future__ import annotations
