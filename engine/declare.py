@@ -26,13 +26,10 @@ from typing import Any, Callable, Iterable, Mapping
 
 from usim.constructions.base import Construction
 from usim.engine.claim import Claim, Matrices, Obligation, Shape, Status
-from usim.rasp.expr import Expr
 from usim.rasp.program import Program
-from usim.rasp.rewrite import substitute
+from usim.rasp.rewrite import Replacements, substitute
 
 Target = Callable[[Matrices], Mapping[str, Any]]
-Replacements = Mapping[str, Callable[[Expr], Expr]]
-"""Named node -> its replacement, given the node (a broken variant)."""
 
 
 def every_shape(dimensions: int, least: int = 1) -> Callable[[int], list[Shape]]:

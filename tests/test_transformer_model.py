@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 import sympy
 
-from usim.encodings.evaluate import EXACT
+from usim.encodings.exact import EXACT
 from usim.encodings.numeric import NumericInterpretation
 from usim.encodings.symbolic import PointInterpretation, SymbolicInterpretation
 from usim.errors import EvaluationError, NotExactError, ShapeError

@@ -56,7 +56,7 @@ from typing import Any, Sequence
 import numpy as np
 import sympy
 
-from usim.encodings.evaluate import EXACT
+from usim.encodings.exact import EXACT
 from usim.encodings.interpretation import Interpretation
 from usim.encodings.selection import OuterSelection, StaticSelection
 from usim.errors import EvaluationError, ShapeError
