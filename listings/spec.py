@@ -15,10 +15,7 @@ from typing import Any, Callable, Iterable, Mapping
 
 from usim.encodings.layout import SequenceLayout
 from usim.encodings.notation import shape_label
-from usim.engine.claim import Matrices, Shape
-
-Target = Callable[[Matrices], Mapping[str, Any]]
-Preconditions = Callable[[Matrices], list[Any]]
+from usim.engine.claim import Preconditions, Shape, Target
 
 
 @dataclass(frozen=True)
