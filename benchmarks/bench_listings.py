@@ -27,11 +27,12 @@ import tempfile
 import time
 from pathlib import Path
 
+from usim.encodings.notation import shape_label
+from usim.errors import UsimError
 from usim.listings.examples import run_examples
 from usim.listings.plan import example_shapes, plan_shapes
-from usim.errors import UsimError
-from usim.proofs import get
 from usim.listings.specs import spec as spec_named
+from usim.proofs import get
 from usim.render_check import example_lines
 from usim.repl import load_file
 
@@ -58,7 +59,7 @@ def matching(path: Path, function: str, spec_name: str) -> None:
     print(f"1. examples of {path.name}:{function} against {spec_name} (longest example {longest} entries)")
     print(f"   plan {planned:.3f} s, matching every example {matched:.3f} s "
           f"({len(lines)} line(s); shapes of length {longest}: "
-          f"{', '.join('x'.join(map(str, s)) for s in example_shapes(spec, plan, longest)) or 'none'})")
+          f"{', '.join(shape_label(s) for s in example_shapes(spec, plan, longest)) or 'none'})")
     if spec.claim_id is None or not longest:
         return
     claim = get(spec.claim_id)

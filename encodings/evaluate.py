@@ -23,7 +23,7 @@ from typing import Any, Mapping
 import numpy as np
 
 from usim.encodings.domain import Undefined
-from usim.encodings.exact import EXACT_ARITHMETIC
+from usim.encodings.exact import EXACT
 from usim.encodings.interpretation import Interpretation
 from usim.encodings.selection import StaticSelection, decide
 from usim.errors import EvaluationError, NotExactError, UndefinedError, UsimError
@@ -47,8 +47,6 @@ from usim.rasp.expr import (
 )
 from usim.rasp.printing import expression
 from usim.rasp.program import Program, topological_order
-
-EXACT = EXACT_ARITHMETIC
 
 
 def _static():

@@ -150,7 +150,7 @@ class ExactInterpretation(PropagatesUndefined, _RationalArithmetic):
 
 def POWER_DEFINED(base: Fraction, exponent: Fraction) -> bool:
     """The power rule of :mod:`usim.encodings.domain` at two rationals."""
-    return bool(defined(EXACT_ARITHMETIC, Op.POW, (base, exponent)))
+    return bool(defined(EXACT, Op.POW, (base, exponent)))
 
 
 def as_exact(value: object) -> int | Fraction:
@@ -182,4 +182,5 @@ def as_exact(value: object) -> int | Fraction:
     raise TypeError(f"cannot read {value!r} as an exact number")
 
 
-EXACT_ARITHMETIC = ExactInterpretation()
+EXACT = ExactInterpretation()
+"""The exact interpretation, one instance (the evaluator recognises it by ``interp is EXACT``)."""

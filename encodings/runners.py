@@ -19,7 +19,8 @@ from typing import Any, Callable, Mapping, Sequence, TypeVar
 
 import numpy as np
 
-from usim.encodings.evaluate import EXACT, evaluate
+from usim.encodings.evaluate import evaluate
+from usim.encodings.exact import EXACT
 from usim.encodings.exact import as_exact
 from usim.encodings.numeric import NumericInterpretation, RangeFault, type_name
 from usim.encodings.smt import SmtInterpretation

@@ -82,9 +82,9 @@ class StaticInterpretation(Interpretation):
     propagates_undefined: ClassVar[bool] = True  # its undefined values are the exact interpretation's
 
     def __init__(self) -> None:
-        from usim.encodings.exact import EXACT_ARITHMETIC
+        from usim.encodings.exact import EXACT
 
-        self.exact = EXACT_ARITHMETIC
+        self.exact = EXACT
 
     # -- sequences -----------------------------------------------------------
     def length(self, tokens: Any) -> int:

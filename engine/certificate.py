@@ -39,7 +39,8 @@ from pathlib import Path
 from typing import Any, Mapping
 
 from usim import __version__
-from usim.engine.claim import Claim, EngineResult, ObligationResult, Status, claim_status, shape_label
+from usim.encodings.notation import shape_label
+from usim.engine.claim import Claim, EngineResult, ObligationResult, Status, claim_status
 from usim.engine.parametric.statement import ABOUT_CLAIM, ABOUT_FAMILY, claim_all_sizes_status
 from usim.errors import UsimError
 

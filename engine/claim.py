@@ -39,6 +39,10 @@ from usim.rasp.program import Program
 
 Shape = tuple[int, ...]
 Matrices = Mapping[str, sympy.Matrix]
+Target = Callable[[Matrices], Mapping[str, Any]]
+"""A target: the input blocks (sympy matrices by name) -> the output blocks."""
+Preconditions = Callable[[Matrices], list[Any]]
+"""Preconditions: the input blocks -> the conditions (sympy) an input must meet."""
 
 
 class Status(enum.Enum):
@@ -105,9 +109,9 @@ class Obligation:
     claim_id: str
     shape: Shape
     construction: Construction
-    target: Callable[[Matrices], Mapping[str, Any]]
+    target: Target
     output: str | None = None
-    preconditions: Callable[[Matrices], list[Any]] | None = None
+    preconditions: Preconditions | None = None
     domain: str = "real"
     values: tuple[Any, ...] | None = None
     padding: Any = 0

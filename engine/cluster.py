@@ -44,9 +44,10 @@ import warnings
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Callable, Mapping
 
+from usim.encodings.notation import shape_label
 from usim.engine import identity as this_usim
+from usim.engine.claim import EngineResult, Obligation, Status
 from usim.engine.identity import Identity, identity_difference
-from usim.engine.claim import EngineResult, Obligation, Status, shape_label
 from usim.engine.runner import Task, _run_engine, run_tasks
 from usim.engine.statement import fingerprint
 from usim.errors import UsimError

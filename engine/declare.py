@@ -25,14 +25,9 @@ import itertools
 from typing import Any, Callable, Iterable, Mapping
 
 from usim.constructions.base import Construction
-from usim.engine.claim import Claim, Matrices, Obligation, Shape, Status
-from usim.rasp.expr import Expr
+from usim.engine.claim import Claim, Obligation, Preconditions, Shape, Status, Target
 from usim.rasp.program import Program
-from usim.rasp.rewrite import substitute
-
-Target = Callable[[Matrices], Mapping[str, Any]]
-Replacements = Mapping[str, Callable[[Expr], Expr]]
-"""Named node -> its replacement, given the node (a broken variant)."""
+from usim.rasp.rewrite import Replacements, substitute
 
 
 def every_shape(dimensions: int, least: int = 1) -> Callable[[int], list[Shape]]:
@@ -65,7 +60,7 @@ def claim(
     target: Target | None = None,
     target_for: Callable[[Shape], Target] | None = None,
     output: str | None = None,
-    preconditions: Callable[[Matrices], list[Any]] | None = None,
+    preconditions: Preconditions | None = None,
     domain: str = "real",
     values: tuple[Any, ...] | Callable[[Shape], tuple[Any, ...] | None] | None = None,
     mutants: Mapping[str, Callable[[Shape], Replacements]] | None = None,

@@ -26,7 +26,8 @@ import numpy as np
 import sympy
 
 from usim.encodings.domain import Undefined
-from usim.encodings.evaluate import EXACT, evaluate_all, evaluate_sops
+from usim.encodings.evaluate import evaluate_all, evaluate_sops
+from usim.encodings.exact import EXACT
 from usim.encodings.layout import SequenceLayout
 from usim.encodings.runners import traces_at
 from usim.encodings.symbolic import PointInterpretation

@@ -27,13 +27,14 @@ from dataclasses import dataclass, field
 from typing import Callable, Iterable, Mapping, Protocol, Sequence
 
 
+from usim.encodings.notation import shape_label
 from usim.engine.cache import CacheUse, VerdictCache
 from usim.engine.choice import choose
-from usim.engine.measure import numeric_crosscheck
-from usim.engine.claim import Claim, EngineResult, Obligation, ObligationResult, Status, claim_status, shape_label
+from usim.engine.claim import Claim, EngineResult, Obligation, ObligationResult, Status, claim_status
 from usim.engine.definedness import ENGINE as DEFINEDNESS
 from usim.engine.definedness import check_definedness
 from usim.engine.engines import ENGINES
+from usim.engine.measure import numeric_crosscheck
 from usim.engine.options import DEFAULT_TIMEOUT
 from usim.engine.statement import fingerprint
 from usim.engine.witness import ENGINE as WITNESS

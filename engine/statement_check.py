@@ -40,8 +40,9 @@ import re
 from dataclasses import dataclass
 from typing import Any, Callable, Iterable, Mapping, Sequence
 
+from usim.encodings.notation import shape_label
 from usim.engine.certificate import Certificate, CertificateError, read_certificates
-from usim.engine.claim import Claim, Shape, Status, shape_label
+from usim.engine.claim import Claim, Shape, Status
 from usim.engine.engines import ENGINES
 from usim.engine.options import MAX_BOUND
 from usim.engine.parametric.allsizes import beyond_bound, rests_on_record

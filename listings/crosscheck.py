@@ -85,7 +85,7 @@ def interpretations(ob: Obligation, seed: int = 0) -> dict[str, str]:
     import z3
 
     from usim.encodings.domain import Undefined
-    from usim.encodings.evaluate import EXACT
+    from usim.encodings.exact import EXACT
     from usim.encodings.numeric import type_name
     from usim.encodings.smt import SmtInterpretation
     from usim.encodings.symbolic import SymbolicInterpretation
@@ -174,7 +174,8 @@ def power_findings(program: Program, spec: ListingSpec, n: int) -> list[str]:
         One finding per power with a constant base or a non-integral exponent.
     """
     from usim.encodings.domain import Undefined
-    from usim.encodings.evaluate import EXACT, evaluate
+    from usim.encodings.evaluate import evaluate
+    from usim.encodings.exact import EXACT
     from usim.encodings.exact import exact_pow
     from usim.rasp.printing import expression
 

@@ -92,7 +92,8 @@ class Derived:
 
 def _static_value(node: E.SOp, n: int) -> Fraction | None | str:
     from usim.encodings.domain import Undefined
-    from usim.encodings.evaluate import EXACT, evaluate_sops
+    from usim.encodings.evaluate import evaluate_sops
+    from usim.encodings.exact import EXACT
 
     try:
         values = evaluate_sops((node,), EXACT, [0] * n)[0]

@@ -9,7 +9,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Mapping
 
-from usim.engine.claim import Counterexample, ObligationResult, Shape, Status, shape_label
+from usim.encodings.notation import shape_label
+from usim.engine.claim import Counterexample, ObligationResult, Shape, Status
 from usim.listings.examples import ExampleRun, shown_counterexample
 from usim.listings.plan import ShapePlan
 from usim.listings.spec import ListingSpec

@@ -14,13 +14,8 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Mapping
 
 from usim.encodings.layout import SequenceLayout
-from usim.engine.claim import Matrices, Shape, shape_label
-
-Target = Callable[[Matrices], Mapping[str, Any]]
-Preconditions = Callable[[Matrices], list[Any]]
-Replacement = "str | Callable[[E.Expr], E.Expr]"
-"""A broken variant replaces named nodes of the listing: by a RASP expression
-(text, in which the node's own name is the original node) or a Python function."""
+from usim.encodings.notation import shape_label
+from usim.engine.claim import Preconditions, Shape, Target
 
 
 @dataclass(frozen=True)

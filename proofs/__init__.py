@@ -1,7 +1,7 @@
 """One module per result of the paper, and the registry of their claims.
 
 Each module states its claims with :func:`usim.engine.declare.claim` (or, for
-U, :func:`usim.proofs._universal.make_claim`) and lists them in ``CLAIMS``.
+U, :func:`usim.proofs._universal.universal_claim`) and lists them in ``CLAIMS``.
 :data:`MODULES` is the explicit list of those modules, in the order of the
 paper: a new proof script is added here, once. A module that also states a
 claim for every size (:class:`usim.engine.parametric.statement.FamilyClaim`)

@@ -36,7 +36,8 @@ from typing import Iterable
 import sympy
 
 from usim.constructions.match2 import check_modulus, match2_construction
-from usim.encodings.evaluate import EXACT, evaluate
+from usim.encodings.evaluate import evaluate
+from usim.encodings.exact import EXACT
 from usim.engine.claim import Shape
 from usim.engine.declare import claim, erratum
 from usim.engine.solvers.exhaustive import EXHAUSTIVE_LIMIT

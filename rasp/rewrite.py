@@ -23,6 +23,10 @@ from usim.rasp.expr import (
 from usim.rasp.family import HeadAt, HeadFamily, HeadSum
 from usim.rasp.program import Program
 
+Replacements = Mapping[str, Callable[[Expr], Expr]]
+"""Named node -> its replacement, given the node (what :func:`substitute`
+applies; a broken variant of a claim is one)."""
+
 
 def clone_with(node: Expr, children: tuple[Expr, ...]) -> Expr:
     """A copy of ``node`` (same name) over new children."""
@@ -56,7 +60,7 @@ def clone_with(node: Expr, children: tuple[Expr, ...]) -> Expr:
 
 def substitute(
     program: Program,
-    replacements: Mapping[str, Callable[[Expr], Expr]],
+    replacements: Replacements,
     name: str | None = None,
 ) -> Program:
     """``program`` with each node named in ``replacements`` replaced."""

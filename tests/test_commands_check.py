@@ -8,15 +8,15 @@ from pathlib import Path
 import pytest
 
 from usim.cli import main
-from usim.commands.check import SPEC_NAMES
-from usim.listings.check import CheckRequest, check
-from usim.listings.plan import plan_shapes
-from usim.listings.crosscheck import power_findings
-from usim.listings.specs import TABLE, spec
-from usim.rasp.cost import repl_heads
 from usim.encodings.runners import run_exact
 from usim.engine.claim import Status
 from usim.errors import UsimError
+from usim.listings.check import CheckRequest, check
+from usim.listings.crosscheck import power_findings
+from usim.listings.options import SPEC_NAMES
+from usim.listings.plan import plan_shapes
+from usim.listings.specs import TABLE, spec
+from usim.rasp.cost import repl_heads
 from usim.render_check import cost_lines
 from usim.repl import load_file, load_text
 

@@ -137,7 +137,7 @@ def test_the_published_determinant_is_for_3x3_only(capsys):
 
 
 def test_the_command_offers_exactly_the_runnable_blocks():
-    from usim.commands.run import BLOCK_NAMES
     from usim.constructions.blocks import BLOCKS
+    from usim.constructions.options import BLOCK_NAMES
 
     assert BLOCK_NAMES == tuple(sorted(BLOCKS))

@@ -17,12 +17,13 @@ from usim.constructions.determinant import (
     leibniz_program,
     permutation_of_index,
 )
-from usim.encodings.evaluate import EXACT, evaluate
+from usim.encodings.evaluate import evaluate
+from usim.encodings.exact import EXACT
 from usim.encodings.runners import run_exact, run_numeric
 from usim.engine.claim import Status
-from usim.proofs import get
 from usim.engine.runner import check_obligation
 from usim.errors import InputError, ShapeError, UsimError
+from usim.proofs import get
 from usim.rasp.cost import cost
 from usim.rasp.expr import indices
 from usim.rasp.program import Program

@@ -12,13 +12,14 @@ import sympy
 
 from usim.constructions.routing import Part, Piece, route, routing_table
 from usim.constructions.universal import HEADER, LayerSpec, Step, build, compact_layout, simulation_program
-from usim.encodings.evaluate import EXACT, evaluate_sops
+from usim.encodings.evaluate import evaluate_sops
+from usim.encodings.exact import EXACT
 from usim.encodings.layout import SequenceLayout
 from usim.encodings.runners import run_numeric
 from usim.engine.claim import Status
-from usim.proofs import get
 from usim.engine.runner import check_obligation
 from usim.errors import UsimError
+from usim.proofs import get
 from usim.proofs._padding import embeddings, pad
 from usim.proofs._universal import attention_term, check_wiring, softmax_stages, stage_sizes, universal
 from usim.rasp.expr import tokens

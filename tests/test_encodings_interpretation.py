@@ -533,7 +533,7 @@ def test_the_largest_difference_counts_an_undefined_value_on_either_side_as_no_d
 
 
 def test_a_map_computes_once_per_distinct_argument_objects_and_means_the_same(monkeypatch) -> None:
-    from usim.encodings.exact import EXACT_ARITHMETIC as exact
+    from usim.encodings.exact import EXACT as exact
     from usim.encodings.domain import Undefined
 
     calls = []
@@ -552,10 +552,10 @@ def test_a_map_computes_once_per_distinct_argument_objects_and_means_the_same(mo
 def test_an_undefined_value_shared_by_positions_is_named_at_each_of_them() -> None:
     program = Program.of("d", {"out": (tokens / (indices - indices)).named("ratio")})
     from usim.encodings.evaluate import evaluate_sops
-    from usim.encodings.exact import EXACT_ARITHMETIC
+    from usim.encodings.exact import EXACT
 
     sop = dict(program.outputs)["out"]
-    out = evaluate_sops((sop,), EXACT_ARITHMETIC, [0, 0, 0])[0]
+    out = evaluate_sops((sop,), EXACT, [0, 0, 0])[0]
     assert [v.origin.split(" at ")[-1] for v in out] == [f"position {p}" for p in range(3)]
     assert all("ratio" in v.origin for v in out)
 
@@ -570,7 +570,7 @@ def test_the_smt_interpretation_makes_a_term_at_every_position() -> None:
 
 
 def test_an_aggregate_over_an_outer_selection_takes_one_mean_for_every_selecting_query(monkeypatch) -> None:
-    from usim.encodings.exact import EXACT_ARITHMETIC as exact
+    from usim.encodings.exact import EXACT as exact
     from usim.encodings.selection import OuterSelection
 
     means = []

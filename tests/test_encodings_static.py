@@ -17,7 +17,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from usim.encodings.domain import Undefined
-from usim.encodings.evaluate import EXACT, evaluate_sops, plan_for
+from usim.encodings.evaluate import evaluate_sops, plan_for
+from usim.encodings.exact import EXACT
 from usim.encodings.static import STATIC, as_array
 from usim.errors import UndefinedError
 from usim.rasp.expr import (

@@ -187,7 +187,7 @@ WHOLE_REPOSITORY = {
     "test_layers": "the layers, names and lengths of every module",
     "test_docstrings": "the public surface's docstrings and every example in the package",
     "test_readme": "README.md's commands",
-    "test_contributing": "CONTRIBUTING.md's worked examples",
+    "test_contributing": "CONTRIBUTING.md's worked examples; the paths README.md and CONTRIBUTING.md name",
 }
 """The test modules about the repository as a whole, not one module of it."""
 

@@ -23,9 +23,10 @@ pytest.importorskip("matplotlib")  # the optional extra; its absence is tested b
 from usim.cli import main  # noqa: E402
 from usim.proofs import all_claims, get  # noqa: E402
 from usim.proofs._weights import SOURCES  # noqa: E402
+from usim.rasp.cost import depths  # noqa: E402
 from usim.rasp.expr import Aggregate, SelectorWidth, Semantics  # noqa: E402
 from usim.show import render  # noqa: E402
-from usim.show.model import build_model, build_obligation, depths  # noqa: E402
+from usim.show.model import build_model, build_obligation  # noqa: E402
 
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
 

@@ -12,16 +12,17 @@ from usim.constructions.matmul import matmul_construction
 from usim.constructions.softmax import softmax_construction
 from usim.constructions.transpose import transpose_construction
 from usim.constructions.universal import LayerSpec, build
-from usim.encodings.evaluate import EXACT, evaluate
+from usim.encodings.evaluate import evaluate
+from usim.encodings.exact import EXACT
 from usim.encodings.numeric import NumericInterpretation
 from usim.encodings.runners import run_numeric
 from usim.rasp.expr import Predicate, Semantics, aggregate, exp, indices, select, selector_width, tokens, where
 from usim.rasp.program import Program
+from usim.transformer.circuit import CompileError
 from usim.transformer.compiler import compile_program, compile_universal
 from usim.transformer.forward import head_selection, run
 from usim.transformer.hard_to_masked import hard_to_masked
 from usim.transformer.model import HARD, SOFT
-from usim.transformer.circuit import CompileError
 from usim.transformer.size import size_of
 
 NUMERIC = NumericInterpretation()

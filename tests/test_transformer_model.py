@@ -3,7 +3,7 @@
 Each network here is also run by an independent forward pass written in this
 file with dense numpy matrices (the textbook definitions: scores q . k, the
 maximisers' mean, softmax with an additive mask, ReLU and bilinear units), so
-the evaluator of :mod:`usim.transformer.forward` is checked against the
+the forward pass of :mod:`usim.transformer.forward` is checked against the
 definition, not against itself.
 """
 
@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 import sympy
 
-from usim.encodings.evaluate import EXACT
+from usim.encodings.exact import EXACT
 from usim.encodings.numeric import NumericInterpretation
 from usim.encodings.symbolic import PointInterpretation, SymbolicInterpretation
 from usim.errors import EvaluationError, NotExactError, ShapeError

@@ -56,14 +56,12 @@ from typing import Any, Sequence
 import numpy as np
 import sympy
 
-from usim.encodings.evaluate import EXACT
-from usim.encodings.interpretation import Interpretation
+from usim.encodings.exact import EXACT
+from usim.encodings.interpretation import Interpretation, Seq
 from usim.encodings.selection import OuterSelection, StaticSelection
 from usim.errors import EvaluationError, ShapeError
 from usim.rasp.expr import Op, Semantics
 from usim.transformer.model import HARD, TOKEN, Column, Head, Linear, Network
-
-Seq = Any
 
 
 class Exact(tuple):

@@ -1,16 +1,9 @@
 """Compiler pass 1: a RASP program, at one length n, to a circuit.
 
-A circuit is what the network computes, before it is cut into layers: the
-residual dimensions, and the components that write them (heads, MLP units),
-each reading *forms* of the dimensions. A form is an affine readout
-
-    F(t) = sum_i a_i r_i(t) + f(t),
-
-constant weights a_i on residual dimensions (the token, or what a component
-wrote) plus a table f over positions (the readout's weights on the one-hot
-position dimensions). Linear maps of forms cost nothing: a sum of two
-sequences, a multiple by a constant, is a form of the same dimensions (the
-circuit's types: :mod:`usim.transformer.circuit`).
+A circuit (:mod:`usim.transformer.circuit`) is what the network computes
+before it is cut into layers: residual dimensions and the components that write
+them, each reading affine *forms* of the dimensions, of which linear maps cost
+nothing.
 
 Three analyses come first, all exact, at the length n (the first two in
 :mod:`usim.transformer.rasp_analysis`):

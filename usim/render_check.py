@@ -14,7 +14,8 @@ from typing import Any, Sequence
 import numpy as np
 
 from usim.encodings.digits import significant
-from usim.engine.claim import Status, shape_label
+from usim.encodings.notation import shape_label
+from usim.engine.claim import Status
 from usim.listings.examples import ExampleRun, shown_counterexample
 from usim.listings.plan import ShapePlan
 from usim.listings.report import CheckReport, ListingCost, ShapeReport

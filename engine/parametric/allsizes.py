@@ -38,15 +38,16 @@ import sympy
 import z3
 
 from usim.constructions.base import Construction
-from usim.engine.claim import EngineResult, Obligation, ObligationResult, Status, shape_label
-from usim.engine.parametric.symbolic_sizes import DECISIONS
-from usim.engine.parametric.prove import ParametricVerdict, prove_family
+from usim.encodings.notation import shape_label
+from usim.engine.cache import VerdictCache
 from usim.engine.canonical import Verdict, compare
+from usim.engine.claim import EngineResult, Obligation, ObligationResult, Status
+from usim.engine.parametric.prove import ParametricVerdict, prove_family
 from usim.engine.parametric.statement import ABOUT_CLAIM, FamilyClaim, claim_all_sizes_status
+from usim.engine.parametric.symbolic_sizes import DECISIONS
 from usim.engine.parametric.target import SymbolicMatrix, TargetContext, active
 from usim.engine.parametric.terms import ParametricAtoms, Entry
 from usim.engine.replay import expected_sequence, replay_undefined, search_witness, symbol_matrices
-from usim.engine.cache import VerdictCache
 from usim.engine.runner import ClaimReport, Progress, check_obligation, prove_claim
 from usim.engine.witness import find_witness
 from usim.errors import ShapeError, UsimError

@@ -33,12 +33,9 @@ from typing import Any, Callable, Mapping, Sequence
 from usim.constructions.base import Blocks, SizedConstruction
 from usim.engine.claim import Claim, Status
 from usim.errors import UsimError
-from usim.rasp.expr import Expr
 from usim.rasp.family import Condition, SymbolicInt, dimension, readable
 from usim.rasp.program import Program
-from usim.rasp.rewrite import substitute
-
-Replacements = Mapping[str, Callable[[Expr], Expr]]
+from usim.rasp.rewrite import Replacements, substitute
 
 ABOUT_CLAIM = "the claim's program"
 """A verdict for every size about the program the claim runs (one definition)."""

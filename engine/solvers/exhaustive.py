@@ -16,7 +16,7 @@ from typing import Mapping, Sequence
 import sympy
 
 from usim.encodings.domain import Undefined
-from usim.encodings.evaluate import EXACT
+from usim.encodings.exact import EXACT
 from usim.engine.claim import EngineResult, Obligation, Status
 from usim.engine.replay import entry_names, output_of, preconditions_hold, replay, symbolic_target
 from usim.engine.solvers.base import Clock, Engine

@@ -17,7 +17,7 @@ import pytest
 
 from soundness_statements import refused as refused_command
 from usim.cli import main
-from usim.commands.simulate import MAX_LENGTH, MAX_N
+from usim.constructions.options import MAX_LENGTH, MAX_N
 
 RNG = np.random.default_rng(7)
 X, A, V = RNG.normal(size=(3, 2)), RNG.normal(size=(2, 2)), RNG.normal(size=(2, 2))

@@ -11,7 +11,8 @@ from fractions import Fraction
 
 import numpy as np
 
-from usim.encodings.evaluate import EXACT, evaluate
+from usim.encodings.evaluate import evaluate
+from usim.encodings.exact import EXACT
 from usim.encodings.runners import run_numeric
 from usim.encodings.static import STATIC, as_array
 from usim.rasp.expr import Op, indices, tokens

@@ -76,7 +76,7 @@ def _print(lines: list[str]) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from usim.commands.options import CHECK_LARGEST_N, check_max_n, check_timeout, check_writable, engines_option
-    from usim.encodings.layout import parse_dims
+    from usim.encodings.notation import parse_dims
     from usim.listings.certificate import listing_certificate
     from usim.listings.check import CheckRequest, check
     from usim.render_check import header_lines, report_lines

@@ -31,7 +31,8 @@ from typing import Any, Iterator, Mapping, Sequence
 import numpy as np
 import sympy
 
-from usim.encodings.evaluate import EXACT, evaluate_all, plan_for
+from usim.encodings.evaluate import evaluate_all, plan_for
+from usim.encodings.exact import EXACT
 from usim.encodings.exact import as_exact
 from usim.encodings.layout import SequenceLayout
 from usim.encodings.notation import parse_values, shape_label
