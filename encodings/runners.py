@@ -8,7 +8,7 @@ random inputs through it). ``strict=True`` makes it right or an error: every
 loss of range is a :class:`~usim.errors.RangeError` naming the expression, an
 undefined output (NaN) an :class:`~usim.errors.UndefinedError`;
 :func:`run_numeric_in_range` tries float64, then long double. The same runs
-take any :data:`Evaluator` (:func:`run_evaluator`, :func:`run_evaluator_in_range`):
+take any :data:`NumericEvaluator` (:func:`run_evaluator`, :func:`run_evaluator_in_range`):
 a compiled network's forward pass, an obligation's construction and target.
 """
 
@@ -61,7 +61,7 @@ def _checked(error: BaseException, fault: RangeFault) -> EvaluationError:
     return RangeError(message, magnitude=fault.magnitude)
 
 
-Evaluator = Callable[[NumericInterpretation, np.ndarray], Mapping[str, Any]]
+NumericEvaluator = Callable[[NumericInterpretation, np.ndarray], Mapping[str, Any]]
 """What a numeric run runs: the outputs by name of a program or network in one
 interpretation, on a (B, n) array of tokens of its type."""
 
@@ -77,7 +77,7 @@ def run_numeric(program: Program, tokens: Any, *, strict: bool = False,
                          strict=strict, dtype=dtype)
 
 
-def run_evaluator(evaluator: Evaluator, tokens: Any, *, strict: bool = False,
+def run_evaluator(evaluator: NumericEvaluator, tokens: Any, *, strict: bool = False,
                   dtype: type = np.float64) -> dict[str, np.ndarray]:
     """:func:`run_numeric` for any ``evaluator`` (a program's, a network's forward pass).
 
@@ -142,7 +142,7 @@ def run_numeric_in_range(program: Program, tokens: Any) -> tuple[dict[str, np.nd
     return run_evaluator_in_range(lambda interp, array: evaluate(program, interp, array), tokens)
 
 
-def run_evaluator_in_range(evaluator: Evaluator, tokens: Any) -> tuple[dict[str, np.ndarray], type]:
+def run_evaluator_in_range(evaluator: NumericEvaluator, tokens: Any) -> tuple[dict[str, np.ndarray], type]:
     """:func:`run_numeric_in_range` for any ``evaluator`` (a network's forward pass, an obligation's output).
 
     Args:

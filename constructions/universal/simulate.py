@@ -27,7 +27,7 @@ from usim.constructions.universal.embed import embed_arrays
 from usim.constructions.universal.spec import LayerSpec, spec_for
 from usim.encodings.numeric import type_name
 from usim.encodings.evaluate import evaluate
-from usim.encodings.runners import PRECISIONS, Evaluator, run_evaluator_in_range
+from usim.encodings.runners import PRECISIONS, NumericEvaluator, run_evaluator_in_range
 from usim.errors import InputError, RangeError, ShapeError
 
 VARIANT = {"activation": ("relu",), "norm": ("post", "none")}  # what U simulates
@@ -193,7 +193,7 @@ class Prepared:
         return self.u.output_layout.decode_numeric(np.asarray(y)[None, :])[0][: self.spec.n,
                                                                               : self.spec.output_shape()[1]]
 
-    def checked_run(self, evaluator: Evaluator | None = None) -> Simulation:
+    def checked_run(self, evaluator: NumericEvaluator | None = None) -> Simulation:
         """T(X) by one checked numeric run on U's input: float64, else long double,
         else a :class:`RangeError` that gives the largest attention score.
 
