@@ -24,7 +24,7 @@ import select
 import signal
 import time
 from dataclasses import dataclass, field
-from typing import Callable, Iterable, Mapping, Protocol, Sequence
+from typing import Any, Callable, Iterable, Mapping, Protocol, Sequence, TypeVar
 
 
 from usim.encodings.notation import shape_label
@@ -39,7 +39,9 @@ from usim.engine.options import DEFAULT_TIMEOUT
 from usim.engine.statement import fingerprint
 from usim.engine.witness import ENGINE as WITNESS
 from usim.engine.witness import find_witness
-from usim.errors import UndefinedError, UsimError
+from usim.errors import DeadlineError, UndefinedError, UsimError
+
+T = TypeVar("T")
 
 
 
@@ -135,7 +137,7 @@ def check_obligation(
     Returns:
         The obligation's result, its engines in the order they were chosen.
     """
-    print_ = fingerprint(ob)
+    print_ = fingerprint(ob) if jobs is None else _fingerprint_under_deadline(ob, timeout)
     names, choice = _engines_for(claim_engines, ob, engines)
     tasks = names + list(CHECKS)
     if jobs is None:
@@ -147,6 +149,66 @@ def check_obligation(
         order = {name: index for index, name in enumerate(tasks)}
         results = sorted(ran.get(key, ()), key=lambda r: order.get(r.engine, len(order)))
     return _assemble(ob, results, print_, ob.mutant, choice)
+
+
+BUILDING = "building the target and preconditions"
+"""What :func:`check_obligation` does under the deadline before its engines run
+(the message of its :class:`DeadlineError` names it)."""
+
+
+def _fingerprint_under_deadline(ob: Obligation, timeout: float) -> str:
+    """``fingerprint(ob)`` (the statement validated: the spec's target and
+    preconditions built on the input's symbols), first in a child under the
+    deadline (:func:`under_deadline`: past it a DeadlineError, and what it
+    raised, raised here), then, the child having shown that it ends in time,
+    here: so the statement is built by the same code in the process the
+    engines' children are forked from, as without a deadline, and they read
+    it from there (:func:`usim.engine.replay.symbolic_target`)."""
+    under_deadline(BUILDING, lambda: fingerprint(ob), timeout)
+    return fingerprint(ob)
+
+
+def under_deadline(what: str, work: Callable[[], T], timeout: float) -> T:
+    """``work()`` run in a forked child under :func:`run_tasks`' deadline and
+    hard kill, as an engine is: its value, or what it raised, raised here.
+
+    Args:
+        what: the work, named in the message past the deadline ("building the target").
+        work: a thunk; its value (or what it raises) must pickle.
+        timeout: the seconds an engine gets (the deadline is an engine's).
+
+    Returns:
+        What ``work()`` returned in the child.
+
+    Raises:
+        DeadlineError: the child was killed past the deadline (nothing decided).
+        UsimError: the child died without a result, or its value does not pickle.
+        Exception: whatever ``work()`` raised, raised again.
+    """
+    def child() -> bytes:
+        try:
+            outcome: tuple[bool, Any] = (True, work())
+        except Exception as error:  # noqa: BLE001 - raised again in the parent
+            outcome = (False, error)
+        try:
+            return pickle.dumps(outcome)
+        except Exception as error:  # noqa: BLE001 - said in the parent
+            return pickle.dumps((False, UsimError(f"{what}: its result cannot be carried back from "
+                                                  f"the child process: {type(error).__name__}: {error}")))
+
+    ran = run_tasks([((), what, child)], timeout)[()][0]
+    if isinstance(ran, bytes):
+        try:
+            ok, value = pickle.loads(ran)
+        except Exception as error:  # noqa: BLE001 - e.g. an exception whose arguments do not rebuild it
+            raise UsimError(f"{what}: its result cannot be read back from the child process: "
+                            f"{type(error).__name__}: {error}") from None
+        if ok:
+            return value
+        raise value
+    if ran.status is Status.UNKNOWN:  # killed past the deadline
+        raise DeadlineError(f"{what} took longer than the {timeout:g} s timeout: killed after {ran.seconds:.1f} s")
+    raise UsimError(f"{what}: {ran.detail}")
 
 
 # -- children with deadlines ---------------------------------------------------
@@ -187,7 +249,11 @@ def run_tasks(
     jobs: int = 1,
     on_done: Callable[[tuple, EngineResult], None] | None = None,
 ) -> dict[tuple, list[EngineResult]]:
-    """Run (key, engine, thunk) tasks in forked children, ``jobs`` at a time."""
+    """Run (key, engine, thunk) tasks in forked children, ``jobs`` at a time.
+
+    A thunk's value is pickled back as it is (an EngineResult; the bytes of
+    :func:`under_deadline`'s work); a child killed past its deadline gives an
+    UNKNOWN EngineResult (timeout), one that died without a value an ERROR one."""
     pending = list(tasks)
     running: dict[int, _Child] = {}
     results: dict[tuple, list[EngineResult]] = {}

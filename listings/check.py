@@ -2,14 +2,20 @@
 
 For each shape of the plan (:mod:`usim.listings.plan`):
 
-1. the program is interpreted under every interpretation at one random rational
-   input, and they are compared (:mod:`usim.listings.crosscheck`);
-2. the obligation (:mod:`usim.listings.obligation`) is proved or refuted by the
+1. the obligation (:mod:`usim.listings.obligation`) is proved or refuted by the
    engines, with its definedness check and witness, as any claim's: each in a
    child process under the runner's deadline, killed past it (UNKNOWN), as
-   ``usim prove`` runs them;
+   ``usim prove`` runs them; its statement (the spec's target and
+   preconditions on the input's symbols) is built first in a child under the
+   same deadline (past it the shape is UNKNOWN, and the check goes on);
+2. the program is interpreted under every interpretation at one random rational
+   input, and they are compared (:mod:`usim.listings.crosscheck`), in a child
+   under the deadline too;
 3. powers are flagged, and for a spec that asks for exp the deviation is
-   measured on random inputs (never proof).
+   measured on random inputs (never proof), in a child under the deadline.
+
+The file's examples are replayed against the spec each in a child under the
+deadline as well (:mod:`usim.listings.examples`).
 
 :func:`check` takes one :class:`CheckRequest` and returns a
 :class:`~usim.listings.report.CheckReport`; a :class:`CheckObserver` hears of
@@ -22,8 +28,8 @@ import time
 from dataclasses import dataclass
 from typing import Any, Protocol, Sequence
 
-from usim.engine.claim import Shape
-from usim.errors import ShapeError, UsimError
+from usim.engine.claim import Obligation, Shape, Status
+from usim.errors import DeadlineError, ShapeError, UsimError
 from usim.listings.crosscheck import interpretations, power_findings, relative_deviation
 from usim.listings.examples import run_examples
 from usim.listings.obligation import PADDING_MODES, mutant_obligation, obligation_for
@@ -121,7 +127,7 @@ def check(request: CheckRequest, observer: CheckObserver | None = None) -> Check
     >>> report.ok, [(s.label, s.status.name) for s in report.shapes]
     (False, [('2x3', 'REFUTED')])
     """
-    from usim.engine.runner import check_obligation
+    from usim.engine.runner import check_obligation  # each engine in a child, the target built in one first
 
     observer = observer if observer is not None else SilentObserver()
     spec, function, padding, engines, timeout = (request.spec, request.function, request.padding,
@@ -142,7 +148,7 @@ def check(request: CheckRequest, observer: CheckObserver | None = None) -> Check
     observer.planned(plan)
     if symbols:
         _settle_alphabet(rasp, function, spec, plan)
-    examples = run_examples(rasp, function, spec, plan, padding)
+    examples = run_examples(rasp, function, spec, plan, padding, timeout)
     alphabet = rasp.alphabet
     observer.ready(alphabet)
     if request.mutants and not spec.mutants:
@@ -163,18 +169,18 @@ def check(request: CheckRequest, observer: CheckObserver | None = None) -> Check
             # each engine in a child under the runner's deadline and hard kill, as usim prove runs it
             result = check_obligation(ob, engines=engines, timeout=timeout, claim_engines=spec.engines, jobs=1)
         except (UsimError, ShapeError) as error:
-            shape_report = ShapeReport(Unchecked(shape, str(error)), seconds=time.perf_counter() - start)
+            shape_report = ShapeReport(_unchecked(shape, error), seconds=time.perf_counter() - start)
             shapes.append(shape_report)
             observer.checked(shape_report)
             continue
         program = ob.construction.program
         findings = tuple(power_findings(program, spec, ob.construction.input_layout.length))
-        interp = interpretations(ob, request.seed)
+        interp = _cross_checked(ob, request.seed, timeout)
         cost = ListingCost.of(program)
         seconds = time.perf_counter() - start
         measured = None
         if spec.wants_exp and any("not exp" in f for f in findings):
-            measured = relative_deviation(ob, request.samples, request.seed)
+            measured = _measured(ob, request.samples, request.seed, timeout)
             value, where = measured
             if value is None and plan.fits(spec, shape):
                 unmeasured.append(spec.label(shape))
@@ -191,7 +197,7 @@ def check(request: CheckRequest, observer: CheckObserver | None = None) -> Check
                     outcome = check_obligation(broken, engines=engines, timeout=timeout,
                                                claim_engines=spec.engines, jobs=1)
                 except UsimError as error:
-                    outcome = Unchecked(shape, str(error), mutant=name)
+                    outcome = _unchecked(shape, error, name)
                 mutant_report = ShapeReport(outcome, seconds=time.perf_counter() - start)
                 broken_variants.append(mutant_report)
                 observer.checked(mutant_report)
@@ -201,6 +207,40 @@ def check(request: CheckRequest, observer: CheckObserver | None = None) -> Check
     return CheckReport(request.path, function, spec, plan, frozenset(rasp.uses), tuple(examples),
                        tuple(shapes), deviation, padding, tuple(broken_variants), text,
                        dict(plan.parameters), alphabet)
+
+
+def _unchecked(shape: Shape, error: UsimError, mutant: str | None = None) -> Unchecked:
+    """Why a shape (or a broken variant) was not decided: UNKNOWN where its
+    statement took longer to build than the deadline, else ERROR."""
+    status = Status.UNKNOWN if isinstance(error, DeadlineError) else Status.ERROR
+    return Unchecked(shape, str(error), mutant, status)
+
+
+def _cross_checked(ob: Obligation, seed: int, timeout: float) -> dict[str, str]:
+    """:func:`interpretations` in a child under the engines' deadline (the
+    symbolic interpretation of a program may grow without bound): past it,
+    nothing is compared, and that is said."""
+    from usim.engine.runner import under_deadline
+
+    try:
+        return under_deadline(CROSS_CHECK, lambda: interpretations(ob, seed), timeout)
+    except DeadlineError as error:
+        return {"none": f"compared: {error}"}
+
+
+def _measured(ob: Obligation, samples: int, seed: int, timeout: float) -> tuple[float | None, str]:
+    """:func:`relative_deviation` in a child under the engines' deadline (it
+    evaluates the target): past it, not measured, and that is said."""
+    from usim.engine.runner import under_deadline
+
+    try:
+        return under_deadline(MEASURING, lambda: relative_deviation(ob, samples, seed), timeout)
+    except DeadlineError as error:
+        return None, f"not measured: {error}"
+
+
+CROSS_CHECK = "running the program under every interpretation"
+MEASURING = "measuring the deviation from the spec"
 
 
 def _settle_alphabet(rasp: RaspFile, function: str, spec: ListingSpec, plan: ShapePlan) -> None:

@@ -17,7 +17,8 @@ from typing import Any, Mapping, Sequence
 import numpy as np
 
 from usim.engine.claim import Counterexample, Shape
-from usim.errors import NotExactError, UsimError
+from usim.engine.options import DEFAULT_TIMEOUT
+from usim.errors import DeadlineError, NotExactError, UsimError
 from usim.listings.obligation import obligation_for, output_name
 from usim.listings.plan import ShapePlan, call_arguments, example_shapes
 from usim.listings.spec import ListingSpec
@@ -85,7 +86,7 @@ def shown_counterexample(counter: Counterexample, alphabet: Any, spec: ListingSp
 
 
 def run_examples(rasp: RaspFile, function: str, spec: ListingSpec, plan: ShapePlan,
-                 padding: str) -> list[ExampleRun]:
+                 padding: str, timeout: float = DEFAULT_TIMEOUT) -> list[ExampleRun]:
     """Every distinct example of the file, run and compared with the spec.
 
     Args:
@@ -94,11 +95,16 @@ def run_examples(rasp: RaspFile, function: str, spec: ListingSpec, plan: ShapePl
         spec: the spec it is checked against.
         plan: the listing's shape plan (which shapes it is meant for).
         padding: ``zero`` or ``any`` (:func:`usim.listings.obligation.obligation_for`).
+        timeout: an engine's seconds: each replay against the spec (it calls
+            the spec's target) runs in a child under the engines' deadline
+            (:func:`usim.engine.runner.under_deadline`); past it, the example
+            at that shape failed, and that is said.
 
     Returns:
         One run per distinct example, in the file's order.
     """
     from usim.engine.replay import entry_names, replay
+    from usim.engine.runner import under_deadline
 
     runs, seen = [], set()
     for example in rasp.examples:
@@ -132,12 +138,19 @@ def run_examples(rasp: RaspFile, function: str, spec: ListingSpec, plan: ShapePl
                 continue
             point = {name: Fraction(v) for name, v in
                      zip(entry_names(ob.construction.input_layout), values)}
-            counter = replay(ob, point)
+            try:
+                counter = under_deadline(REPLAYING, lambda: replay(ob, point), timeout)
+            except DeadlineError as error:
+                found.append(ExampleAtShape(shape, out, error=str(error)))
+                continue
             if counter is not None:
                 counter = shown_counterexample(counter, rasp.alphabet, spec)
             found.append(ExampleAtShape(shape, out, counter))
         runs.append(ExampleRun(**at, shapes=tuple(found)))
     return runs
+
+
+REPLAYING = "replaying the example against the spec"
 
 
 def _run(program: Program, name: str, values: Sequence[Any]) -> tuple[Any, ...]:

@@ -45,21 +45,18 @@ class Unchecked:
     """A shape (or broken variant) whose obligation could not be built or decided: why.
 
     It stands where an :class:`~usim.engine.claim.ObligationResult` would, with
-    the status ERROR and no counterexample.
+    no counterexample and the status ERROR, or UNKNOWN where building its
+    statement ran past the deadline (nothing was decided either way).
     """
 
     shape: Shape
     error: str
     mutant: str | None = None
+    status: Status = Status.ERROR
 
     @property
     def label(self) -> str:
         return shape_label(self.shape)
-
-    @property
-    def status(self) -> Status:
-        """Always ERROR: nothing was decided."""
-        return Status.ERROR
 
     @property
     def counterexample(self) -> Counterexample | None:

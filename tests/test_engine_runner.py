@@ -115,6 +115,26 @@ def test_a_worker_that_dies_is_an_error_not_a_proof():
     assert result.status is Status.ERROR
 
 
+def test_work_under_the_deadline_gives_its_value_or_raises_what_it_raised_or_a_deadline_error():
+    import os
+
+    from usim.engine.runner import under_deadline
+    from usim.errors import DeadlineError, ShapeError, UsimError
+
+    assert under_deadline("adding", lambda: {"pid": os.getpid(), "sum": 1 + 2}, 5)["sum"] == 3
+    assert under_deadline("adding", lambda: os.getpid(), 5) != os.getpid()  # in a child
+
+    def refuse() -> None:
+        raise ShapeError("the target gives the blocks ['A'], the output layout has ['B']")
+
+    with pytest.raises(ShapeError, match="the output layout has"):
+        under_deadline("building the target", refuse, 5)
+    with pytest.raises(UsimError, match="building the target: the engine process died"):
+        under_deadline("building the target", lambda: os._exit(3), 5)
+    with pytest.raises(DeadlineError, match="sleeping took longer than the 0.01 s timeout: killed after"):
+        under_deadline("sleeping", lambda: __import__("time").sleep(60), 0.01)
+
+
 def test_engines_that_disagree_are_an_internal_error():
     proved = EngineResult("sympy", Status.PROVED, 0.0)
     refuted = EngineResult("z3", Status.REFUTED, 0.0)

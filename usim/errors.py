@@ -21,6 +21,11 @@ class InputError(UsimError):
     """An input value usim cannot accept (non-finite, wrong type, out of range)."""
 
 
+class DeadlineError(UsimError):
+    """Work run under a deadline (a child process killed past it) did not end in time:
+    nothing was decided (UNKNOWN, never a fault of the input); the message names the work."""
+
+
 class EvaluationError(UsimError):
     """Evaluating a RASP expression failed; the message names the expression."""
 

@@ -101,7 +101,7 @@ def shape_lines(s: ShapeReport, spec: ListingSpec, alphabet: Any = None) -> list
     """
     head = f"  shape {s.label}" + (f" [{s.mutant}]" if s.mutant else "")
     if s.error:
-        return [f"{head}: ERROR: {s.error}"]
+        return [f"{head}: {s.status.value}: {s.error}"]
     lines = []
     engines = ", ".join(f"{r.engine} {r.status.value} {r.seconds:.2f}s" for r in s.result.results)
     lines.append(f"{head}: {s.status.value} ({engines})")
