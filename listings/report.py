@@ -54,6 +54,13 @@ class Unchecked:
     mutant: str | None = None
     status: Status = Status.ERROR
 
+    UNDECIDED = (Status.ERROR, Status.UNKNOWN)
+    """The only statuses a shape nothing decided can have."""
+
+    def __post_init__(self) -> None:
+        if self.status not in self.UNDECIDED:
+            raise ValueError(f"an unchecked shape is ERROR or UNKNOWN, not {self.status.name}: nothing decided it")
+
     @property
     def label(self) -> str:
         return shape_label(self.shape)
