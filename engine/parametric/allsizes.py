@@ -50,7 +50,7 @@ from usim.engine.parametric.terms import ParametricAtoms, Entry
 from usim.engine.replay import expected_sequence, replay_undefined, search_witness, symbol_matrices
 from usim.engine.runner import ClaimReport, Progress, check_obligation, prove_claim
 from usim.engine.witness import find_witness
-from usim.errors import ShapeError, UsimError
+from usim.errors import DeadlineError, ShapeError, UsimError
 from usim.rasp.family import FamilyError, instantiate
 from usim.rasp.fingerprint import canonical_text, fingerprint
 
@@ -318,7 +318,10 @@ def _refute(fc: FamilyClaim, mutant: str | None, shape: tuple[int, ...], engines
         ob = instance_obligation(fc, shape, mutant)
     except (UsimError, ArithmeticError, FamilyError):
         return None
-    row = check_obligation(ob, engines, timeout, fc.claim.engines, jobs=1)
+    try:
+        row = check_obligation(ob, engines, timeout, fc.claim.engines, jobs=1)
+    except DeadlineError:  # its statement did not build in time: nothing refuted
+        return None
     return row if row.status is Status.REFUTED else None
 
 
@@ -366,7 +369,10 @@ def prove_all_sizes(fc: FamilyClaim, mutant: str | None = None, timeout: float =
             continue
         if search_witness(ob, tries=6) is None and search_witness(ob, tries=3, confirm=replay_undefined) is None:
             continue
-        row = check_obligation(ob, engines, timeout, fc.claim.engines, jobs=1)
+        try:
+            row = check_obligation(ob, engines, timeout, fc.claim.engines, jobs=1)
+        except DeadlineError:  # its statement did not build in time: nothing refuted at this size
+            continue
         if row.status is Status.REFUTED:
             return made(status=Status.REFUTED, shape=shape, counterexample=row,
                         found_by="a search over small sizes (no failed step named sizes), replayed by the "
