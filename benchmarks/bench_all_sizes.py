@@ -1,7 +1,8 @@
 """Proofs for every size: how long each verdict takes.
 
-For each claim stated for every size (lemma3, lemma4, lemma5; ``--claims`` to
-restrict) this script times, ``--repeat`` times (the median is printed):
+For each claim stated for every size (lemma3, lemma4, lemma5 by default;
+``--claims`` names others, such as U's stages theorem6_stage1 ... theorem6_stage4)
+this script times, ``--repeat`` times (the median is printed):
 
 * the parametric proof alone (:func:`usim.engine.parametric.prove.prove_family`),
   with its number of z3 queries;
@@ -47,25 +48,25 @@ def main() -> None:
     parser.add_argument("--tie", type=int, default=None, help="tie bound (default: each claim's CI bound)")
     args = parser.parse_args()
     found = families()
-    print(f"{'claim':<8} {'variant':<24} {'verdict':<9} {'at':<8} {'seconds':>8}  detail")
+    print(f"{'claim':<16} {'variant':<24} {'verdict':<9} {'at':<8} {'seconds':>8}  detail")
     for claim_id in args.claims.split(","):
         fc = found[claim_id]
         seconds, verdict = median_time(lambda: prove_family(fc), args.repeat)
         queries = sum(s.proved + s.failed + s.unknown for s in verdict.steps if s.solver == "z3")
-        print(f"{claim_id:<8} {'(the proof alone)':<24} {verdict.status.value:<9} {'-':<8} {seconds:8.3f}  "
+        print(f"{claim_id:<16} {'(the proof alone)':<24} {verdict.status.value:<9} {'-':<8} {seconds:8.3f}  "
               f"{queries} z3 queries, {verdict.cases} case(s)")
         seconds, result = median_time(lambda: prove_all_sizes(fc, tie_bound=args.tie), args.repeat)
-        print(f"{claim_id:<8} {'(with witness and tie)':<24} {result.status.value:<9} {'-':<8} {seconds:8.3f}  "
+        print(f"{claim_id:<16} {'(with witness and tie)':<24} {result.status.value:<9} {'-':<8} {seconds:8.3f}  "
               f"tie up to N={result.tie.bound if result.tie else '-'} "
               f"({result.tie.shapes if result.tie else 0} shapes)")
         for mutant in fc.mutants:
             seconds, result = median_time(lambda: prove_all_sizes(fc, mutant), args.repeat)
             how = "z3 model" if "z3" in result.found_by else ("search" if result.found_by else "-")
-            print(f"{claim_id:<8} {mutant:<24} {result.status.value:<9} {result.label or '-':<8} "
+            print(f"{claim_id:<16} {mutant:<24} {result.status.value:<9} {result.label or '-':<8} "
                   f"{seconds:8.3f}  sizes from: {how}")
         start = time.perf_counter()
         bounded = prove_claim(fc.claim, fc.claim.ci_max_n, jobs=1)
-        print(f"{claim_id:<8} {'(bounded, N=' + str(fc.claim.ci_max_n) + ')':<24} {bounded.status.value:<9} "
+        print(f"{claim_id:<16} {'(bounded, N=' + str(fc.claim.ci_max_n) + ')':<24} {bounded.status.value:<9} "
               f"{'-':<8} {time.perf_counter() - start:8.3f}  {len(bounded.results)} shapes, sympy+z3, 1 job")
 
 

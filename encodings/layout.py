@@ -20,7 +20,7 @@ import numpy as np
 
 from usim.encodings.notation import parse_dims, shape_label
 from usim.errors import InputError, ShapeError
-from usim.rasp.family import SymbolicInt, is_symbolic
+from usim.rasp.family import SymbolicInt, at_least, is_symbolic
 
 
 @dataclass(frozen=True)
@@ -116,7 +116,7 @@ class SequenceLayout:
 
     def describe(self) -> str:
         parts = [f"{b.name} ({b.shape}) at [{b.offset}, {b.end})" for b in self.blocks]
-        if self.length > self.used:
+        if not at_least(self.used, self.length):
             parts.append(f"padding at [{self.used}, {self.length})")
         return "; ".join(parts)
 

@@ -27,6 +27,7 @@ MODULES: tuple[str, ...] = (
     "lemma4_softmax",
     "lemma5_matmul",
     "theorem6_attention",
+    "theorem6_stages",
     "routing_heads",
     "corollary6_1_encoder",
     "theorem9_multihead",

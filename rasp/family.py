@@ -73,9 +73,11 @@ from usim.rasp.symbolic_int import (  # the sizes and names a family is built fr
     Parameter,
     SymbolicInt,
     _integer,
+    at_least,
     dimension,
     index_symbol,
     is_symbolic,
+    largest,
     readable,
     render,
     same_size,
@@ -84,8 +86,8 @@ from usim.rasp.symbolic_int import (  # the sizes and names a family is built fr
 
 __all__ = [  # the family's face: its own combinators and the symbolic integers they are built from
     "DIMENSION", "INDEX", "Condition", "FamilyError", "HeadAt", "HeadFamily", "HeadSum", "Parameter",
-    "SymbolicInt", "bound_indices", "dimension", "dimensions_of", "fold", "fresh", "head_family", "head_sum",
-    "index_symbol", "instantiate", "is_symbolic", "readable", "render", "same_size", "symbolic_text",
+    "SymbolicInt", "at_least", "bound_indices", "dimension", "dimensions_of", "fold", "fresh", "head_family",
+    "head_sum", "index_symbol", "instantiate", "is_symbolic", "largest", "readable", "render", "same_size", "symbolic_text",
 ]
 
 

@@ -232,7 +232,8 @@ def same_size(a: SymbolicInt | int, b: SymbolicInt | int) -> bool:
 
     For integers, a == b. For symbolic sizes: True when a - b is 0 as a
     polynomial (the same size at every value of the dimensions), False when it
-    is a non-zero constant (never the same); otherwise a and b are equal at some
+    is a non-zero constant, or one of a, b exceeds the other at every value of
+    the dimensions (:func:`at_least`): never the same; otherwise a and b are equal at some
     sizes and not at others, and a builder that branched on the answer would
     build a family that is not its own program at those sizes: a
     :class:`FamilyError` naming both.
@@ -245,10 +246,63 @@ def same_size(a: SymbolicInt | int, b: SymbolicInt | int) -> bool:
     difference = _polynomial(SymbolicInt.of(a) - SymbolicInt.of(b))
     if not difference:
         return True
-    if set(difference) == {()}:
-        return False
+    if set(difference) == {()} or at_least(a, SymbolicInt.of(b) + 1) or at_least(b, SymbolicInt.of(a) + 1):
+        return False  # a non-zero constant apart, or one larger at every size (each dimension >= 1)
     raise FamilyError(f"whether {a!s} and {b!s} are the same size depends on the sizes: a builder cannot "
                       "branch on it (write both cases with where, or state a side condition)")
+
+
+def _shifted(term: SymbolicInt) -> SymbolicInt:
+    """``term`` with every dimension x replaced by x + 1 (so x >= 1 becomes x >= 0)."""
+    if term.op == "num":
+        return term
+    if term.op == "sym":
+        return term + 1 if term.args[1] == DIMENSION else term
+    return SymbolicInt(term.op, *(_shifted(a) for a in term.args))
+
+
+def at_least(a: SymbolicInt | int, b: SymbolicInt | int) -> bool:
+    """Whether a >= b at every value of the dimensions (each at least 1), shown
+    by the polynomial a - b: with every dimension x written 1 + t (t >= 0), all
+    its coefficients are non-negative. False means "not shown" (a - b may still
+    be non-negative everywhere); a floor division, a remainder or a head index
+    in either is never shown.
+
+    >>> r = dimension("r")
+    >>> at_least(3 + 3 * r * r, r * r), at_least(r * r, r + 1)
+    (True, False)
+    """
+    if not is_symbolic(a, b):
+        return a >= b
+    difference = SymbolicInt.of(a) - SymbolicInt.of(b)
+    if difference.symbols(INDEX):
+        return False
+    polynomial = _polynomial(_shifted(difference))
+    return all(len(mono) == 0 or all(atom[0] == "sym" for atom in mono) for mono in polynomial) \
+        and all(coefficient >= 0 for coefficient in polynomial.values())
+
+
+def largest(*values: SymbolicInt | int) -> SymbolicInt | int:
+    """max(values), where one of them is the largest at every size.
+
+    For integers, max. For symbolic sizes, the first value that is at least
+    every other at every value of the dimensions (:func:`at_least`); where
+    none is shown to be, which is largest depends on the sizes and a builder
+    cannot choose: a :class:`FamilyError` naming them (split the sizes into
+    cases, or state a side condition).
+
+    Raises:
+        FamilyError: no value is the largest at every size.
+    """
+    if not values:
+        raise ValueError("largest() of nothing")
+    if not is_symbolic(*values):
+        return max(values)
+    for candidate in values:
+        if all(at_least(candidate, other) for other in values):
+            return candidate
+    raise FamilyError("which of " + ", ".join(str(v) for v in values) + " is the largest depends on the "
+                      "sizes: a builder cannot choose (split the sizes into cases, or state a side condition)")
 
 
 @dataclass(frozen=True, eq=False)

@@ -34,6 +34,7 @@ from typing import Mapping
 import numpy as np
 
 from usim.constructions.routing import Part, Piece, fix, route, routing_table
+from usim.rasp.family import at_least
 from usim.constructions.universal.schedule import Universal
 from usim.constructions.universal.spec import HDR_SCALE, HEADER, LayerSpec
 from usim.encodings.layout import SequenceLayout
@@ -77,7 +78,7 @@ def embed_pieces(u: Universal, small: LayerSpec) -> dict[str, tuple[Piece, ...]]
                 != (big.residual, big.norm, big.ffn_bias)):
         raise ShapeError("a smaller T must have the same parts as U's (form, heads, bias, encoder)")
     for what in ("n", "d", "d_k", "d_v", "d_out", "d_ff"):
-        if getattr(small, what) > getattr(big, what):
+        if not at_least(getattr(big, what), getattr(small, what)):
             raise ShapeError(f"T's {what} = {getattr(small, what)} exceeds U's bound {getattr(big, what)}")
     pieces: dict[str, tuple[Piece, ...]] = {HEADER: (Piece("scale", col=HDR_SCALE),)}
     for name, _ in small.parameter_shapes():

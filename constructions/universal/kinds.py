@@ -75,6 +75,8 @@ from usim.constructions.universal.spec import HDR_D, HDR_N, HDR_SCALE, HEADER
 from usim.constructions.universal.terms import Term, mm, op, tr
 from usim.encodings.layout import Block, SequenceLayout
 from usim.errors import ShapeError
+from usim.encodings.sized import both, matrix_of, total, when
+from usim.rasp.family import is_symbolic, largest, same_size
 from usim.rasp.expr import Predicate, SOp, aggregate, indices, maximum, select, sqrt, where
 
 Shape2 = tuple[int, int]
@@ -283,13 +285,10 @@ def layernorm(step: Step, w: SOp, lay: SequenceLayout) -> Part:
 # -- the meanings, written from the formulas ---------------------------------------------
 
 def softmax_rows(s: sympy.Matrix, c: sympy.Expr = 1) -> sympy.Matrix:
-    """Row softmax of c*s: exp(c s_ij) / sum_l exp(c s_il)."""
-    rows = []
-    for i in range(s.rows):
-        e = [sympy.exp(c * s[i, j]) for j in range(s.cols)]
-        total = sympy.Add(*e)
-        rows.append([x / total for x in e])
-    return sympy.Matrix(rows)
+    """Row softmax of c*s: exp(c s_ij) / sum_l exp(c s_il) (written once for every
+    size, :mod:`usim.encodings.sized`)."""
+    return matrix_of(s.rows, s.cols, lambda i, j: sympy.exp(c * s[i, j])
+                     / total(s.cols, lambda l: sympy.exp(c * s[i, l])))
 
 
 def layer_norm(z: sympy.Matrix, g: sympy.Matrix, b: sympy.Matrix, eps: sympy.Expr) -> sympy.Matrix:
@@ -309,7 +308,7 @@ def relu_of(m: sympy.Matrix) -> sympy.Matrix:
 
 def add_row(m: sympy.Matrix, b: sympy.Matrix) -> sympy.Matrix:
     """M + 1 b: the row vector b added to every row."""
-    return m + sympy.ones(m.rows, 1) * b
+    return matrix_of(m.rows, m.cols, lambda i, j: m[i, j] + b[0, j])
 
 
 def corner(m: sympy.Matrix, rows: int, cols: int) -> sympy.Matrix:
@@ -324,12 +323,15 @@ def corner(m: sympy.Matrix, rows: int, cols: int) -> sympy.Matrix:
 def _sizes_fit(kind: str, m: sympy.Matrix, **needed: int | None) -> None:
     """Raise unless each size the masked meaning needs is between 1 and the block's
     (n: its rows, d: its columns); a needed size that was not given (its kind does
-    not declare it) is None here."""
+    not declare it) is None here. Symbolic sizes are not checked here: the
+    statement of a family states 1 <= n <= N as its side condition."""
     most = {"n": m.rows, "d": m.cols}
     for field, value in needed.items():
         if value is None:
             raise ShapeError(f"the masked {kind} needs {field} from the header, and its kind does not "
                              f"declare that it reads {field}")
+        if is_symbolic(value, most[field]):
+            continue
         if not 1 <= value <= most[field]:
             raise ShapeError(f"{kind} at {field} = {value} on a {m.rows}x{m.cols} block: "
                              f"{field} must be between 1 and {most[field]}")
@@ -339,20 +341,18 @@ def masked_softmax(a: Sequence[sympy.Matrix], c: sympy.Expr, n: int | None, d: i
     """Rows i < n: exp(c s_ij) / sum_{l<n} exp(c s_il) for keys j < n, 0 for j >= n; rows i >= n: 0."""
     s = a[0]
     _sizes_fit("softmax", s, n=n)
-    if n > s.cols:
+    if not is_symbolic(n, s.cols) and n > s.cols:
         raise ShapeError(f"softmax at n = {n} over {s.cols} keys")
-    return corner(softmax_rows(s[:n, :n], c), s.rows, s.cols)
-
-
-def rows_below(n: int, rows: int) -> sympy.Matrix:
-    """The column [i < n] for i < rows: 1 on the first n rows, 0 after."""
-    return sympy.Matrix(rows, 1, lambda i, _: 1 if i < n else 0)
+    return matrix_of(s.rows, s.cols, lambda i, j: when(
+        both(i < n, j < n), lambda: sympy.exp(c * s[i, j]) / total(n, lambda l: sympy.exp(c * s[i, l])),
+        lambda: 0))
 
 
 def masked_bias(a: Sequence[sympy.Matrix], c: sympy.Expr, n: int | None, d: int | None) -> sympy.Matrix:
     """A + [i < n] b: b added on the first n rows, the other rows as they are."""
-    _sizes_fit("bias", a[0], n=n)
-    return a[0] + rows_below(n, a[0].rows) * a[1]
+    m, b = a
+    _sizes_fit("bias", m, n=n)
+    return matrix_of(m.rows, m.cols, lambda i, j: when(i < n, lambda: m[i, j] + b[0, j], lambda: m[i, j]))
 
 
 def masked_layer_norm(a: Sequence[sympy.Matrix], c: sympy.Expr, n: int | None, d: int | None) -> sympy.Matrix:
@@ -365,7 +365,7 @@ def masked_layer_norm(a: Sequence[sympy.Matrix], c: sympy.Expr, n: int | None, d
 
 def _product_shape(shapes: Sequence[Shape2]) -> Shape2:
     (r, k), (k2, c) = shapes
-    if k != k2:
+    if not same_size(k, k2):
         raise ShapeError(f"a product of {r}x{k} and {k2}x{c}")
     return (r, c)
 
@@ -374,7 +374,7 @@ STEP_KINDS: Mapping[str, StepKind] = {kind.name: kind for kind in (
     StepKind("transpose", lambda a, c: a[0].T, transpose, shape=lambda s: (s[0][1], s[0][0]), at_zero=True,
              term=tr),
     StepKind("matmul", lambda a, c: a[0] * a[1], matmul, shape=_product_shape, at_zero=True,
-             length=lambda args, out: max(out[0] * out[1], out[0] * args[0][1]), term=mm,
+             length=lambda args, out: largest(out[0] * out[1], out[0] * args[0][1]), term=mm,
              notation=lambda args: f"{args[0]} {args[1]}"),
     StepKind("softmax", lambda a, c: softmax_rows(a[0], c), softmax, reads={"n", "scale"},
              masked=masked_softmax),

@@ -50,6 +50,7 @@ from usim.constructions.universal.spec import HDR_D, HDR_N, HEADER, LayerSpec
 from usim.encodings.layout import SequenceLayout
 from usim.rasp.cost import Cost, cost
 from usim.rasp.expr import SOp, next_id, tokens
+from usim.rasp.family import largest, same_size
 from usim.rasp.program import Program
 
 
@@ -208,11 +209,10 @@ def build(spec: LayerSpec, route_: Route | None = None, kinds: Mapping[str, Step
         made_at_zero = [st.out for st in steps if level[st.out] == k and kinds[st.kind].at_zero
                         and st.out in live]
         names_per_layout.append(made_at_zero[:1] + [x for x in live if x not in made_at_zero[:1]])
-    length = max(layout_of(names, None).used for names in names_per_layout)
-    for st in steps:
-        length = max(length, kinds[st.kind].length([shapes[a] for a in st.args], shapes[st.out]))
+    length = largest(*[layout_of(names, None).used for names in names_per_layout],
+                     *[kinds[st.kind].length([shapes[a] for a in st.args], shapes[st.out]) for st in steps])
     layouts = [layout_of(names, length) for names in names_per_layout]
-    if layouts[-1].blocks[0].offset != 0:  # pragma: no cover - the result is the only block
+    if not same_size(layouts[-1].blocks[0].offset, 0):  # pragma: no cover - the result is the only block
         raise AssertionError("U's result must sit at position 0")
     stages = []
     for k in range(1, depth + 1):

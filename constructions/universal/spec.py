@@ -14,6 +14,7 @@ from typing import Mapping
 
 from usim.encodings.notation import shape_label
 from usim.errors import InputError, ShapeError
+from usim.rasp.family import is_symbolic, same_size
 
 HEADER = "hdr"
 HDR_N, HDR_D, HDR_SCALE = 0, 1, 2
@@ -54,21 +55,27 @@ class LayerSpec:
             raise ShapeError(f"unknown attention form {self.form!r}: use one of {', '.join(FORMS)}")
         for what in ("n", "d", "heads"):
             value = getattr(self, what)
-            if not isinstance(value, int) or value < 1:
+            if is_symbolic(value) and what != "heads":
+                continue  # a size of the family of U (usim.rasp.family): at least 1 by its statement
+            if not isinstance(value, int) or isinstance(value, bool) or value < 1:
                 raise ShapeError(f"{what} must be a positive whole number, got {value!r}")
-        default = self.d if self.heads == 1 else max(1, self.d // self.heads)
-        object.__setattr__(self, "d_k", self.d_k or default)
-        object.__setattr__(self, "d_v", self.d_v or default)
+        if self.heads == 1:
+            default = self.d
+        elif is_symbolic(self.d):
+            raise ShapeError("several heads over a symbolic width: give d_k and d_v")
+        else:
+            default = max(1, self.d // self.heads)
+        for what, fallback in (("d_k", default), ("d_v", default), ("d_out", self.d), ("d_ff", self.d)):
+            if getattr(self, what) is None or (not is_symbolic(getattr(self, what)) and not getattr(self, what)):
+                object.__setattr__(self, what, fallback)
         if self.out_proj is None:
             object.__setattr__(self, "out_proj", self.heads > 1)
-        object.__setattr__(self, "d_out", self.d_out or self.d)
-        object.__setattr__(self, "d_ff", self.d_ff or self.d)
         width = self.d_out if self.out_proj else self.heads * self.d_v
-        if self.encoder and width != self.d:
+        if self.encoder and not same_size(width, self.d):
             raise ShapeError(
                 f"the encoder adds the attention output ({width} wide) to X ({self.d} wide): "
                 f"give out_proj with d_out = d, or d_v = d for one head")
-        if not self.out_proj and self.d_out != self.d:
+        if not self.out_proj and not same_size(self.d_out, self.d):
             raise ShapeError("d_out is the width of W_O: it needs out_proj")
 
     @property

@@ -198,7 +198,7 @@ def tie(fc: FamilyClaim, bound: int) -> Tie:
         out = ob.construction.output_layout
         if _layout(fc.outputs(*shape)) != [(b.name, (b.shape.rows, b.shape.cols)) for b in out.blocks]:
             problems.append(f"{label}: the family's output layout is not the claim's")
-        if ob.target is not fc.target:
+        if ob.target is not fc.target_at(*shape):
             problems.append(f"{label}: the family's target is not the claim's own target function")
         elif within and not _same_target(fc, shape, ob):
             problems.append(f"{label}: the target written for every size is not the claim's target here")
@@ -219,7 +219,7 @@ def _same_target(fc: FamilyClaim, shape: tuple[int, ...], ob: Obligation) -> boo
     context = TargetContext(atoms, {}, lambda name: z3.Int(name), lambda term: False, lambda facts, goal: False)
     matrices = {name: SymbolicMatrix.input(name, rows, cols) for name, (rows, cols) in fc.inputs(*shape)}
     with active(context):
-        blocks = fc.target(matrices)
+        blocks = fc.target_at(*shape)(matrices)
         written = {name: [[sympy.sympify(blocks[name][i, j]) for j in range(cols)] for i in range(rows)]
                    for name, (rows, cols) in fc.outputs(*shape)}
     names = {}

@@ -21,6 +21,7 @@ import z3
 from usim.engine.claim import Status
 from usim.engine.parametric.compare import ALGEBRA, Comparison
 from usim.engine.parametric.symbolic_sizes import (
+    CASES,
     SIGNS,
     Context,
     InputBlock,
@@ -30,7 +31,7 @@ from usim.engine.parametric.symbolic_sizes import (
 )
 from usim.engine.parametric.integers import Deadline, Ledger, Outcome, Prover, Term, translate
 from usim.engine.parametric.statement import FamilyClaim
-from usim.engine.parametric.target import SymbolicMatrix, TargetContext, active
+from usim.engine.parametric.target import Cases, SymbolicMatrix, TargetContext, active
 from usim.engine.parametric.terms import ParametricAtoms, Total, Whole
 from usim.engine.signs import Sign, SignAnalysis
 from usim.engine.canonical import Verdict
@@ -177,7 +178,7 @@ def _prove(run: _Run) -> tuple[Status, str, Mapping[str, int] | None, int]:
     target_context = TargetContext(atoms, dict(dims), prover.fresh, positive,
                                    lambda facts, goal: prover.proves(facts, goal, READS).holds is True)
     with active(target_context):
-        blocks = fc.target(matrices)
+        blocks = fc.target_at(*symbols)(matrices)
     declared = dict(fc.outputs(*symbols))
     if set(blocks) != set(declared):
         return Status.UNKNOWN, f"the target gives the blocks {sorted(blocks)}, the output layout has " \
@@ -206,12 +207,18 @@ def _prove(run: _Run) -> tuple[Status, str, Mapping[str, int] | None, int]:
             target_context.env = {a.args[0]: za, b.args[0]: zb}
             target_context.facts = list(facts)
             with active(target_context):
-                expected = sympy.sympify(blocks[name][a, b])
-            _target_divisors(run, evaluator, expected, facts, f"the target's {name}[a, b]")
-            _target_reads(run, target_context)
-            evaluator.candidates = [za, zb]
-            cases += _case(run, evaluator, comparison, output, position, Context(facts), expected,
-                           f"{name}[a, b]")
+                entry = blocks[name][a, b]
+            # an entry given by cases (when): complementary conditions, each case proved on its own
+            for condition, value in (entry.cases if isinstance(entry, Cases) else ((None, entry),)):
+                here = facts if condition is None else facts + (condition,)
+                if condition is not None and prover.satisfiable(here, CASES).holds is False:
+                    continue
+                expected = sympy.sympify(value)
+                _target_divisors(run, evaluator, expected, here, f"the target's {name}[a, b]")
+                _target_reads(run, target_context)
+                evaluator.candidates = [za, zb]
+                cases += _case(run, evaluator, comparison, output, position, Context(here), expected,
+                               f"{name}[a, b]")
         if prover.satisfiable(tuple(base) + (end < n,), LAYOUT).holds is not False:
             p = evaluator.variable("p", end, n)
             evaluator.candidates = []

@@ -9,7 +9,9 @@ to all sizes. It gives:
   shapes: ``inputs``, the blocks from position 0, and ``outputs``, padded to
   the input's length);
 * ``target``: the claim's own target function, written with
-  :mod:`usim.engine.parametric.target` so that it means the same at every size;
+  :mod:`usim.encodings.sized` so that it means the same at every size (or
+  ``target_for``, the target at given dimensions, where it depends on a size
+  that no input block's shape gives);
 * ``side_condition``: what the shapes must satisfy beyond every dimension
   being at least 1 (Lemma 5's ``r*c <= k*(r + c)``; a :class:`Condition` from
   the same function the bounded claim's shapes use);
@@ -67,10 +69,19 @@ def claim_all_sizes_status(family: Status, bounded: Status, about: str) -> Statu
 class FamilyClaim:
     claim: Claim
     construction: SizedConstruction
-    target: Callable[[Mapping[str, Any]], Mapping[str, Any]]
+    target: Callable[[Mapping[str, Any]], Mapping[str, Any]] | None
     side_condition: Callable[..., Condition | bool] | None = None
     mutants: Mapping[str, Callable[..., Replacements]] = field(default_factory=dict)
     notes: str = ""
+    target_for: Callable[..., Callable[[Mapping[str, Any]], Mapping[str, Any]]] | None = None
+
+    def target_at(self, *dims: Any) -> Callable[[Mapping[str, Any]], Mapping[str, Any]]:
+        """The target at these dimensions (symbolic or integers): ``target_for(*dims)``
+        where the target depends on a size no input block's shape gives (a
+        stage of U reads the header's n, which the stage's program sets), else
+        ``target``. ``target_for`` must give one function per shape (the tie
+        checks that the claim's obligation there holds that very function)."""
+        return self.target if self.target_for is None else self.target_for(*dims)
 
     @property
     def id(self) -> str:

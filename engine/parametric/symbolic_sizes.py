@@ -51,7 +51,7 @@ from usim.engine.parametric.integers import (
     translate,
 )
 from usim.engine.parametric.selection import Interval, formula, infer
-from usim.engine.parametric.terms import ParametricAtoms
+from usim.engine.parametric.terms import ParametricAtoms, Whole
 from usim.engine.signs import Sign, SignAnalysis
 from usim.rasp.expr import (
     Aggregate,
@@ -228,16 +228,38 @@ class SymbolicSizeEvaluator:
 
     # -- static values -------------------------------------------------------------------
     def static(self, node: SOp, pos: Term, env: Mapping[str, Term], ctx: Context, what: str = "") -> z3.ExprRef:
-        term, conditions = self._static_value(node, pos, env)
+        term, conditions = self._static_value(node, pos, env, ctx)
         self.record_static(ctx, conditions, what or node.name)
         return term
 
-    def _static_value(self, node: SOp, pos: Term, env: Mapping[str, Term]) -> tuple[z3.ExprRef, tuple[Formula, ...]]:
-        key = (node.id, self.prover.keys(pos), self._env_key(env))
+    def _whole_value(self, node: SOp, pos: Term, env: Mapping[str, Term], ctx: Context) -> z3.ExprRef:
+        """A node that depends on the tokens, used where an index is expected: its
+        value here, when that is one integer term in the whole context (a header
+        field that a stage's program sets to a size, read by a head:
+        gather(fix(tokens, {o: n}), o) is n at every position). Anything else
+        is outside the fragment."""
+        values = self.value(node, pos, env, ctx)
+        if len(values) == 1 and values[0][0] == ctx:
+            value = values[0][1]
+            if value.is_Integer:
+                return z3.IntVal(int(value))
+            atom = self.atoms.info.get(value) if value.is_Symbol else None
+            if isinstance(atom, Whole):
+                return atom.term
+        raise Unsupported(f"{node.name} depends on the tokens where an index is expected")
+
+    def _static_value(self, node: SOp, pos: Term, env: Mapping[str, Term],
+                      ctx: Context | None = None) -> tuple[z3.ExprRef, tuple[Formula, ...]]:
+        dynamic = self.dynamic(node)
+        if dynamic and ctx is None:
+            raise Unsupported(f"{node.name} depends on the tokens where an index is expected")
+        key = (node.id, self.prover.keys(pos), self._env_key(env)) + \
+            ((self.prover.keys(*ctx.facts), ctx.forkable) if dynamic else ())
         if key in self._static:
             return self._static[key]
-        if self.dynamic(node):
-            raise Unsupported(f"{node.name} depends on the tokens where an index is expected")
+        if dynamic and not (isinstance(node, Map) and node.op not in (Op.TRUEDIV, Op.EXP, Op.POW)):
+            self._static[key] = (self._whole_value(node, pos, env, ctx), ())
+            return self._static[key]
         conditions: list[Formula] = []
         if isinstance(node, Indices):
             out: z3.ExprRef = pos
@@ -255,19 +277,20 @@ class SymbolicSizeEvaluator:
             t = translate(node.term, env, self.dims, self.positive)
             out, conditions = t.term, list(t.defined)
         elif isinstance(node, Map):
-            out, conditions = self._static_map(node, pos, env)
+            out, conditions = self._static_map(node, pos, env, ctx)
         else:
             raise Unsupported(f"{node.kind} {node.name} in index arithmetic")
         self._static[key] = (out, tuple(conditions))
         return self._static[key]
 
-    def _static_map(self, node: Map, pos: Term, env: Mapping[str, Term]) -> tuple[z3.ExprRef, list[Formula]]:
+    def _static_map(self, node: Map, pos: Term, env: Mapping[str, Term],
+                    ctx: Context | None) -> tuple[z3.ExprRef, list[Formula]]:
         op = node.op
         if op is Op.WHERE:
-            (c, cc), (a, ac), (b, bc) = (self._static_value(x, pos, env) for x in node.args)
+            (c, cc), (a, ac), (b, bc) = (self._static_value(x, pos, env, ctx) for x in node.args)
             conditions = list(cc) + [z3.Implies(c, x) for x in ac] + [z3.Implies(z3.Not(c), x) for x in bc]
             return z3.If(c, a, b), conditions
-        parts = [self._static_value(x, pos, env) for x in node.args]
+        parts = [self._static_value(x, pos, env, ctx) for x in node.args]
         terms = [p[0] for p in parts]
         conditions = [c for p in parts for c in p[1]]
         if op in (Op.FLOORDIV, Op.MOD):
@@ -387,25 +410,83 @@ class SymbolicSizeEvaluator:
             if self.prover.proves(here.facts, count == 1, CASES).holds:
                 out.extend(self.value(node.values, interval.lo, env, here))
                 continue
-            l = self.variable("l", z3.IntVal(0), count)
-            inner = here.also(l >= 0, l < count, forkable=False)
-            body = self.value(node.values, interval.lo + l, env, inner)
-            if len(body) != 1:
-                raise Unsupported(f"the values of {node.name} split into cases inside its sum")
             self.record_static(here, [count != 0], f"the mean of {node.name}")
-            terms = body[0][1]
-            positive = SignAnalysis().sign(terms) is Sign.POSITIVE
-            total = self.atoms.total(l, count, terms, positive=positive, nonnegative=True)
+            total = self._sum(node, node.values, interval.lo, count, env, here)
             out.append((here, total / self.atoms.whole(count, positive=True)))
         return out
+
+    def _sum(self, node: Aggregate, values: SOp, lo: Term, count: Term, env: Mapping[str, Term],
+             ctx: Context) -> sympy.Expr:
+        """sum_{l < count} values(lo + l), one sum atom; or two, where ``values``
+        is a ``where`` whose condition holds exactly on the first keys
+        (:meth:`_threshold`): sum_{l < t'} then(lo + l) + sum_{l < count - t'}
+        else(lo + t' + l), t' = min(max(t, 0), count), a sum over an empty
+        range (or of a 0 branch) left out."""
+        threshold = self._threshold(values, lo, count, env, ctx)
+        if threshold is None:
+            return self._one_sum(node, values, lo, count, env, ctx)
+        first = self.smaller(self.larger(threshold, z3.IntVal(0)), count)
+        parts = []
+        for branch, start, extent in ((values.args[1], lo, first), (values.args[2], lo + first, count - first)):
+            if isinstance(branch, Constant) and branch.value == 0:
+                continue
+            if self.prover.proves(ctx.facts, extent <= 0, CASES).holds:
+                continue
+            parts.append(self._one_sum(node, branch, start, extent, env, ctx))
+        return sympy.Add(*parts)
+
+    def _one_sum(self, node: Aggregate, values: SOp, lo: Term, count: Term, env: Mapping[str, Term],
+                 ctx: Context) -> sympy.Expr:
+        l = self.variable("l", z3.IntVal(0), count)
+        inner = ctx.also(l >= 0, l < count, forkable=False)
+        body = self.value(values, lo + l, env, inner)
+        if len(body) != 1:
+            raise Unsupported(f"the values of {node.name} split into cases inside its sum")
+        terms = body[0][1]
+        positive = SignAnalysis().sign(terms) is Sign.POSITIVE \
+            and self.prover.proves(ctx.facts, count >= 1, CASES).holds is True
+        return self.atoms.total(l, count, terms, positive=positive, nonnegative=True)
+
+    def _threshold(self, values: SOp, lo: Term, count: Term, env: Mapping[str, Term],
+                   ctx: Context) -> Term | None:
+        """t such that, at the keys lo + l (0 <= l < count), the condition of the
+        ``where`` ``values`` holds exactly when l < t (proved by z3), or None:
+        a masked row sum (keys j < n of a row kept) is then two sums over
+        intervals, with no case split inside either. The candidates for t are
+        the sides of the condition's comparison and what makes them differ by
+        l, each also plus one (a comparison by <=)."""
+        if not (isinstance(values, Map) and values.op is Op.WHERE):
+            return None
+        l = self.variable("l", z3.IntVal(0), count)
+        inner = ctx.also(l >= 0, l < count, forkable=False)
+        try:
+            condition = self.static(values.args[0], lo + l, env, inner)
+        except Unsupported:
+            return None
+        if not z3.is_bool(condition) or condition.num_args() != 2:
+            return None
+        a, b = condition.children()
+        if not (z3.is_int(a) and z3.is_int(b)):
+            return None
+        name = l.decl().name()
+        candidates = (b, z3.simplify(b - a + l), a, z3.simplify(a - b + l))
+        for t in candidates + tuple(z3.simplify(c + 1) for c in candidates):  # < and <= alike
+            if name in free_constants(t):
+                continue
+            if self.prover.proves(inner.facts, condition == (l < t), CASES).holds:
+                return t
+        return None
 
     def _map(self, node: Map, pos: Term, env: Mapping[str, Term], ctx: Context) -> Value:
         op = node.op
         if op is Op.WHERE:
             condition, if_true, if_false = node.args
-            if self.dynamic(condition):
-                raise Unsupported(f"where on a condition that depends on the tokens ({node.name})")
-            c = self.static(condition, pos, env, ctx)
+            try:  # a condition on the tokens is decided only where they stand for an integer term
+                c = self.static(condition, pos, env, ctx)
+            except Unsupported:
+                if self.dynamic(condition):
+                    raise Unsupported(f"where on a condition that depends on the tokens ({node.name})") from None
+                raise
             out: Value = []
             for here, taken in self.decide(ctx, c, f"the condition of {node.name}"):
                 out.extend(self.value(if_true if taken else if_false, pos, env, here))

@@ -1,39 +1,31 @@
-"""Targets written once for every size: matrices by their entries, sums over index boxes.
+"""The parametric engine's side of targets written once for every size.
 
-A claim's target maps its input matrices to the output blocks. Written with
-the helpers here it means the same thing at a fixed size and for all sizes:
-
-* at a fixed size the inputs are sympy matrices, :func:`matrix_of` is
-  ``sympy.Matrix`` and :func:`total` is a sum of its terms: the bounded engines
-  see ordinary sympy expressions (``m["M"].T`` and ``m["A"] * m["B"]`` are
-  sympy's own transpose and product);
-* for all sizes the inputs are :class:`SymbolicMatrix` es whose shapes are
-  symbolic integers: an entry at symbolic indices is an atom
-  (:class:`~usim.engine.parametric.terms.Entry`), :func:`total` over a
-  symbolic extent is one sum atom over a bound index, ``.T`` and ``*`` are
-  defined entry by entry (the product's entry (i, j) is
-  ``total(k, lambda l: A[i, l] * B[l, j])``).
-
-The engine (:mod:`usim.engine.parametric.prove`) evaluates a symbolic target
-inside a :class:`TargetContext`, which turns index expressions into z3 terms
-and records, for every entry the target reads, that its indices lie inside its
-matrix (proved like every other step: a target that reads outside its input
-states nothing).
+A claim's target (and each step kind's meaning) is written with the helpers of
+:mod:`usim.encodings.sized` (:func:`matrix_of`, :func:`total`, :func:`when`,
+``.T`` and ``*`` of :class:`SymbolicMatrix`, re-exported here): at a fixed
+size they are sympy's matrices and sums, for all sizes they call the active
+context. The engine (:mod:`usim.engine.parametric.prove`) evaluates a symbolic
+target inside a :class:`TargetContext`, which turns index expressions into z3
+terms, records for every entry the target reads that its indices lie inside
+its matrix (proved like every other step: a target that reads outside its
+input states nothing), and turns :func:`when` into two complementary cases.
 """
 
 from __future__ import annotations
 
-import contextlib
-import contextvars
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterator
+from typing import Any, Callable
 
 import sympy
+import z3
 
+from usim.encodings.sized import Cases, SymbolicMatrix, active, both, matrix_of, total, when
 from usim.engine.parametric.integers import Formula, Term, translate
 from usim.engine.parametric.terms import ParametricAtoms
 from usim.engine.signs import Sign, SignAnalysis
-from usim.rasp.family import INDEX, SymbolicInt, is_symbolic
+from usim.rasp.family import INDEX, Condition, SymbolicInt
+
+__all__ = ["Cases", "SymbolicMatrix", "TargetContext", "active", "both", "matrix_of", "total", "when"]
 
 Index = SymbolicInt | int
 
@@ -81,71 +73,36 @@ class TargetContext:
         return self.atoms.total(var, size, body, positive=positive and at_least_one,
                                 nonnegative=at_least_one or self.proves(list(self.facts), size >= 0))
 
+    def condition(self, condition: Condition) -> Formula:
+        """A condition between index terms and sizes as a z3 formula (its divisions recorded)."""
+        if condition.op == "and":
+            return z3.And(*[self.condition(a) for a in condition.args])
+        if condition.op == "or":
+            return z3.Or(*[self.condition(a) for a in condition.args])
+        if condition.op == "not":
+            return z3.Not(self.condition(condition.args[0]))
+        a, b = (self.term(x, f"the condition {condition}") for x in condition.args)
+        return {"<": a < b, "<=": a <= b, "==": a == b, "!=": a != b, ">": a > b, ">=": a >= b}[condition.op]
 
-_ACTIVE: contextvars.ContextVar[TargetContext | None] = contextvars.ContextVar("usim_target", default=None)
+    def choose(self, condition: Condition, then: Callable[[], Any], otherwise: Callable[[], Any]) -> Cases:
+        """The two complementary cases of :func:`usim.encodings.sized.when`,
+        each value computed with its condition among the facts (so what it
+        reads is checked where it is read); nested cases are flattened."""
+        formula = self.condition(condition)
+        out: list[tuple[Formula, Any]] = []
+        for holds, make in ((formula, then), (z3.Not(formula), otherwise)):
+            self.facts.append(holds)
+            try:
+                value = make()
+            finally:
+                self.facts.pop()
+            if isinstance(value, Cases):
+                out.extend((z3.And(holds, inner), v) for inner, v in value.cases)
+            else:
+                out.append((holds, value))
+        return Cases(tuple(out))
 
-
-@contextlib.contextmanager
-def active(context: TargetContext) -> Iterator[TargetContext]:
-    token = _ACTIVE.set(context)
-    try:
-        yield context
-    finally:
-        _ACTIVE.reset(token)
-
-
-def _context() -> TargetContext:
-    context = _ACTIVE.get()
-    if context is None:
-        raise TypeError("a target over symbolic sizes is evaluated only by the parametric engine")
-    return context
-
-
-class SymbolicMatrix:
-    """A rows x cols matrix (symbolic sizes) given by its entry function."""
-
-    def __init__(self, rows: Index, cols: Index, entry: Callable[[Index, Index], Any]) -> None:
-        self.rows, self.cols = rows, cols
-        self._entry = entry
-
-    @classmethod
-    def input(cls, name: str, rows: Index, cols: Index) -> "SymbolicMatrix":
-        """The input block ``name``: its entries are atoms."""
-        return cls(rows, cols, lambda i, j: _context().entry(name, rows, cols, i, j))
-
-    @property
-    def shape(self) -> tuple[Index, Index]:
-        return (self.rows, self.cols)
-
-    def __getitem__(self, key: tuple[Index, Index]) -> Any:
-        i, j = key
-        return self._entry(i, j)
-
-    @property
-    def T(self) -> "SymbolicMatrix":  # noqa: N802 - sympy's name
-        return SymbolicMatrix(self.cols, self.rows, lambda i, j: self[j, i])
-
-    def __mul__(self, other: "SymbolicMatrix") -> "SymbolicMatrix":
-        if not isinstance(other, SymbolicMatrix):
-            return NotImplemented
-        return SymbolicMatrix(self.rows, other.cols,
-                              lambda i, j: total(self.cols, lambda l: self[i, l] * other[l, j]))
-
-    def applyfunc(self, f: Callable[[Any], Any]) -> "SymbolicMatrix":
-        return SymbolicMatrix(self.rows, self.cols, lambda i, j: f(self[i, j]))
-
-
-def matrix_of(rows: Index, cols: Index, entry: Callable[[Index, Index], Any]) -> Any:
-    """The rows x cols matrix with these entries: a sympy Matrix at fixed sizes,
-    a :class:`SymbolicMatrix` at symbolic ones."""
-    if is_symbolic(rows, cols):
-        return SymbolicMatrix(rows, cols, entry)
-    return sympy.Matrix(rows, cols, lambda i, j: entry(int(i), int(j)))
-
-
-def total(extent: Index, term: Callable[[Index], Any]) -> Any:
-    """sum_{l = 0}^{extent - 1} term(l): a sympy sum at a fixed extent, one sum
-    atom over a bound index at a symbolic one."""
-    if is_symbolic(extent):
-        return _context().total(extent, term)
-    return sympy.Add(*[term(l) for l in range(extent)])
+    def whole(self, value: SymbolicInt) -> sympy.Expr:
+        """An integer term (a size) as a value: the atom the program's side gives it too."""
+        term = self.term(value, f"the size {value}")
+        return self.atoms.whole(term, positive=self.positive(term))

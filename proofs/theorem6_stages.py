@@ -1,0 +1,67 @@
+"""Theorem 6's U_N, stage by stage, for every N: the schedule and every block as families.
+
+U_N for one merged head (:mod:`usim.proofs.theorem6_attention`) is four stages:
+
+    stage 1: XT = X^T;  Y1 = X A;  Y4 = X V     (transpose and two products, side by side)
+    stage 2: Y2 = Y1 XT
+    stage 3: P = softmax(c Y2), keys and rows >= n masked (the header's n and c)
+    stage 4: O = P Y4
+
+Claims ``theorem6_stage1`` ... ``theorem6_stage4``: for every N >= 1 (stage 3:
+and every 1 <= n <= N), stage k of U_N on its whole workspace outputs the
+next workspace (:mod:`usim.proofs._stages`). With ``--all-sizes`` the
+parametric engine proves each for every size: the workspaces' offsets and
+U's length 3 + 3N^2 are polynomials in N, the products' N + N^2 and N^2
+heads are head sums over symbolic head indices, the header's n set by the
+stage is a symbolic integer the key mask compares with, and the masked row
+sum over keys l < n is one sum (the engine splits the row's keys at n).
+
+What this proves of Theorem 6 for every size: every stage of U_N, so (the
+stages composing by the evaluator's induction, the wiring being the formula
+as terms, :mod:`usim.proofs._universal`) U_N computes
+softmax(c X A X^T) X V for every N at n = d = N, where the padding lemma is
+trivial (no block is padded). For n, d < N the padding lemma is checked per
+size up to the bounded claim's bound (``theorem6``): that part of the
+hierarchy is not yet proved for every size.
+
+Broken variants, refuted for every size: the softmax without its key mask
+(erratum E10: wrong at every n < N), stages 1 and 2 routing their carried
+blocks one position too far; and, for the bounded proof only, stage 4's
+product with 1 added to what its heads read (for every size it is UNKNOWN:
+the failed step names no sizes and the search finds no replay).
+"""
+
+from __future__ import annotations
+
+from usim.constructions.universal import LayerSpec
+from usim.proofs._stages import UniversalFamily, stage_claims
+from usim.proofs.theorem6_attention import ENGINES
+from usim.rasp.expr import Aggregate, Predicate, indices, select
+
+
+def _shifted_source(node):
+    """A routing head reading one position too far."""
+    return Aggregate(select(node.selector.keys, node.selector.queries + 1, Predicate.EQ), node.values)
+
+
+FAMILY = UniversalFamily(lambda bound: LayerSpec(bound, bound))
+"""U_N for one merged head, N symbolic or an integer."""
+
+CLAIMS, FAMILIES = stage_claims(
+    "theorem6", FAMILY, paper="Theorem 6 (U's stages)", what="one merged head",
+    mutants={
+        1: {"misplaced-block": lambda *sizes: {"s1.route.3": _shifted_source}},
+        2: {"misplaced-block": lambda *sizes: {"s2.route.1": _shifted_source}},
+        3: {"no-key-mask": lambda *sizes: {"s3.P.key_ok": lambda node: indices >= 0}},
+    },
+    # refuted by the bounded proof at every shape; for every size the engine names no sizes and its
+    # search over small sizes finds no replay yet (UNKNOWN, never PROVED): bounded only for now
+    bounded_mutants={4: {"product-off-by-one": lambda *sizes: {"s4.O.m": lambda node: node + 1}}},
+    engines=ENGINES, default_max_n=3, ci_max_n=2, category="our statement",
+    notes="the stage on its whole workspace (scratch included); header n set by the stage",
+)
+
+if __name__ == "__main__":  # python -m usim.proofs.X is usim prove of its claims
+    from usim.proofs.script import run_as_script
+
+    run_as_script(*(c.id for c in CLAIMS))

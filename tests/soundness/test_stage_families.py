@@ -1,0 +1,95 @@
+"""What lets U's stages be proved for every size cannot prove a wrong stage.
+
+Found while extending the parametric engine to U (issue 24), each checked
+before the extension was trusted: a header size is a symbolic integer only
+where the program itself sets it; a masked row sum is split only at a key
+z3 proves to be its threshold; a size comparison the builder makes is
+answered only where it has one answer at every size; an entry given by cases
+is proved case by case.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from usim.constructions.base import SizedConstruction
+from usim.constructions.universal import LayerSpec, build
+from usim.engine.claim import Status
+from usim.engine.parametric.prove import prove_family
+from usim.engine.parametric.statement import FamilyClaim
+from usim.proofs._universal import stage_program
+from usim.proofs.theorem6_stages import CLAIMS, FAMILY
+from usim.rasp.expr import indices
+from usim.rasp.family import FamilyError, dimension, largest, same_size
+from usim.rasp.rewrite import substitute
+
+SOFTMAX = 3
+
+
+def _family(program, name: str = "broken") -> FamilyClaim:
+    """Stage 3 of U_N with another program, against the true stage's statement."""
+    construction = SizedConstruction(name=lambda *s: name, dims=FAMILY.dims(SOFTMAX), program=program,
+                                     inputs=lambda *s: FAMILY.inputs(SOFTMAX, *s),
+                                     outputs=lambda *s: FAMILY.outputs(SOFTMAX, *s))
+    return FamilyClaim(CLAIMS[SOFTMAX - 1], construction, target=None,
+                       side_condition=lambda N, n: n <= N,
+                       target_for=lambda *s: FAMILY.target(SOFTMAX, *s))
+
+
+def _masked(replacement):
+    def program(N, n):
+        right = FAMILY.program(SOFTMAX, N, n)
+        names = {node.name for node in right.nodes() if node.has_name}
+        return substitute(right, {name: replacement for name in names if name.endswith("key_ok")})
+    return program
+
+
+def test_the_true_stage_is_proved_so_each_broken_one_fails_for_its_own_fault():
+    assert prove_family(_family(lambda N, n: FAMILY.program(SOFTMAX, N, n))).status is Status.PROVED
+
+
+def test_a_mask_keeping_one_key_too_many_is_not_proved():
+    """col <= n keeps n + 1 keys: the row sum's split at the proved threshold is
+    at n + 1, and the stage differs from the masked softmax."""
+    verdict = prove_family(_family(_masked(lambda node: node.args[0] <= node.args[1])))
+    assert verdict.status is not Status.PROVED
+    assert verdict.hints  # sizes where it fails
+
+
+def test_a_mask_that_is_not_a_prefix_of_the_row_is_not_proved():
+    verdict = prove_family(_family(_masked(lambda node: node.args[0] != 0)))
+    assert verdict.status is not Status.PROVED
+
+
+def test_a_header_size_read_from_the_input_is_not_a_symbolic_integer():
+    """Without the stage setting n, the header's n is an input entry: the key
+    mask compares positions with a token, which the engine does not decide."""
+    def program(N, n):
+        u = FAMILY.at(N)
+        return stage_program(u, u.stages[SOFTMAX - 1], {})
+    verdict = prove_family(_family(program))
+    assert verdict.status is Status.UNKNOWN
+    assert "tokens" in verdict.reason
+
+
+def test_the_mask_replaced_by_always_true_is_refuted_where_keys_are_padded():
+    verdict = prove_family(_family(_masked(lambda node: indices >= 0)))
+    assert verdict.status is not Status.PROVED
+    assert any(h["n"] < h["N"] for h in verdict.hints)
+
+
+def test_sizes_compared_by_the_builder_have_one_answer_at_every_size_or_none():
+    N = dimension("N")
+    assert same_size(N * N, 0) is False  # N * N >= 1 at every N
+    with pytest.raises(FamilyError):
+        same_size(N * N, N)  # equal at N = 1 only
+    with pytest.raises(FamilyError):
+        largest(N * N, 2 * N)  # 2N at N = 1, N^2 at N = 3
+    assert str(largest(N * N, N)) == "N * N"
+    with pytest.raises(FamilyError):
+        largest(N * N - 1, N)  # 0 < 1 at N = 1: not the largest everywhere
+
+
+def test_u_for_two_free_sizes_is_refused_rather_than_scheduled_by_a_guess():
+    with pytest.raises(FamilyError):
+        build(LayerSpec(dimension("n"), dimension("d")))
