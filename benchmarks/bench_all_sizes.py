@@ -67,7 +67,7 @@ def main() -> None:
         start = time.perf_counter()
         bounded = prove_claim(fc.claim, fc.claim.ci_max_n, jobs=1)
         print(f"{claim_id:<16} {'(bounded, N=' + str(fc.claim.ci_max_n) + ')':<24} {bounded.status.value:<9} "
-              f"{'-':<8} {time.perf_counter() - start:8.3f}  {len(bounded.results)} shapes, sympy+z3, 1 job")
+              f"{'-':<8} {time.perf_counter() - start:8.3f}  {len(bounded.results)} shapes, {'+'.join(bounded.engines)}, 1 job")
 
 
 if __name__ == "__main__":

@@ -34,7 +34,8 @@ import itertools
 from typing import Any, Callable, Mapping
 
 from usim.constructions.base import SizedConstruction
-from usim.constructions.universal import HEADER, LayerSpec, Stage, Universal, build
+from usim.constructions.universal import HEADER, LayerSpec, Stage, Universal, build, route_of
+from usim.constructions.universal.schedule import shapes_of
 from usim.constructions.universal.kinds import SIZE_FIELDS
 from usim.encodings.sized import both, matrix_like, size_value, when
 from usim.engine.claim import Claim, Shape
@@ -56,7 +57,7 @@ class UniversalFamily:
     """U_N for one form of T (``spec_of(N)``, N symbolic or an integer), its stages
     and their statements as functions of (N, n, d)."""
 
-    def __init__(self, spec_of: Callable[[Any], LayerSpec]) -> None:
+    def __init__(self, spec_of: Callable[[Any, Any], LayerSpec]) -> None:
         self.spec_of = spec_of
         self._built: dict[Any, Universal] = {}
         self._targets: dict[tuple, Callable] = {}
@@ -65,8 +66,13 @@ class UniversalFamily:
         """U built for ``bound`` x ``bound`` (the builder's own result, cached)."""
         key = _key(bound)
         if key not in self._built:
-            self._built[key] = build(self.spec_of(bound))
+            self._built[key] = build(self.spec_of(bound, bound))
         return self._built[key]
+
+    def small_shapes(self, n: Any, d: Any) -> dict[str, tuple[Any, Any]]:
+        """The shape of every block of T at sizes n, d (its parameters' and each step's)."""
+        small = self.spec_of(n, d)
+        return shapes_of(small, route_of(small).steps, self.at(dimension("N")).kinds)
 
     def stage(self, k: int, bound: Any) -> Stage:
         return self.at(bound).stages[k - 1]

@@ -1,5 +1,10 @@
 """Theorem 6's U_N, stage by stage, for every N: the schedule and every block as families.
 
+Two forms: the paper's (one merged head, claims ``theorem6_stage1`` to
+``theorem6_stage4``) and the users' with biases (``theorem6_users_stage1`` to
+``theorem6_users_stage6``: Q, K, V = X W + 1 b; the bias stage, like the
+softmax, reads n, adding b on rows i < n only).
+
 U_N for one merged head (:mod:`usim.proofs.theorem6_attention`) is four stages:
 
     stage 1: XT = X^T;  Y1 = X A;  Y4 = X V     (transpose and two products, side by side)
@@ -44,10 +49,20 @@ def _shifted_source(node):
     return Aggregate(select(node.selector.keys, node.selector.queries + 1, Predicate.EQ), node.values)
 
 
-FAMILY = UniversalFamily(lambda bound: LayerSpec(bound, bound))
+FAMILY = UniversalFamily(lambda n, d: LayerSpec(n, d))
 """U_N for one merged head, N symbolic or an integer."""
 
-CLAIMS, FAMILIES = stage_claims(
+USERS_FAMILY = UniversalFamily(lambda n, d: LayerSpec(n, d, form="projected", bias=True))
+"""U_N for the users' form (Q, K, V = X W + 1 b; ``theorem6_users``), N symbolic or an integer."""
+
+
+def _bias_on_every_row(node):
+    """The bias added on the padded rows too (its row mask i < n dropped)."""
+    kept, masked = node.args
+    return kept + masked.args[1]
+
+
+MERGED_CLAIMS, MERGED_FAMILIES = stage_claims(
     "theorem6", FAMILY, paper="Theorem 6 (U's stages)", what="one merged head",
     mutants={
         1: {"misplaced-block": lambda *sizes: {"s1.route.3": _shifted_source}},
@@ -60,6 +75,24 @@ CLAIMS, FAMILIES = stage_claims(
     engines=ENGINES, default_max_n=3, ci_max_n=2, category="our statement",
     notes="the stage on its whole workspace (scratch included); header n set by the stage",
 )
+
+USERS_CLAIMS, USERS_FAMILIES = stage_claims(
+    "theorem6_users", USERS_FAMILY, paper="Theorem 6 (U's stages, users' form)",
+    what="the users' form with biases",
+    mutants={
+        1: {"misplaced-block": lambda *sizes: {"s1.route.3": _shifted_source}},
+        2: {"bias-on-every-row": lambda *sizes: {"s2.Qb.biased": _bias_on_every_row}},
+        3: {"misplaced-block": lambda *sizes: {"s3.route.1": _shifted_source}},
+        4: {"misplaced-block": lambda *sizes: {"s4.route.1": _shifted_source}},
+        5: {"no-key-mask": lambda *sizes: {"s5.P.key_ok": lambda node: indices >= 0}},
+    },
+    bounded_mutants={6: {"product-off-by-one": lambda *sizes: {"s6.O.m": lambda node: node + 1}}},
+    engines=ENGINES, default_max_n=3, ci_max_n=2, category="our statement",
+    notes="the stage on its whole workspace (scratch included); header n set by the stage",
+)
+
+CLAIMS = tuple(MERGED_CLAIMS + USERS_CLAIMS)
+FAMILIES = tuple(MERGED_FAMILIES + USERS_FAMILIES)
 
 if __name__ == "__main__":  # python -m usim.proofs.X is usim prove of its claims
     from usim.proofs.script import run_as_script

@@ -9,13 +9,17 @@ import pytest
 from usim.engine.claim import Status
 from usim.engine.parametric.allsizes import prove_all_sizes
 from usim.proofs import families, get
-from usim.proofs.theorem6_stages import FAMILY
+from usim.proofs.theorem6_stages import FAMILY, USERS_FAMILY
 
-STAGES = [f"theorem6_stage{k}" for k in range(1, 5)]
+STAGES = [f"theorem6_stage{k}" for k in range(1, 5)] + [f"theorem6_users_stage{k}" for k in range(1, 7)]
 
 
 def test_u_for_one_head_has_four_stages_and_only_the_softmax_stage_reads_n():
     assert [FAMILY.dims(k) for k in range(1, 5)] == [("N",), ("N",), ("N", "n"), ("N",)]
+
+
+def test_in_the_users_form_the_bias_and_softmax_stages_read_n():
+    assert [USERS_FAMILY.dims(k) for k in range(1, 7)] == [("N",), ("N", "n"), ("N",), ("N",), ("N", "n"), ("N",)]
 
 
 @pytest.mark.parametrize("claim_id", STAGES)
@@ -27,12 +31,13 @@ def test_each_stage_of_u_is_proved_for_every_size_and_tied_past_the_bound(claim_
 
 
 @pytest.mark.parametrize("claim_id, mutant", [("theorem6_stage1", "misplaced-block"),
-                                              ("theorem6_stage3", "no-key-mask")])
+                                              ("theorem6_stage3", "no-key-mask"),
+                                              ("theorem6_users_stage2", "bias-on-every-row")])
 def test_a_broken_stage_is_refuted_for_every_size_with_a_replayed_input(claim_id, mutant):
     result = prove_all_sizes(families()[claim_id], mutant, tie_bound=2)
     assert result.status is Status.REFUTED
     assert result.counterexample.status is Status.REFUTED
-    if mutant == "no-key-mask":
+    if mutant in ("no-key-mask", "bias-on-every-row"):
         big, n = result.shape
         assert n < big  # the mask matters only where keys are padded
 

@@ -67,9 +67,17 @@ raise where the answer depends on the sizes. Cross-check: the bounded proof up
 to N runs alongside; a bounded refutation of a claim proved for all sizes is an
 ERROR, and a cross-check that is UNKNOWN or an ERROR is said beside the verdict.
 
+U's stages need three more things, each proved like the rest: a header
+field the stage's program sets to a size is that symbolic integer where an
+index is expected (the softmax's key mask ``col < n``); a sum whose body needs
+a case that holds exactly on its first t keys (t proved by z3) is two sums
+(:mod:`.sums`); a target entry given by cases (:func:`usim.encodings.sized.when`)
+is proved case by case.
+
 What is refused: a selection that is not one interval of keys, ``where`` on
-token-dependent values, a case split inside a sum, AHAT semantics, selector
-widths: the verdict is UNKNOWN, never PROVED. A step z3 refutes yields sizes
+token-dependent values (other than a size the program set), a case split
+inside a sum that no threshold resolves, AHAT semantics, selector widths: the
+verdict is UNKNOWN, never PROVED. A step z3 refutes yields sizes
 where it fails; the verdict REFUTED needs the bounded engines to refute the
 family's instance there with a replayed counterexample (:mod:`.allsizes`).
 """

@@ -44,7 +44,7 @@ from usim.engine.canonical import Verdict, compare
 from usim.engine.claim import EngineResult, Obligation, ObligationResult, Status
 from usim.engine.parametric.prove import ParametricVerdict, prove_family
 from usim.engine.parametric.statement import ABOUT_CLAIM, FamilyClaim, claim_all_sizes_status
-from usim.engine.parametric.symbolic_sizes import DECISIONS
+from usim.engine.parametric.steps import DECISIONS
 from usim.engine.parametric.target import SymbolicMatrix, TargetContext, active
 from usim.engine.parametric.terms import ParametricAtoms, Entry
 from usim.engine.replay import expected_sequence, replay_undefined, search_witness, symbol_matrices

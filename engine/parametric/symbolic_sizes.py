@@ -13,12 +13,16 @@
   (:mod:`.selection`, proved by z3); where the selection is empty it is the
   default, where it is one key it is the value there, otherwise it is the
   normalised sum ``total_{l < hi - lo} v(lo + l) / (hi - lo)``: a
-  :class:`~.terms.Total` over a bound index l;
+  :class:`~.terms.Total` over a bound index l, split into two sums where its
+  body needs a case that holds exactly on the first keys (:mod:`.sums`);
 * a head sum over symbolic head indices h in a box H is evaluated with h free;
   z3 proves that at this position every head but one candidate h0 has an empty
   selection (the heads are zero outside their own row or cell), or that all
   have; the sum is then head h0's value (or 0). The candidates are the
   position's own coordinates and the terms the heads' conditions equate h with;
+* a node that depends on the tokens, used where an index is expected, stands
+  for an integer term only where its value is one (a header field the
+  program sets to a size, read by a head); anything else is outside;
 * element-wise arithmetic is sympy arithmetic on the values; a division
   records that its divisor is non-zero there; ``where`` with a static
   condition splits the context.
@@ -51,8 +55,21 @@ from usim.engine.parametric.integers import (
     translate,
 )
 from usim.engine.parametric.selection import Interval, formula, infer
+from usim.engine.parametric.steps import (  # the vocabulary (prove.py reads it from here too)
+    BLOCKS,
+    CASES,
+    COLLAPSE,
+    SELECTION,
+    SIGNS,
+    Context,
+    InputBlock,
+    SplitInSum,
+    StepFailed,
+    Unsupported,
+    Value,
+)
+from usim.engine.parametric.sums import SumSplitting
 from usim.engine.parametric.terms import ParametricAtoms, Whole
-from usim.engine.signs import Sign, SignAnalysis
 from usim.rasp.expr import (
     Aggregate,
     Constant,
@@ -70,53 +87,6 @@ from usim.rasp.expr import (
 from usim.rasp.family import HeadAt, HeadSum, Parameter, SymbolicInt, readable
 
 
-class Unsupported(Exception):
-    """A construct the parametric engine does not reason about (the verdict is UNKNOWN)."""
-
-
-class StepFailed(Exception):
-    """A step z3 did not prove: ``outcome`` (if any) holds the formulas whose
-    models are sizes where it fails."""
-
-    def __init__(self, step: str, what: str, outcome: Outcome | None = None) -> None:
-        super().__init__(f"{step}: {what}")
-        self.step, self.what, self.outcome = step, what, outcome
-
-
-@dataclass(frozen=True)
-class Context:
-    """Hypotheses under which a value is computed; ``forkable``: whether the
-    context may still be split by cases (not inside a sum's body)."""
-
-    facts: tuple[Formula, ...]
-    forkable: bool = True
-
-    def also(self, *more: Formula, forkable: bool | None = None) -> "Context":
-        return Context(self.facts + tuple(more), self.forkable if forkable is None else forkable)
-
-
-@dataclass(frozen=True)
-class InputBlock:
-    name: str
-    rows: Term
-    cols: Term
-    offset: Term
-
-    @property
-    def end(self) -> Term:
-        return self.offset + self.rows * self.cols
-
-
-Value = list[tuple[Context, sympy.Expr]]
-
-# The steps the ledger counts, by what they establish.
-SELECTION = "selections are index intervals"
-COLLAPSE = "heads other than the position's own select nothing"
-BLOCKS = "positions read from the right input block"
-CASES = "case splits decided"
-SIGNS = "divisors of // and % have a known sign"
-DECISIONS = (CASES, BLOCKS, COLLAPSE, SIGNS)
-"""Steps whose queries ask which case holds: a "no" there splits the context, it refutes nothing."""
 
 
 @dataclass
@@ -127,7 +97,7 @@ class Obligations:
     real: list[tuple[tuple[Formula, ...], sympy.Expr, str]] = field(default_factory=list)
 
 
-class SymbolicSizeEvaluator:
+class SymbolicSizeEvaluator(SumSplitting):
     """Values of one family's nodes at symbolic positions (see the module docstring)."""
 
     def __init__(self, blocks: Sequence[InputBlock], n: Term, prover: Prover, atoms: ParametricAtoms,
@@ -206,7 +176,7 @@ class SymbolicSizeEvaluator:
         if self.prover.proves(ctx.facts, z3.Not(condition), CASES).holds:
             return [(ctx, False)]
         if not ctx.forkable:
-            raise Unsupported(f"a case split inside a sum ({what})")
+            raise SplitInSum(condition, what)
         return [(ctx.also(condition), True), (ctx.also(z3.Not(condition)), False)]
 
     def record_static(self, ctx: Context, conditions: Sequence[Formula], what: str) -> None:
@@ -414,68 +384,6 @@ class SymbolicSizeEvaluator:
             total = self._sum(node, node.values, interval.lo, count, env, here)
             out.append((here, total / self.atoms.whole(count, positive=True)))
         return out
-
-    def _sum(self, node: Aggregate, values: SOp, lo: Term, count: Term, env: Mapping[str, Term],
-             ctx: Context) -> sympy.Expr:
-        """sum_{l < count} values(lo + l), one sum atom; or two, where ``values``
-        is a ``where`` whose condition holds exactly on the first keys
-        (:meth:`_threshold`): sum_{l < t'} then(lo + l) + sum_{l < count - t'}
-        else(lo + t' + l), t' = min(max(t, 0), count), a sum over an empty
-        range (or of a 0 branch) left out."""
-        threshold = self._threshold(values, lo, count, env, ctx)
-        if threshold is None:
-            return self._one_sum(node, values, lo, count, env, ctx)
-        first = self.smaller(self.larger(threshold, z3.IntVal(0)), count)
-        parts = []
-        for branch, start, extent in ((values.args[1], lo, first), (values.args[2], lo + first, count - first)):
-            if isinstance(branch, Constant) and branch.value == 0:
-                continue
-            if self.prover.proves(ctx.facts, extent <= 0, CASES).holds:
-                continue
-            parts.append(self._one_sum(node, branch, start, extent, env, ctx))
-        return sympy.Add(*parts)
-
-    def _one_sum(self, node: Aggregate, values: SOp, lo: Term, count: Term, env: Mapping[str, Term],
-                 ctx: Context) -> sympy.Expr:
-        l = self.variable("l", z3.IntVal(0), count)
-        inner = ctx.also(l >= 0, l < count, forkable=False)
-        body = self.value(values, lo + l, env, inner)
-        if len(body) != 1:
-            raise Unsupported(f"the values of {node.name} split into cases inside its sum")
-        terms = body[0][1]
-        positive = SignAnalysis().sign(terms) is Sign.POSITIVE \
-            and self.prover.proves(ctx.facts, count >= 1, CASES).holds is True
-        return self.atoms.total(l, count, terms, positive=positive, nonnegative=True)
-
-    def _threshold(self, values: SOp, lo: Term, count: Term, env: Mapping[str, Term],
-                   ctx: Context) -> Term | None:
-        """t such that, at the keys lo + l (0 <= l < count), the condition of the
-        ``where`` ``values`` holds exactly when l < t (proved by z3), or None:
-        a masked row sum (keys j < n of a row kept) is then two sums over
-        intervals, with no case split inside either. The candidates for t are
-        the sides of the condition's comparison and what makes them differ by
-        l, each also plus one (a comparison by <=)."""
-        if not (isinstance(values, Map) and values.op is Op.WHERE):
-            return None
-        l = self.variable("l", z3.IntVal(0), count)
-        inner = ctx.also(l >= 0, l < count, forkable=False)
-        try:
-            condition = self.static(values.args[0], lo + l, env, inner)
-        except Unsupported:
-            return None
-        if not z3.is_bool(condition) or condition.num_args() != 2:
-            return None
-        a, b = condition.children()
-        if not (z3.is_int(a) and z3.is_int(b)):
-            return None
-        name = l.decl().name()
-        candidates = (b, z3.simplify(b - a + l), a, z3.simplify(a - b + l))
-        for t in candidates + tuple(z3.simplify(c + 1) for c in candidates):  # < and <= alike
-            if name in free_constants(t):
-                continue
-            if self.prover.proves(inner.facts, condition == (l < t), CASES).holds:
-                return t
-        return None
 
     def _map(self, node: Map, pos: Term, env: Mapping[str, Term], ctx: Context) -> Value:
         op = node.op
