@@ -41,7 +41,11 @@ from usim.encodings.sized import both, matrix_like, size_value, when
 from usim.engine.claim import Claim, Shape
 from usim.engine.declare import claim
 from usim.engine.parametric.statement import FamilyClaim
+from usim.constructions.base import inside
+from usim.constructions.routing import fix
 from usim.proofs._universal import stage_program, stage_sizes
+from usim.rasp.expr import indices, tokens, where
+from usim.rasp.program import Program
 from usim.rasp.family import Condition, SymbolicInt, dimension, is_symbolic, same_size
 from usim.rasp.rewrite import Replacements
 
@@ -222,3 +226,96 @@ def _within(bound: Any, sizes: Sizes) -> Condition | bool:
     for size in sizes:
         found = both(found, size <= bound)
     return found
+
+
+class PaddedFamily(UniversalFamily):
+    """U_N's stages on zero-padded workspaces, for every N and every n, d <= N.
+
+    Stage k of this family is U_N's stage k applied to its workspace with every
+    block zeroed outside its top-left corner of T's sizes at (n, d) (the
+    scratch zeroed too), the header's sizes the stage reads set to n and d:
+
+        stage_k(fix(where(kept(p), w, 0)))
+
+    where kept(p) says that p is in the header or in the corner of its block.
+    On a workspace that is zero-padded already (U's input is; every stage's
+    output is, by the statement) the zeroing is the identity, so the
+    statement (each new block the zero-padded meaning of its step on T's
+    blocks, the carried blocks as they were, 0 elsewhere) is what composes:
+    U_N maps the zero-padded input with header [n, d, c] to T's output
+    zero-padded, for every n, d <= N, with the padding inside each stage's
+    statement rather than in a lemma apart.
+    """
+
+    def reads(self, k: int) -> tuple[str, ...]:
+        return tuple(SIZE_FIELDS)  # the padding depends on n and d at every stage
+
+    def fixed(self, k: int, sizes: Sizes) -> dict[str, Any]:
+        u = self.at(dimension("N"))
+        wanted = stage_sizes(u, u.stages[k - 1])
+        return {f: v for f, v in zip(SIZE_FIELDS, sizes[1:]) if f in wanted}
+
+    def program(self, k: int, *sizes: Any) -> Program:
+        bound, n, d = sizes
+        u = self.at(bound)
+        stage = u.stages[k - 1]
+        small = self.small_shapes(n, d)
+        kept: Any = False
+        for block in reversed(stage.input.blocks):
+            o, cols = block.offset, block.shape.cols
+            here: Any = inside(o, block.end)
+            if block.name != HEADER:
+                rows_kept, cols_kept = small[block.name]
+                here = here & ((indices - o) // cols < rows_kept) & ((indices - o) % cols < cols_kept)
+            kept = here if kept is False else where(inside(o, block.end), here, kept)
+        values = where(kept, tokens, 0).named("padded")
+        fixed = self.fixed(k, sizes)
+        if fixed:
+            hdr = stage.input.block(HEADER)
+            values = fix(values, {hdr.offset + SIZE_FIELDS[f]: v for f, v in fixed.items()})
+        return Program.of(f"{u.program.name}.padded_stage{k}", {"W": stage.apply(values)},
+                          f"stage {k} of U for {u.spec.tag} on a workspace zero-padded to n x d")
+
+    def _make_target(self, k: int, sizes: Sizes) -> Callable[[Mapping[str, Any]], dict]:
+        bound, n, d = sizes
+        u = self.at(bound)
+        stage = u.stages[k - 1]
+        fixed = self.fixed(k, sizes)
+        small = self.small_shapes(n, d)
+
+        def target(m: Mapping[str, Any]) -> dict:
+            env = {name: (lambda M, shape: matrix_like(M, *shape, lambda i, j: M[i, j]))(matrix, small[name])
+                   for name, matrix in m.items() if name in small}  # T's blocks: the corners of U's
+            scale = 1
+            if HEADER in m:
+                env[HEADER] = _header(m[HEADER], fixed)
+                scale = m[HEADER][0, 2]
+            for st in stage.steps:
+                env[st.out] = u.kinds[st.kind].meaning([env[a] for a in st.args], scale)
+            out = {}
+            model = m[stage.input.blocks[0].name]
+            for block in stage.output.blocks:
+                if block.name == HEADER:
+                    out[block.name] = env[HEADER]
+                    continue
+                out[block.name] = _padded(model, env[block.name], block.shape.rows, block.shape.cols,
+                                          *small[block.name])
+            return out
+        return target
+
+
+def _header(h: Any, fixed: Mapping[str, Any]) -> Any:
+    """The header with the sizes a stage set, the rest as given."""
+    def field(i: Any, j: Any) -> Any:
+        out: Callable[[], Any] = lambda: h[i, j]  # noqa: E731
+        for name, value in fixed.items():
+            out = (lambda at, v, rest: lambda: when(_equal(j, at), lambda: size_value(v), rest))(
+                SIZE_FIELDS[name], value, out)
+        return out()
+    return matrix_like(h, 1, 3, field)
+
+
+def _padded(model: Any, value: Any, rows: Any, cols: Any, kept_rows: Any, kept_cols: Any) -> Any:
+    """``value`` (kept_rows x kept_cols) in the corner of a rows x cols zero matrix."""
+    return matrix_like(model, rows, cols, lambda i, j: when(both(i < kept_rows, j < kept_cols),
+                                                            lambda: value[i, j], lambda: 0))

@@ -25,7 +25,17 @@ class SplitInSum(Unsupported):
 
     def __init__(self, condition: "Formula", what: str) -> None:
         super().__init__(f"a case split inside a sum ({what})")
-        self.condition = condition
+        self.condition, self.what = condition, what
+
+
+class OuterCase(Unsupported):
+    """A case a sum's body needs that is the same at every key of the sum
+    (``condition``, free of its index): the context outside the sum is split
+    by it, and the sum evaluated in each part."""
+
+    def __init__(self, condition: "Formula", what: str) -> None:
+        super().__init__(f"a case split inside a sum ({what})")
+        self.condition, self.what = condition, what
 
 
 SPLITS = 4

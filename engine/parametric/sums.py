@@ -19,7 +19,7 @@ import sympy
 import z3
 
 from usim.engine.parametric.integers import Formula, Term, free_constants
-from usim.engine.parametric.steps import CASES, SPLITS, Context, SplitInSum, Unsupported
+from usim.engine.parametric.steps import CASES, SPLITS, Context, OuterCase, SplitInSum, Unsupported
 from usim.engine.signs import Sign, SignAnalysis
 from usim.rasp.expr import Aggregate, SOp
 
@@ -43,6 +43,7 @@ class SumSplitting:
         except SplitInSum as split:
             threshold = self._threshold(split.condition, l, inner) if splits > 0 else None
             if threshold is None:
+                self._outside(split, l, count, ctx)
                 raise
             first = self.smaller(self.larger(threshold, z3.IntVal(0)), count)
             parts = []
@@ -58,11 +59,12 @@ class SumSplitting:
             and self.prover.proves(ctx.facts, count >= 1, CASES).holds is True
         return self.atoms.total(l, count, terms, positive=positive, nonnegative=True)
 
-    def _undecided(self, condition: Formula, facts: Sequence[Formula], depth: int) -> Formula | None:
-        """The one comparison a Boolean combination (and, or, not, if) depends on
-        where ``facts`` hold: each part the facts decide (z3) is replaced by its
-        value; None where more than one part stays open. Only a guide to where a
-        sum is split (every split of a sum's range is sound)."""
+    def _open_parts(self, condition: Formula, facts: Sequence[Formula], limit: int = 8) -> list[Formula]:
+        """The comparisons a Boolean combination (and, or, not, if) still depends on
+        where ``facts`` hold: each part the facts decide (z3) drops out, an
+        ``if`` whose test they decide is its branch. At most ``limit`` of them.
+        Only a guide to where a sum is split or its context cased (every split
+        of a sum's range, every case split of a context, is sound)."""
         def decided(c: Formula) -> bool | None:
             if self.prover.proves(facts, c, CASES).holds:
                 return True
@@ -70,42 +72,58 @@ class SumSplitting:
                 return False
             return None
 
-        for _ in range(depth):
-            if z3.is_not(condition):
-                condition = condition.children()[0]
-            elif z3.is_and(condition) or z3.is_or(condition):
-                open_parts = [c for c in condition.children() if decided(c) is None]
-                if len(open_parts) != 1:
-                    return None
-                condition = open_parts[0]
-            elif z3.is_app_of(condition, z3.Z3_OP_ITE):
-                test, yes, no = condition.children()
+        found: list[Formula] = []
+        todo = [condition]
+        while todo and len(found) < limit:
+            c = todo.pop(0)
+            if z3.is_not(c):
+                todo.insert(0, c.children()[0])
+            elif z3.is_and(c) or z3.is_or(c):
+                todo[:0] = [p for p in c.children() if decided(p) is None]
+            elif z3.is_app_of(c, z3.Z3_OP_ITE):
+                test, yes, no = c.children()
                 taken = decided(test)
-                if taken is None:
-                    return None
-                condition = yes if taken else no
-            else:
-                return condition
-        return None
+                todo[:0] = [yes if taken else no] if taken is not None else [test, yes, no]
+            elif decided(c) is None and all(not c.eq(f) for f in found):
+                found.append(c)
+        return found
 
     def _threshold(self, condition: Formula, l: Term, inner: Context) -> Term | None:
-        """t free of l with condition <=> l < t wherever inner's facts hold (z3),
-        or None. The candidates: the sides of the condition's comparison (under
-        a negation too) and what makes them differ by l, each also plus one."""
-        condition = self._undecided(condition, inner.facts, 8)
-        if condition is None:
-            return None
-        if not z3.is_bool(condition) or condition.num_args() != 2:
-            return None
-        a, b = condition.children()
-        if not (z3.is_int(a) and z3.is_int(b)):
-            return None
+        """t free of l such that one open comparison of the condition holds exactly
+        when l < t wherever inner's facts hold (z3), or None. The candidates: the
+        sides of the comparison and what makes them differ by l, each also plus
+        one."""
         name = l.decl().name()
-        candidates = (b, z3.simplify(b - a + l), a, z3.simplify(a - b + l))
-        for t in candidates + tuple(z3.simplify(c + 1) for c in candidates):  # < and <= alike
-            if name in free_constants(t):
+        for part in self._open_parts(condition, inner.facts):
+            if part.num_args() != 2 or name not in free_constants(part):
                 continue
-            for holds in (condition, z3.Not(condition)):  # the first keys are those where it holds, or not
-                if self.prover.proves(inner.facts, holds == (l < t), CASES).holds:
-                    return t
+            a, b = part.children()
+            if not (z3.is_int(a) and z3.is_int(b)):
+                continue
+            candidates = (b, z3.simplify(b - a + l), a, z3.simplify(a - b + l))
+            for t in candidates + tuple(z3.simplify(c + 1) for c in candidates):  # < and <= alike
+                if name in free_constants(t):
+                    continue
+                for holds in (part, z3.Not(part)):  # the first keys are those where it holds, or not
+                    if self.prover.proves(inner.facts, holds == (l < t), CASES).holds:
+                        return t
         return None
+
+    def _outside(self, split: SplitInSum, l: Term, count: Term, ctx: Context) -> None:
+        """Raise :class:`OuterCase` for an open comparison of the condition the body
+        needs that is the same at every key (z3: c(l) == c(l2) for any two keys
+        l, l2 < count) and speaks only of what the context outside the sum
+        knows: that context can be split by c(0) instead."""
+        name = l.decl().name()
+        other = self.variable("l", z3.IntVal(0), count)
+        keys = ctx.facts + (l >= 0, l < count, other >= 0, other < count)
+        known = set().union(*(free_constants(f) for f in ctx.facts)) if ctx.facts else set()
+        for part in self._open_parts(split.condition, ctx.facts + (l >= 0, l < count)):
+            if name not in free_constants(part):
+                continue
+            at_first = z3.substitute(part, (l, z3.IntVal(0)))
+            if not free_constants(at_first) <= known:
+                continue
+            same = self.prover.proves(keys, part == z3.substitute(part, (l, other)), CASES)
+            if same.holds is True:
+                raise OuterCase(at_first, split.what)

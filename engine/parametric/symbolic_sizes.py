@@ -61,8 +61,10 @@ from usim.engine.parametric.steps import (  # the vocabulary (prove.py reads it 
     COLLAPSE,
     SELECTION,
     SIGNS,
+    SPLITS,
     Context,
     InputBlock,
+    OuterCase,
     SplitInSum,
     StepFailed,
     Unsupported,
@@ -381,9 +383,24 @@ class SymbolicSizeEvaluator(SumSplitting):
                 out.extend(self.value(node.values, interval.lo, env, here))
                 continue
             self.record_static(here, [count != 0], f"the mean of {node.name}")
-            total = self._sum(node, node.values, interval.lo, count, env, here)
-            out.append((here, total / self.atoms.whole(count, positive=True)))
+            out.extend(self._mean(node, interval.lo, count, env, here, SPLITS))
         return out
+
+    def _mean(self, node: Aggregate, lo: Term, count: Term, env: Mapping[str, Term], ctx: Context,
+              splits: int) -> Value:
+        """The mean over the keys [lo, lo + count); where its sum needs a case that
+        is the same at every key (:class:`OuterCase`), the context is split by it
+        first (here, if it may be split; else by the sum this mean is inside)."""
+        try:
+            total = self._sum(node, node.values, lo, count, env, ctx)
+        except OuterCase as case:
+            if not ctx.forkable or splits <= 0:
+                raise SplitInSum(case.condition, case.what) from None
+            out: Value = []
+            for here, _ in self.decide(ctx, case.condition, case.what):
+                out.extend(self._mean(node, lo, count, env, here, splits - 1))
+            return out
+        return [(ctx, total / self.atoms.whole(count, positive=True))]
 
     def _map(self, node: Map, pos: Term, env: Mapping[str, Term], ctx: Context) -> Value:
         op = node.op

@@ -10,6 +10,8 @@ is proved case by case.
 
 from __future__ import annotations
 
+import dataclasses
+
 import pytest
 
 from usim.constructions.base import SizedConstruction
@@ -17,6 +19,7 @@ from usim.constructions.universal import LayerSpec, build
 from usim.engine.claim import Status
 from usim.engine.parametric.prove import prove_family
 from usim.engine.parametric.statement import FamilyClaim
+from usim.proofs._stages import PaddedFamily, stage_claims
 from usim.proofs._universal import stage_program
 from usim.proofs.theorem6_stages import CLAIMS, FAMILY
 from usim.rasp.expr import indices
@@ -93,3 +96,22 @@ def test_sizes_compared_by_the_builder_have_one_answer_at_every_size_or_none():
 def test_u_for_two_free_sizes_is_refused_rather_than_scheduled_by_a_guess():
     with pytest.raises(FamilyError):
         build(LayerSpec(dimension("n"), dimension("d")))
+
+
+class _OneRowTooMany(PaddedFamily):
+    """Stage programs that keep (and tell the softmax) one row more than T has."""
+
+    def program(self, k, *sizes):
+        bound, n, d = sizes
+        return super().program(k, bound, n + 1, d)
+
+
+def test_a_padded_stage_that_keeps_one_row_too_many_is_not_proved():
+    """The case split outside a sum (a row >= n is a case of the context, the
+    same at every key) and the split of the padded sum at d cannot hide a
+    program that pads to the wrong size."""
+    claims, fams = stage_claims("wrong", _OneRowTooMany(lambda n, d: LayerSpec(n, d)), paper="x", what="x",
+                                engines=("sympy",), default_max_n=2, ci_max_n=2, category="our statement")
+    softmax = fams[SOFTMAX - 1]
+    verdict = prove_family(dataclasses.replace(softmax, side_condition=lambda N, n, d: (n + 1 <= N) & (d <= N)))
+    assert verdict.status is not Status.PROVED
