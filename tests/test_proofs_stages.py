@@ -6,11 +6,8 @@ from __future__ import annotations
 
 import pytest
 
-from usim.constructions.universal import LayerSpec
 from usim.engine.claim import Status
 from usim.engine.parametric.allsizes import prove_all_sizes
-from usim.engine.parametric.prove import prove_family
-from usim.proofs._stages import PaddedFamily, stage_claims
 from usim.proofs import families, get
 from usim.proofs.theorem6_stages import FAMILY, USERS_FAMILY
 
@@ -50,23 +47,3 @@ def test_the_stage_claims_bounded_proof_is_about_the_same_program():
     fc = families()["theorem6_stage3"]
     assert fc.one_definition
     assert claim.shapes(2) == [(1, 1), (2, 1), (2, 2)]
-
-
-def _padded_families(family):
-    claims, fams = stage_claims("padded", family, paper="Theorem 6", what="one merged head",
-                                engines=("sympy", "cvc5"), default_max_n=2, ci_max_n=2,
-                                category="our statement")
-    return fams
-
-
-@pytest.mark.parametrize("k", [2, 3, 4])
-def test_a_stage_on_a_zero_padded_workspace_is_proved_for_every_n_and_d_up_to_n(k):
-    """U_N's stage k on a workspace zero-padded to T's sizes n x d gives the next
-    workspace zero-padded (the hierarchy inside each stage's statement): the
-    product's inner sum over the padded keys is split at d, the rows >= n are
-    a case outside the sum. Stage 1 is not yet proved this way (see the note
-    in paper_map.md)."""
-    fc = _padded_families(PaddedFamily(lambda n, d: LayerSpec(n, d)))[k - 1]
-    assert fc.dims == ("N", "n", "d")
-    verdict = prove_family(fc)
-    assert verdict.status is Status.PROVED, verdict.reason

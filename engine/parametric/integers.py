@@ -353,3 +353,30 @@ def exact_quotient(a: Term, b: Term) -> Term | None:
     if not all(c.is_Integer for c in poly.coeffs()):
         return None
     return from_polynomial(quotient)
+
+
+def quotient_remainder(a: Term, b: Term) -> tuple[Term, Term] | None:
+    """Polynomials q, r with a = q * b + r exactly (the divisor's symbols leading
+    the division), when a and b are polynomials with integer coefficients and
+    the division leaves integer coefficients, else None. Where 0 <= r < b
+    (the caller's proof), a // b = q and a % b = r.
+
+    >>> i, j, c = z3.Ints("i j c")
+    >>> q, r = quotient_remainder(i * c + j, c)
+    >>> z3.simplify(q), z3.simplify(r)
+    (i, j)
+    """
+    pa, pb = to_polynomial(a), to_polynomial(b)
+    if pa is None or pb is None or pb == 0:
+        return None
+    leading = sorted(pb.free_symbols, key=str)
+    symbols = leading + sorted((pa.free_symbols - pb.free_symbols), key=str)
+    if not leading:
+        return None
+    quotient, remainder = sympy.div(sympy.expand(pa), sympy.expand(pb), *symbols)
+    if quotient == 0:
+        return None
+    for part in (quotient, remainder):
+        if part != 0 and not all(c.is_Integer for c in sympy.Poly(part, *symbols).coeffs()):
+            return None
+    return from_polynomial(quotient), from_polynomial(remainder)

@@ -49,6 +49,7 @@ from usim.engine.parametric.integers import (
     Prover,
     Term,
     exact_quotient,
+    quotient_remainder,
     floordiv,
     free_constants,
     mod,
@@ -271,6 +272,12 @@ class SymbolicSizeEvaluator(SumSplitting):
             quotient = exact_quotient(a, b)  # (r*c) // r is c wherever r != 0
             if quotient is not None:
                 return (quotient if op is Op.FLOORDIV else z3.IntVal(0)), conditions
+            parts = quotient_remainder(a, b)  # (i*c + j) // c is i where 0 <= j < c
+            if parts is not None:
+                q, r = parts
+                bounds = self.facts_for(r) + self.facts_for(b)
+                if self.prover.proves(bounds, z3.And(r >= 0, r < b), SIGNS).holds is True:
+                    return (q if op is Op.FLOORDIV else r), conditions
             return (floordiv(a, b, self.positive) if op is Op.FLOORDIV else mod(a, b, self.positive)), conditions
         simple = {
             Op.ADD: lambda a, b: a + b, Op.SUB: lambda a, b: a - b, Op.MUL: lambda a, b: a * b,
