@@ -33,20 +33,19 @@ from __future__ import annotations
 import itertools
 from typing import Any, Callable, Mapping
 
-from usim.constructions.base import SizedConstruction
+from usim.constructions.base import SizedConstruction, inside
+from usim.constructions.routing import fix
 from usim.constructions.universal import HEADER, LayerSpec, Stage, Universal, build, route_of
-from usim.constructions.universal.schedule import shapes_of
 from usim.constructions.universal.kinds import SIZE_FIELDS
-from usim.encodings.sized import both, matrix_like, size_value, when
+from usim.constructions.universal.schedule import shapes_of
+from usim.encodings.sized import both, matrix_like, when
 from usim.engine.claim import Claim, Shape
 from usim.engine.declare import claim
 from usim.engine.parametric.statement import FamilyClaim
-from usim.constructions.base import inside
-from usim.constructions.routing import fix
-from usim.proofs._universal import stage_program, stage_sizes
+from usim.proofs._universal import header_with, stage_program, stage_sizes, stage_target
 from usim.rasp.expr import indices, tokens, where
+from usim.rasp.family import Condition, SymbolicInt, at_least, dimension
 from usim.rasp.program import Program
-from usim.rasp.family import Condition, SymbolicInt, dimension, is_symbolic, same_size
 from usim.rasp.rewrite import Replacements
 
 Sizes = tuple[Any, ...]
@@ -58,8 +57,9 @@ def _key(value: Any) -> Any:
 
 
 class UniversalFamily:
-    """U_N for one form of T (``spec_of(N)``, N symbolic or an integer), its stages
-    and their statements as functions of (N, n, d)."""
+    """U_N for one form of T (``spec_of(n, d)`` gives T; U_N is built for
+    ``spec_of(N, N)``, N symbolic or an integer), its stages and their
+    statements as functions of (N, n, d)."""
 
     def __init__(self, spec_of: Callable[[Any, Any], LayerSpec]) -> None:
         self.spec_of = spec_of
@@ -101,9 +101,8 @@ class UniversalFamily:
         """W_k's blocks from position 0, then its scratch (any content) up to U's length."""
         layout = self.stage(k, sizes[0]).input
         blocks = [(b.name, (b.shape.rows, b.shape.cols)) for b in layout.blocks]
-        rest = layout.length - layout.used
-        if (is_symbolic(rest) and not _zero(rest)) or (not is_symbolic(rest) and rest > 0):
-            blocks.append(("scratch", (1, rest)))
+        if not at_least(layout.used, layout.length):
+            blocks.append(("scratch", (1, layout.length - layout.used)))
         return blocks
 
     def outputs(self, k: int, *sizes: Any) -> list[tuple[str, tuple[Any, Any]]]:
@@ -119,36 +118,7 @@ class UniversalFamily:
 
     def _make_target(self, k: int, sizes: Sizes) -> Callable[[Mapping[str, Any]], dict]:
         u = self.at(sizes[0])
-        stage = u.stages[k - 1]
-        fixed = self.fixed(k, sizes)
-
-        def target(m: Mapping[str, Any]) -> dict:
-            env = dict(m)
-            scale = 1
-            if HEADER in m:
-                h = m[HEADER]
-                scale = h[0, 2]
-
-                def field(i: Any, j: Any) -> Any:  # the sizes the stage set, the rest as given
-                    out: Callable[[], Any] = lambda: h[i, j]  # noqa: E731
-                    for name, value in fixed.items():
-                        out = (lambda at, v, rest: lambda: when(_equal(j, at), lambda: size_value(v), rest))(
-                            SIZE_FIELDS[name], value, out)
-                    return out()
-                env[HEADER] = matrix_like(h, 1, 3, field)
-            for st in stage.steps:
-                env[st.out] = u.kinds[st.kind].meaning_at([env[a] for a in st.args], scale,
-                                                          fixed.get("n"), fixed.get("d"))
-            return {b.name: env[b.name] for b in stage.output.blocks}
-        return target
-
-
-def _zero(value: SymbolicInt) -> bool:
-    return same_size(value, 0)
-
-
-def _equal(j: Any, at: int) -> Condition | bool:
-    return j == at
+        return stage_target(u, u.stages[k - 1], self.fixed(k, sizes))
 
 
 def stage_claims(claim_id: str, family: UniversalFamily, *, paper: str, what: str,
@@ -288,7 +258,7 @@ class PaddedFamily(UniversalFamily):
                    for name, matrix in m.items() if name in small}  # T's blocks: the corners of U's
             scale = 1
             if HEADER in m:
-                env[HEADER] = _header(m[HEADER], fixed)
+                env[HEADER] = header_with(m[HEADER], fixed)
                 scale = m[HEADER][0, 2]
             for st in stage.steps:
                 env[st.out] = u.kinds[st.kind].meaning([env[a] for a in st.args], scale)
@@ -302,17 +272,6 @@ class PaddedFamily(UniversalFamily):
                                           *small[block.name])
             return out
         return target
-
-
-def _header(h: Any, fixed: Mapping[str, Any]) -> Any:
-    """The header with the sizes a stage set, the rest as given."""
-    def field(i: Any, j: Any) -> Any:
-        out: Callable[[], Any] = lambda: h[i, j]  # noqa: E731
-        for name, value in fixed.items():
-            out = (lambda at, v, rest: lambda: when(_equal(j, at), lambda: size_value(v), rest))(
-                SIZE_FIELDS[name], value, out)
-        return out()
-    return matrix_like(h, 1, 3, field)
 
 
 def _padded(model: Any, value: Any, rows: Any, cols: Any, kept_rows: Any, kept_cols: Any) -> Any:

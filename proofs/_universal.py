@@ -76,8 +76,6 @@ from usim.constructions.routing import fix
 from usim.constructions.routing import Part
 from usim.constructions.softmax import softmax_block
 from usim.constructions.universal import (
-    HDR_D,
-    HDR_N,
     HDR_SCALE,
     HEADER,
     STEP_KINDS,
@@ -93,6 +91,7 @@ from usim.constructions.universal.kinds import SIZE_FIELDS, StepKind, add_row, h
 from usim.constructions.universal.route import route_of
 from usim.constructions.universal.terms import Term, leaf, mm, op, tr
 from usim.encodings.layout import Block, SequenceLayout
+from usim.encodings.sized import matrix_like, size_value, when
 from usim.encodings.notation import shape_label
 from usim.engine.choice import STAGE, WHOLE_PROGRAM
 from usim.engine.claim import Claim, Obligation, Shape
@@ -172,14 +171,29 @@ def stage_program(u: Universal, stage: Stage, at: Sizes | None = None) -> Progra
                       f"stage {stage.index} of U for {u.spec.tag} ({fixed})")
 
 
+def header_with(h: Any, sizes: Mapping[str, Any]) -> Any:
+    """The header ``h`` with the sizes a stage set (``{"n": 3}``, or a symbolic n),
+    its other fields as given; written once for every size (a sympy matrix at
+    fixed sizes, symbolic where the parametric engine reads it)."""
+    def field(i: Any, j: Any) -> Any:
+        out: Callable[[], Any] = lambda: h[i, j]  # noqa: E731
+        for name, value in sizes.items():
+            out = (lambda at, v, rest: lambda: when(j == at, lambda: size_value(v), rest))(
+                SIZE_FIELDS[name], value, out)
+        return out()
+    return matrix_like(h, 1, 3, field)
+
+
 def stage_target(u: Universal, stage: Stage, at: Sizes | None = None) -> Callable[[Mapping[str, sympy.Matrix]], dict]:
+    """What stage k outputs with the header's sizes in ``at`` set (default: U's own
+    for the fields it reads): its steps' masked meanings, the carried blocks and
+    the header as they are (the sizes set). At fixed or symbolic sizes alike."""
     at = _at(u, stage, at)
 
     def target(m: Mapping[str, sympy.Matrix]) -> dict:
         env = dict(m)
         if HEADER in env:
-            h = m[HEADER]
-            env[HEADER] = sympy.Matrix([[at.get("n", h[0, HDR_N]), at.get("d", h[0, HDR_D]), h[0, HDR_SCALE]]])
+            env[HEADER] = header_with(m[HEADER], at)
         scale = env[HEADER][0, HDR_SCALE] if HEADER in env else 1
 
         def meaning(st: Step) -> sympy.Matrix:  # from the formula, in the one table of kinds

@@ -33,7 +33,8 @@ Broken variants, refuted for every size: the softmax without its key mask
 (erratum E10: wrong at every n < N), stages 1 and 2 routing their carried
 blocks one position too far; and, for the bounded proof only, stage 4's
 product with 1 added to what its heads read (for every size it is UNKNOWN:
-the failed step names no sizes and the search finds no replay).
+the node replaced is inside a head's body, and such a family is not
+instantiated for a replay).
 """
 
 from __future__ import annotations
@@ -62,34 +63,44 @@ def _bias_on_every_row(node):
     return kept + masked.args[1]
 
 
+def misplaced(head: str):
+    """Broken variant: the routing head ``head`` reads one position too far."""
+    return lambda *sizes: {head: _shifted_source}
+
+
+def no_key_mask(stage: int):
+    """Broken variant: the softmax of ``stage`` without its key mask (erratum E10)."""
+    return lambda *sizes: {f"s{stage}.P.key_ok": lambda node: indices >= 0}
+
+
+def product_off_by_one(stage: int):
+    """Broken variant: 1 added to what the product of ``stage`` reads. Refuted by the
+    bounded proof at every shape; for every size it is UNKNOWN (the node replaced is
+    inside a head's body, and such a family is not instantiated for a replay), so it
+    is a bounded variant only."""
+    return {stage: {"product-off-by-one": lambda *sizes: {f"s{stage}.O.m": lambda node: node + 1}}}
+
+
+SETTINGS = dict(engines=ENGINES, default_max_n=3, ci_max_n=2, category="our statement",
+                notes="the stage on its whole workspace (scratch included); header n set by the stage")
+"""What the stage claims of both forms share."""
+
 MERGED_CLAIMS, MERGED_FAMILIES = stage_claims(
     "theorem6", FAMILY, paper="Theorem 6 (U's stages)", what="one merged head",
-    mutants={
-        1: {"misplaced-block": lambda *sizes: {"s1.route.3": _shifted_source}},
-        2: {"misplaced-block": lambda *sizes: {"s2.route.1": _shifted_source}},
-        3: {"no-key-mask": lambda *sizes: {"s3.P.key_ok": lambda node: indices >= 0}},
-    },
-    # refuted by the bounded proof at every shape; for every size the engine names no sizes and its
-    # search over small sizes finds no replay yet (UNKNOWN, never PROVED): bounded only for now
-    bounded_mutants={4: {"product-off-by-one": lambda *sizes: {"s4.O.m": lambda node: node + 1}}},
-    engines=ENGINES, default_max_n=3, ci_max_n=2, category="our statement",
-    notes="the stage on its whole workspace (scratch included); header n set by the stage",
-)
+    mutants={1: {"misplaced-block": misplaced("s1.route.3")},
+             2: {"misplaced-block": misplaced("s2.route.1")},
+             3: {"no-key-mask": no_key_mask(3)}},
+    bounded_mutants=product_off_by_one(4), **SETTINGS)
 
 USERS_CLAIMS, USERS_FAMILIES = stage_claims(
     "theorem6_users", USERS_FAMILY, paper="Theorem 6 (U's stages, users' form)",
     what="the users' form with biases",
-    mutants={
-        1: {"misplaced-block": lambda *sizes: {"s1.route.3": _shifted_source}},
-        2: {"bias-on-every-row": lambda *sizes: {"s2.Qb.biased": _bias_on_every_row}},
-        3: {"misplaced-block": lambda *sizes: {"s3.route.1": _shifted_source}},
-        4: {"misplaced-block": lambda *sizes: {"s4.route.1": _shifted_source}},
-        5: {"no-key-mask": lambda *sizes: {"s5.P.key_ok": lambda node: indices >= 0}},
-    },
-    bounded_mutants={6: {"product-off-by-one": lambda *sizes: {"s6.O.m": lambda node: node + 1}}},
-    engines=ENGINES, default_max_n=3, ci_max_n=2, category="our statement",
-    notes="the stage on its whole workspace (scratch included); header n set by the stage",
-)
+    mutants={1: {"misplaced-block": misplaced("s1.route.3")},
+             2: {"bias-on-every-row": lambda *sizes: {"s2.Qb.biased": _bias_on_every_row}},
+             3: {"misplaced-block": misplaced("s3.route.1")},
+             4: {"misplaced-block": misplaced("s4.route.1")},
+             5: {"no-key-mask": no_key_mask(5)}},
+    bounded_mutants=product_off_by_one(6), **SETTINGS)
 
 CLAIMS = tuple(MERGED_CLAIMS + USERS_CLAIMS)
 FAMILIES = tuple(MERGED_FAMILIES + USERS_FAMILIES)

@@ -28,7 +28,7 @@ from typing import Callable, Iterable, Mapping, Sequence
 import sympy
 import z3
 
-from usim.rasp.family import SymbolicInt
+from usim.rasp.family import Condition, SymbolicInt
 
 Term = z3.ArithRef
 Formula = z3.BoolRef
@@ -380,3 +380,23 @@ def quotient_remainder(a: Term, b: Term) -> tuple[Term, Term] | None:
         if part != 0 and not all(c.is_Integer for c in sympy.Poly(part, *symbols).coeffs()):
             return None
     return from_polynomial(quotient), from_polynomial(remainder)
+
+
+def condition_formula(condition: Condition, term: Callable[[SymbolicInt | int], Term]) -> Formula:
+    """A :class:`~usim.rasp.family.Condition` (comparisons of symbolic integers
+    under and, or, not) as a z3 formula, each side translated by ``term`` (which
+    records its own definedness conditions).
+
+    >>> from usim.rasp.family import dimension
+    >>> r = dimension("r")
+    >>> condition_formula((r < 3) & ~(r == 1), lambda v: z3.Int("r") if v is r else z3.IntVal(v.value({})))
+    And(3 > r, Not(1 == r))
+    """
+    if condition.op == "and":
+        return z3.And(*[condition_formula(a, term) for a in condition.args])
+    if condition.op == "or":
+        return z3.Or(*[condition_formula(a, term) for a in condition.args])
+    if condition.op == "not":
+        return z3.Not(condition_formula(condition.args[0], term))
+    a, b = (term(x) for x in condition.args)
+    return {"<": a < b, "<=": a <= b, "==": a == b, "!=": a != b, ">": a > b, ">=": a >= b}[condition.op]

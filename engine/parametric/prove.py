@@ -29,7 +29,7 @@ from usim.engine.parametric.symbolic_sizes import (
     SymbolicSizeEvaluator,
     Unsupported,
 )
-from usim.engine.parametric.integers import Deadline, Ledger, Outcome, Prover, Term, translate
+from usim.engine.parametric.integers import Deadline, Ledger, Outcome, Prover, Term, condition_formula, translate
 from usim.engine.parametric.statement import FamilyClaim
 from usim.engine.parametric.target import Cases, SymbolicMatrix, TargetContext, active
 from usim.engine.parametric.terms import ParametricAtoms, Total, Whole
@@ -88,19 +88,12 @@ class _Run:
 def _z3_condition(condition: Condition, dims: Mapping[str, Term], positive) -> tuple[z3.BoolRef, list]:
     defined: list = []
 
-    def walk(c: Condition) -> z3.BoolRef:
-        if c.op == "and":
-            return z3.And(*[walk(a) for a in c.args])
-        if c.op == "or":
-            return z3.Or(*[walk(a) for a in c.args])
-        if c.op == "not":
-            return z3.Not(walk(c.args[0]))
-        left, right = (translate(a, {}, dims, positive) for a in c.args)
-        defined.extend(left.defined + right.defined)
-        a, b = left.term, right.term
-        return {"<": a < b, "<=": a <= b, "==": a == b, "!=": a != b, ">": a > b, ">=": a >= b}[c.op]
+    def term(value):
+        t = translate(value, {}, dims, positive)
+        defined.extend(t.defined)
+        return t.term
 
-    return walk(condition), defined
+    return condition_formula(condition, term), defined
 
 
 def _blocks(layout: Sequence[tuple[str, tuple[Any, Any]]], dims, positive) -> list[InputBlock]:

@@ -20,7 +20,7 @@ import sympy
 import z3
 
 from usim.encodings.sized import Cases, SymbolicMatrix, active, both, matrix_of, total, when
-from usim.engine.parametric.integers import Formula, Term, translate
+from usim.engine.parametric.integers import Formula, Term, condition_formula, translate
 from usim.engine.parametric.terms import ParametricAtoms
 from usim.engine.signs import Sign, SignAnalysis
 from usim.rasp.family import INDEX, Condition, SymbolicInt
@@ -75,14 +75,7 @@ class TargetContext:
 
     def condition(self, condition: Condition) -> Formula:
         """A condition between index terms and sizes as a z3 formula (its divisions recorded)."""
-        if condition.op == "and":
-            return z3.And(*[self.condition(a) for a in condition.args])
-        if condition.op == "or":
-            return z3.Or(*[self.condition(a) for a in condition.args])
-        if condition.op == "not":
-            return z3.Not(self.condition(condition.args[0]))
-        a, b = (self.term(x, f"the condition {condition}") for x in condition.args)
-        return {"<": a < b, "<=": a <= b, "==": a == b, "!=": a != b, ">": a > b, ">=": a >= b}[condition.op]
+        return condition_formula(condition, lambda value: self.term(value, f"the condition {condition}"))
 
     def choose(self, condition: Condition, then: Callable[[], Any], otherwise: Callable[[], Any]) -> Cases:
         """The two complementary cases of :func:`usim.encodings.sized.when`,

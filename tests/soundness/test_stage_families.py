@@ -5,7 +5,8 @@ before the extension was trusted: a header size is a symbolic integer only
 where the program itself sets it; a masked row sum is split only at a key
 z3 proves to be its threshold; a size comparison the builder makes is
 answered only where it has one answer at every size; an entry given by cases
-is proved case by case.
+is proved case by case; a quotient is read off a polynomial division only
+where its remainder is proved in range.
 """
 
 from __future__ import annotations
@@ -22,8 +23,9 @@ from usim.engine.parametric.statement import FamilyClaim
 from usim.proofs._stages import PaddedFamily, stage_claims
 from usim.proofs._universal import stage_program
 from usim.proofs.theorem6_stages import CLAIMS, FAMILY
-from usim.rasp.expr import indices
+from usim.rasp.expr import indices, tokens, where
 from usim.rasp.family import FamilyError, dimension, largest, same_size
+from usim.rasp.program import Program
 from usim.rasp.rewrite import substitute
 
 SOFTMAX = 3
@@ -115,3 +117,21 @@ def test_a_padded_stage_that_keeps_one_row_too_many_is_not_proved():
     softmax = fams[SOFTMAX - 1]
     verdict = prove_family(dataclasses.replace(softmax, side_condition=lambda N, n, d: (n + 1 <= N) & (d <= N)))
     assert verdict.status is not Status.PROVED
+
+
+def _division_family(shift: int) -> FamilyClaim:
+    """O[p] = M[p] where (p + c + shift) // c == 1, else 0, for a 1 x c block M."""
+    def program(c):
+        return Program.of("division", {"O": where((indices + c + shift) // c == 1, tokens, 0)})
+    construction = SizedConstruction(name=lambda c: "division", dims=("c",), program=program,
+                                     inputs=lambda c: [("M", (1, c))], outputs=lambda c: [("O", (1, c))])
+    return FamilyClaim(CLAIMS[0], construction, target=lambda m: {"O": m["M"]})
+
+
+def test_a_quotient_is_read_off_only_where_its_remainder_is_proved_in_range():
+    """(p + c) // c is 1 for p < c (remainder p, proved in [0, c)); (p + c + 1) // c
+    is 2 at p = c - 1, where the remainder p + 1 is c: not simplified, and refuted."""
+    assert prove_family(_division_family(0)).status is Status.PROVED
+    verdict = prove_family(_division_family(1))
+    assert verdict.status is not Status.PROVED
+    assert verdict.hints
