@@ -40,7 +40,7 @@ instantiated for a replay).
 from __future__ import annotations
 
 from usim.constructions.universal import LayerSpec
-from usim.proofs._stages import UniversalFamily, stage_claims
+from usim.proofs._stages import PaddedFamily, UniversalFamily, stage_claims
 from usim.proofs.theorem6_attention import ENGINES
 from usim.rasp.expr import Aggregate, Predicate, indices, select
 
@@ -102,8 +102,33 @@ USERS_CLAIMS, USERS_FAMILIES = stage_claims(
              5: {"no-key-mask": no_key_mask(5)}},
     bounded_mutants=product_off_by_one(6), **SETTINGS)
 
-CLAIMS = tuple(MERGED_CLAIMS + USERS_CLAIMS)
-FAMILIES = tuple(MERGED_FAMILIES + USERS_FAMILIES)
+PADDED = PaddedFamily(FAMILY.spec_of)
+"""U_N for one merged head, each stage on its workspace zero-padded to T's sizes n x d."""
+
+USERS_PADDED = PaddedFamily(USERS_FAMILY.spec_of)
+"""The users' form, each stage on its workspace zero-padded to T's sizes n x d."""
+
+PADDED_SETTINGS = {**SETTINGS, "notes": "the stage on its workspace zero-padded to n x d; header n, d set by "
+                                        "the stage"}
+
+PADDED_CLAIMS, PADDED_FAMILIES = stage_claims(
+    "theorem6_padded", PADDED, paper="Theorem 6 (U's stages, every n, d <= N)",
+    what="one merged head on T of every size n, d <= N, zero-padded",
+    mutants={1: {"misplaced-block": misplaced("s1.route.3")},
+             2: {"misplaced-block": misplaced("s2.route.1")},
+             3: {"no-key-mask": no_key_mask(3)}},
+    bounded_mutants=product_off_by_one(4), **PADDED_SETTINGS)
+
+USERS_PADDED_CLAIMS, USERS_PADDED_FAMILIES = stage_claims(
+    "theorem6_users_padded", USERS_PADDED, paper="Theorem 6 (U's stages, users' form, every n, d <= N)",
+    what="the users' form on T of every size n, d <= N, zero-padded",
+    mutants={1: {"misplaced-block": misplaced("s1.route.3")},
+             2: {"bias-on-every-row": lambda *sizes: {"s2.Qb.biased": _bias_on_every_row}},
+             5: {"no-key-mask": no_key_mask(5)}},
+    bounded_mutants=product_off_by_one(6), **PADDED_SETTINGS)
+
+CLAIMS = tuple(MERGED_CLAIMS + USERS_CLAIMS + PADDED_CLAIMS + USERS_PADDED_CLAIMS)
+FAMILIES = tuple(MERGED_FAMILIES + USERS_FAMILIES + PADDED_FAMILIES + USERS_PADDED_FAMILIES)
 
 if __name__ == "__main__":  # python -m usim.proofs.X is usim prove of its claims
     from usim.proofs.script import run_as_script

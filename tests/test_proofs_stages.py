@@ -12,6 +12,9 @@ from usim.proofs import families, get
 from usim.proofs.theorem6_stages import FAMILY, USERS_FAMILY
 
 STAGES = [f"theorem6_stage{k}" for k in range(1, 5)] + [f"theorem6_users_stage{k}" for k in range(1, 7)]
+PADDED = [f"theorem6_padded_stage{k}" for k in range(1, 5)] + \
+    [pytest.param("theorem6_users_padded_stage1", marks=pytest.mark.slow)] + \
+    [f"theorem6_users_padded_stage{k}" for k in range(2, 7)]  # stage 1's products: 30 s, as the merged form's
 
 
 def test_u_for_one_head_has_four_stages_and_only_the_softmax_stage_reads_n():
@@ -22,7 +25,7 @@ def test_in_the_users_form_the_bias_and_softmax_stages_read_n():
     assert [USERS_FAMILY.dims(k) for k in range(1, 7)] == [("N",), ("N", "n"), ("N",), ("N",), ("N", "n"), ("N",)]
 
 
-@pytest.mark.parametrize("claim_id", STAGES)
+@pytest.mark.parametrize("claim_id", STAGES + PADDED)
 def test_each_stage_of_u_is_proved_for_every_size_and_tied_past_the_bound(claim_id):
     result = prove_all_sizes(families()[claim_id], tie_bound=2)
     assert result.status is Status.PROVED, result.verdict.reason
@@ -32,13 +35,15 @@ def test_each_stage_of_u_is_proved_for_every_size_and_tied_past_the_bound(claim_
 
 @pytest.mark.parametrize("claim_id, mutant", [("theorem6_stage1", "misplaced-block"),
                                               ("theorem6_stage3", "no-key-mask"),
-                                              ("theorem6_users_stage2", "bias-on-every-row")])
+                                              ("theorem6_users_stage2", "bias-on-every-row"),
+                                              ("theorem6_padded_stage1", "misplaced-block"),
+                                              ("theorem6_users_padded_stage5", "no-key-mask")])
 def test_a_broken_stage_is_refuted_for_every_size_with_a_replayed_input(claim_id, mutant):
     result = prove_all_sizes(families()[claim_id], mutant, tie_bound=2)
     assert result.status is Status.REFUTED
     assert result.counterexample.status is Status.REFUTED
     if mutant in ("no-key-mask", "bias-on-every-row"):
-        big, n = result.shape
+        big, n = result.shape[:2]
         assert n < big  # the mask matters only where keys are padded
 
 
@@ -47,3 +52,10 @@ def test_the_stage_claims_bounded_proof_is_about_the_same_program():
     fc = families()["theorem6_stage3"]
     assert fc.one_definition
     assert claim.shapes(2) == [(1, 1), (2, 1), (2, 2)]
+
+
+def test_on_padded_workspaces_every_stage_reads_both_sizes_and_is_stated_for_every_n_d_up_to_n():
+    fc = families()["theorem6_padded_stage2"]
+    assert fc.dims == ("N", "n", "d")
+    assert fc.holds_at((3, 2, 3)) and not fc.holds_at((3, 4, 1))
+    assert get("theorem6_padded_stage2").shapes(2) == [(1, 1, 1), (2, 1, 1), (2, 1, 2), (2, 2, 1), (2, 2, 2)]

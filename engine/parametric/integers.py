@@ -139,9 +139,11 @@ class Prover:
             raise Deadline("the time budget is spent")
         return left
 
-    def _solve(self, formulas: Sequence[Formula], step: str) -> tuple[z3.CheckSatResult, z3.ModelRef | None, float]:
+    def _solve(self, formulas: Sequence[Formula], step: str,
+               seconds: float | None = None) -> tuple[z3.CheckSatResult, z3.ModelRef | None, float]:
         solver = z3.Solver()
-        solver.set("timeout", max(1, int(min(self.remaining(), self.query_seconds) * 1000)))
+        limit = self.query_seconds if seconds is None else min(seconds, self.query_seconds)
+        solver.set("timeout", max(1, int(min(self.remaining(), limit) * 1000)))
         solver.add(*formulas)
         start = time.perf_counter()
         result = solver.check()
@@ -157,16 +159,18 @@ class Prover:
                 out.setdefault(decl.name(), value.as_long())
         return out
 
-    def proves(self, hypotheses: Iterable[Formula], goal: Formula, step: str) -> Outcome:
-        """Do ``hypotheses`` imply ``goal`` for every value of the free symbols?"""
+    def proves(self, hypotheses: Iterable[Formula], goal: Formula, step: str,
+               seconds: float | None = None) -> Outcome:
+        """Do ``hypotheses`` imply ``goal`` for every value of the free symbols?
+        (``seconds``: a shorter limit for this query than the prover's own.)"""
         hypotheses = list(hypotheses)
         simple = z3.simplify(goal)
         if z3.is_true(simple):
             return Outcome(True)
-        key = ("proves", self.keys(*hypotheses), self.keys(goal))
+        key = ("proves", self.keys(*hypotheses), self.keys(goal), seconds)
         if key in self.cache:
             return self.cache[key]
-        result, model, seconds = self._solve(hypotheses + [z3.Not(goal)], step)
+        result, model, seconds = self._solve(hypotheses + [z3.Not(goal)], step, seconds)
         if result == z3.unsat:
             out = Outcome(True, None, seconds)
         elif result == z3.sat:
@@ -176,6 +180,50 @@ class Prover:
         self.ledger.add(step, "z3", out.holds, seconds)
         self.cache[key] = out
         return out
+
+    def simplify(self, facts: Sequence[Formula], term: z3.ExprRef, step: str,
+                 seconds: float = 2.0) -> z3.ExprRef:
+        """``term`` with what ``facts`` decide taken out: each if-then-else whose
+        condition the facts imply (or refute) replaced by its branch, each
+        quotient and remainder of polynomials a = q * b + r with 0 <= r < b
+        proved replaced by q and r (:func:`quotient_remainder`). Equal to
+        ``term`` wherever ``facts`` hold, so only for use under them; a
+        condition not decided within ``seconds`` is kept.
+
+        The position a routing head reads is an if-then-else over the blocks
+        of its source (``where(inside(o, e), formula, -1)``) that a case split
+        already decides; left in, its division by a symbolic width is a
+        non-linear query z3 does not answer (a padded stage's kept mask)."""
+        facts = list(facts)
+        done: dict[int, z3.ExprRef] = {}
+
+        def walk(t: z3.ExprRef) -> z3.ExprRef:
+            if t.get_id() in done:
+                return done[t.get_id()]
+            out = t
+            if z3.is_app(t) and t.num_args() > 0:
+                if z3.is_app_of(t, z3.Z3_OP_ITE):
+                    c = walk(t.arg(0))
+                    if self.proves(facts, c, step, seconds).holds is True:
+                        out = walk(t.arg(1))
+                    elif self.proves(facts, z3.Not(c), step, seconds).holds is True:
+                        out = walk(t.arg(2))
+                    else:
+                        out = z3.If(c, walk(t.arg(1)), walk(t.arg(2)))
+                else:
+                    kids = [walk(c) for c in t.children()]
+                    out = t.decl()(*kids) if any(k.get_id() != c.get_id() for k, c in zip(kids, t.children())) else t
+                    if z3.is_app_of(t, z3.Z3_OP_IDIV) or z3.is_app_of(t, z3.Z3_OP_MOD):
+                        parts = quotient_remainder(*kids)
+                        if parts is not None:
+                            q, r = parts
+                            if self.proves(facts, z3.And(r >= 0, r < kids[1]), step, seconds).holds is True:
+                                out = q if z3.is_app_of(t, z3.Z3_OP_IDIV) else r
+            self.keys(t, out)  # keep both alive: ids are the memo's keys
+            done[t.get_id()] = out
+            return out
+
+        return z3.simplify(walk(term))
 
     def satisfiable(self, formulas: Iterable[Formula], step: str) -> Outcome:
         """Is there a value of the symbols meeting ``formulas``? (holds: True with

@@ -385,12 +385,13 @@ class SymbolicSizeEvaluator(SumSplitting):
             if not nonempty:
                 out.append((here, sympy.Rational(node.default)))
                 continue
-            count = interval.hi - interval.lo
+            lo = self.prover.simplify(here.facts, interval.lo, CASES)  # the key, as this case has it
+            count = self.prover.simplify(here.facts, interval.hi - interval.lo, CASES)
             if self.prover.proves(here.facts, count == 1, CASES).holds:
-                out.extend(self.value(node.values, interval.lo, env, here))
+                out.extend(self.value(node.values, lo, env, here))
                 continue
             self.record_static(here, [count != 0], f"the mean of {node.name}")
-            out.extend(self._mean(node, interval.lo, count, env, here, SPLITS))
+            out.extend(self._mean(node, lo, count, env, here, SPLITS))
         return out
 
     def _mean(self, node: Aggregate, lo: Term, count: Term, env: Mapping[str, Term], ctx: Context,

@@ -135,3 +135,54 @@ def test_a_quotient_is_read_off_only_where_its_remainder_is_proved_in_range():
     verdict = prove_family(_division_family(1))
     assert verdict.status is not Status.PROVED
     assert verdict.hints
+
+
+def _prover():
+    from usim.engine.parametric.integers import Ledger, Prover
+    return Prover(("N",), timeout=30, ledger=Ledger())
+
+
+def test_a_branch_is_taken_out_only_where_the_facts_decide_its_condition():
+    """What a case already decides is simplified away; what it does not is kept,
+    so a condition true only at some sizes never loses its other branch."""
+    import z3
+    N, a, b = z3.Ints("N a b")
+    facts = [N >= 1, a >= 0, a < N, b >= 0, b < N]
+    prover = _prover()
+    position = z3.If(z3.And(0 <= a * N + b, a * N + b < N * N), b * N + a, -1)
+    assert z3.eq(prover.simplify(facts, position, "test"), z3.simplify(b * N + a))
+    undecided = z3.If(a < 1, a, b)
+    simplified = prover.simplify(facts, undecided, "test")
+    assert z3.is_app_of(simplified, z3.Z3_OP_ITE)
+
+
+def test_a_quotient_is_taken_out_only_where_its_remainder_is_proved_in_range():
+    """(b N + a) // N is b for 0 <= a < N; for a <= N the remainder may be N and
+    the quotient b + 1: kept as a division."""
+    import z3
+    N, a, b = z3.Ints("N a b")
+    prover = _prover()
+    inside = [N >= 1, a >= 0, a < N, b >= 0]
+    assert z3.eq(prover.simplify(inside, (b * N + a) / N, "test"), b)
+    assert z3.eq(prover.simplify(inside, (b * N + a) % N, "test"), a)
+    one_more = [N >= 1, a >= 0, a <= N, b >= 0]
+    kept = prover.simplify(one_more, (b * N + a) / N, "test")
+    assert z3.is_app_of(kept, z3.Z3_OP_IDIV)
+
+
+class _OneColumnTooMany(PaddedFamily):
+    """Stage programs that keep (and tell the stage) one column more than T has."""
+
+    def program(self, k, *sizes):
+        bound, n, d = sizes
+        return super().program(k, bound, n, d + 1)
+
+
+def test_a_padded_transpose_stage_that_keeps_one_column_too_many_is_not_proved():
+    """Stage 1 (X^T and the products) is proved for every size only with the
+    positions its routing heads read simplified in each case: the
+    simplification cannot hide a program that pads X to the wrong width."""
+    claims, fams = stage_claims("wrong", _OneColumnTooMany(lambda n, d: LayerSpec(n, d)), paper="x", what="x",
+                                engines=("sympy",), default_max_n=2, ci_max_n=2, category="our statement")
+    verdict = prove_family(dataclasses.replace(fams[0], side_condition=lambda N, n, d: (n <= N) & (d + 1 <= N)))
+    assert verdict.status is not Status.PROVED
