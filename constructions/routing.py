@@ -41,7 +41,11 @@ from usim.rasp.program import Program
 class Piece:
     """Copy a rows x cols rectangle of source block ``source``, starting at its
     entry (src_row, src_col), to entry (row, col) of the destination block.
-    ``rows``/``cols`` None: the rest of the source block."""
+    ``rows``/``cols`` None: the rest of the source block. ``corner``: a block
+    placed in the corner of a block that is as large or larger, moved by the
+    rectangle's formula at every size (never as the whole block, even where
+    the sizes agree), so that the placement of a T of sizes n x d into U's
+    N x N blocks is one family over N, n and d."""
 
     source: str
     row: int = 0
@@ -50,6 +54,7 @@ class Piece:
     src_col: int = 0
     rows: int | None = None
     cols: int | None = None
+    corner: bool = False
 
 
 @dataclass(frozen=True, eq=False)
@@ -79,13 +84,15 @@ class Move:
     src_col: int
     rows: int
     cols: int
+    corner: bool = False
 
     @property
     def whole(self) -> bool:
         """The whole source block to the whole destination block, same shape
-        (symbolic sizes: the same expressions, :func:`same_size`)."""
+        (symbolic sizes: the same expressions, :func:`same_size`); never for a
+        piece placed in a corner."""
         d, s = self.dest.shape, self.source.shape
-        return (same_size(d.rows, s.rows) and same_size(d.cols, s.cols) and same_size(self.rows, d.rows)
+        return not self.corner and (same_size(d.rows, s.rows) and same_size(d.cols, s.cols) and same_size(self.rows, d.rows)
                 and same_size(self.cols, d.cols) and same_size(self.row, 0) and same_size(self.col, 0))
 
     def source_of(self, p: int) -> int | None:
@@ -151,7 +158,7 @@ def plan_moves(parts: Sequence[Part], target: SequenceLayout,
                     f"({piece.src_row}, {piece.src_col}) does not fit {dest.name} ({dest.shape}) "
                     f"at ({piece.row}, {piece.col})")
             moves.append((k, Move(dest, source, piece.row, piece.col, piece.src_row,
-                                  piece.src_col, rows, cols)))
+                                  piece.src_col, rows, cols, piece.corner)))
     return moves
 
 

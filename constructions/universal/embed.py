@@ -34,12 +34,12 @@ from typing import Mapping
 import numpy as np
 
 from usim.constructions.routing import Part, Piece, fix, route, routing_table
-from usim.rasp.family import at_least
 from usim.constructions.universal.schedule import Universal
 from usim.constructions.universal.spec import HDR_SCALE, HEADER, LayerSpec
 from usim.encodings.layout import SequenceLayout
 from usim.errors import ShapeError
 from usim.rasp.expr import SOp, tokens
+from usim.rasp.family import at_least, is_symbolic
 from usim.rasp.program import Program
 
 
@@ -78,15 +78,17 @@ def embed_pieces(u: Universal, small: LayerSpec) -> dict[str, tuple[Piece, ...]]
                 != (big.residual, big.norm, big.ffn_bias)):
         raise ShapeError("a smaller T must have the same parts as U's (form, heads, bias, encoder)")
     for what in ("n", "d", "d_k", "d_v", "d_out", "d_ff"):
-        if not at_least(getattr(big, what), getattr(small, what)):
-            raise ShapeError(f"T's {what} = {getattr(small, what)} exceeds U's bound {getattr(big, what)}")
+        bound, size = getattr(big, what), getattr(small, what)
+        if not at_least(bound, size) and (not is_symbolic(bound, size) or at_least(size, bound + 1)):
+            # symbolic sizes in no order at every size: a family's side condition states it
+            raise ShapeError(f"T's {what} = {size} exceeds U's bound {bound}")
     pieces: dict[str, tuple[Piece, ...]] = {HEADER: (Piece("scale", col=HDR_SCALE),)}
     for name, _ in small.parameter_shapes():
         if name == "WO":
             pieces[name] = tuple(Piece("WO", row=h * big.d_v, src_row=h * small.d_v, rows=small.d_v)
                                  for h in range(small.heads))
         else:
-            pieces[name] = (Piece(name),)
+            pieces[name] = (Piece(name, corner=True),)
     return pieces
 
 

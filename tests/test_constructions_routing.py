@@ -1,0 +1,51 @@
+"""Routing heads: a block placed in the corner of a larger one is one family over
+both sizes, and moves the same entries as the whole block where the sizes agree."""
+
+from __future__ import annotations
+
+import pytest
+
+from usim.constructions.routing import Part, Piece, route, routing_table
+from usim.encodings import run_exact
+from usim.encodings.layout import SequenceLayout
+from usim.rasp.expr import tokens
+from usim.rasp.family import FamilyError, dimension
+from usim.rasp.fingerprint import canonical_text
+from usim.rasp.program import Program
+
+
+def _layouts(n, d, big):
+    source = SequenceLayout.of(("X", (n, d)), length=big * big + 1)
+    target = SequenceLayout.of(("G", (1, 1)), ("X", (big, big)))
+    return source, target
+
+
+def _program(n, d, big, corner):
+    source, target = _layouts(n, d, big)
+    return Program.of("place", {"W": route([Part(tokens, source)], target, {"X": (Piece("X", corner=corner),),
+                                                                           "G": ()})})
+
+
+@pytest.mark.parametrize("n, d, big", [(1, 2, 2), (2, 2, 2), (2, 1, 3)])
+def test_a_corner_piece_places_the_block_top_left_and_zeros_the_rest(n, d, big):
+    values = list(range(1, n * d + 1)) + [0] * (big * big + 1 - n * d)
+    out = run_exact(_program(n, d, big, corner=True), values)["W"]
+    expected = [0] + [values[i * d + j] if i < n and j < d else 0 for i in range(big) for j in range(big)]
+    assert out == expected
+    source, target = _layouts(n, d, big)
+    table = routing_table([source], target, {"X": (Piece("X", corner=True),), "G": ()})
+    assert [values[e[1]] if e else 0 for e in table] == expected
+
+
+def test_where_the_sizes_agree_a_corner_moves_what_the_whole_block_moves_by_another_formula():
+    whole, corner = _program(2, 2, 2, corner=False), _program(2, 2, 2, corner=True)
+    values = [5, 6, 7, 8, 0]
+    assert run_exact(whole, values) == run_exact(corner, values)
+    assert canonical_text(whole) != canonical_text(corner)  # the rectangle's formula, not a shift
+
+
+def test_a_corner_is_one_family_over_both_sizes_where_a_whole_move_cannot_choose():
+    n, d, big = dimension("n"), dimension("d"), dimension("N")
+    _program(n, d, big, corner=True)  # builds: no question about the sizes is asked
+    with pytest.raises(FamilyError):
+        _program(n, d, big, corner=False)  # whole or not depends on whether n = N
