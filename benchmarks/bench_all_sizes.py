@@ -1,8 +1,9 @@
 """Proofs for every size: how long each verdict takes.
 
 For each claim stated for every size (lemma3, lemma4, lemma5 by default;
-``--claims`` names others, such as U's stages theorem6_stage1 ... theorem6_stage4)
-this script times, ``--repeat`` times (the median is printed):
+``--claims`` names others, such as U's stages theorem6_stage1 ... theorem6_stage4,
+or theorem6, proved in parts) this script times, ``--repeat`` times (the median
+is printed):
 
 * the parametric proof alone (:func:`usim.engine.parametric.prove.prove_family`),
   with its number of z3 queries;
@@ -11,6 +12,11 @@ this script times, ``--repeat`` times (the median is printed):
   claim's CI bound (``--tie`` to change it);
 * each broken variant's refutation for every size: the sizes found, how they
   were found, and the time including the bounded engines' replay there.
+
+For a claim proved in parts (theorem6, theorem6_users: its padded stages and
+their composition, :mod:`usim.engine.parametric.composed`) it times the whole
+verdict for every size (every part with its witness and tie, and the chain) and
+each broken variant (its part's refutation, replayed).
 
 It also prints, for comparison, the bounded proof of the same claim up to the
 claim's CI bound (``usim prove CLAIM --quick``, one job).
@@ -27,9 +33,10 @@ import statistics
 import time
 
 from usim.engine.parametric.allsizes import prove_all_sizes
+from usim.engine.parametric.composed import ComposedClaim, prove_composed
 from usim.engine.parametric.prove import prove_family
 from usim.engine.runner import prove_claim
-from usim.proofs import families
+from usim.proofs import statements
 
 
 def median_time(run, repeat: int):
@@ -47,10 +54,13 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--tie", type=int, default=None, help="tie bound (default: each claim's CI bound)")
     args = parser.parse_args()
-    found = families()
+    found = statements()
     print(f"{'claim':<16} {'variant':<24} {'verdict':<9} {'at':<8} {'seconds':>8}  detail")
     for claim_id in args.claims.split(","):
         fc = found[claim_id]
+        if isinstance(fc, ComposedClaim):
+            composed(fc, args)
+            continue
         seconds, verdict = median_time(lambda: prove_family(fc), args.repeat)
         queries = sum(s.proved + s.failed + s.unknown for s in verdict.steps if s.solver == "z3")
         print(f"{claim_id:<16} {'(the proof alone)':<24} {verdict.status.value:<9} {'-':<8} {seconds:8.3f}  "
@@ -68,6 +78,17 @@ def main() -> None:
         bounded = prove_claim(fc.claim, fc.claim.ci_max_n, jobs=1)
         print(f"{claim_id:<16} {'(bounded, N=' + str(fc.claim.ci_max_n) + ')':<24} {bounded.status.value:<9} "
               f"{'-':<8} {time.perf_counter() - start:8.3f}  {len(bounded.results)} shapes, {'+'.join(bounded.engines)}, 1 job")
+
+
+def composed(cc: ComposedClaim, args: argparse.Namespace) -> None:
+    """The verdict of a claim proved in parts, and each broken variant's."""
+    seconds, result = median_time(lambda: prove_composed(cc, tie_bound=args.tie), args.repeat)
+    print(f"{cc.id:<16} {'(all parts and chain)':<24} {result.status.value:<9} {'-':<8} {seconds:8.3f}  "
+          + ", ".join(f"{p.claim_id.rsplit('_', 1)[-1]} {p.seconds:.1f} s" for p in result.parts))
+    for mutant in cc.mutants:
+        seconds, result = median_time(lambda: prove_composed(cc, mutant, tie_bound=args.tie), args.repeat)
+        print(f"{cc.id:<16} {mutant:<24} {result.status.value:<9} {result.parts[0].label or '-':<8} "
+              f"{seconds:8.3f}  its part alone")
 
 
 if __name__ == "__main__":

@@ -41,7 +41,7 @@ from typing import Any, Mapping
 from usim import __version__
 from usim.encodings.notation import shape_label
 from usim.engine.claim import Claim, EngineResult, ObligationResult, Status, claim_status
-from usim.engine.parametric.statement import ABOUT_CLAIM, ABOUT_FAMILY, claim_all_sizes_status
+from usim.engine.parametric.statement import ABOUT_CLAIM, ABOUT_FAMILY, claim_all_sizes_status, composed_status
 from usim.errors import UsimError
 
 VERSION = 2
@@ -230,8 +230,17 @@ def _all_sizes_result(result: Any, claim_id: str, at: str) -> Status:
     """One all-sizes verdict derived from its parts (never taken as written):
     REFUTED only with a bounded counterexample row that is REFUTED at the
     recorded shape; PROVED only with the engine's PROVED, a tie without
-    problems and a proved witness."""
-    if not isinstance(result, dict) or not isinstance(result.get("engine"), dict):
+    problems and a proved witness. A verdict proved in parts is derived from
+    its parts, each one family's record (:func:`_composed_result`)."""
+    if isinstance(result, dict) and "parts" in result:
+        return _composed_result(result, at)
+    return _family_result(result, claim_id, at)
+
+
+def _family_result(result: Any, claim_id: str, at: str) -> Status:
+    """One family's verdict for every size, derived as :func:`_all_sizes_result` says."""
+    if not isinstance(result, dict) or not isinstance(result.get("engine"), dict) \
+            or "parts" in result or "chain" in result:
         raise CertificateError(f"{at}: an all-sizes verdict is malformed")
     row = result.get("counterexample")
     if row is not None:
@@ -258,6 +267,39 @@ def _all_sizes_result(result: Any, claim_id: str, at: str) -> Status:
         return Status(witness.get("status"))
     except ValueError:
         raise CertificateError(f"{at}: the witness has no status usim knows ({witness.get('status')!r})") from None
+
+
+def _composed_result(result: dict, at: str) -> Status:
+    """A verdict proved in parts, derived from its parts' records (each derived
+    as one family's, under the part's own claim) and its chain's
+    (:func:`usim.engine.parametric.statement.composed_status`): what the parts
+    and the chain are is compared with the registry by
+    :mod:`usim.engine.statement_check`."""
+    parts, chain = result.get("parts"), result.get("chain")
+    if not isinstance(parts, list) or not parts or not all(isinstance(p, dict) for p in parts):
+        raise CertificateError(f"{at}: the parts of a verdict proved in parts are malformed")
+    statuses = []
+    for i, part in enumerate(parts, start=1):
+        where = f"{at}, part {i} ({part.get('claim')})"
+        derived = _family_result(part, str(part.get("claim")), where)  # a part is one family, never in parts
+        if derived.value != part.get("status"):
+            raise CertificateError(f"{where}: the recorded verdict {part.get('status')} is not what its parts say "
+                                   f"({derived.value})")
+        statuses.append(derived)
+    if result.get("mutant") is None:
+        if not isinstance(chain, dict) or not isinstance(chain.get("checks"), list) \
+                or not isinstance(chain.get("problems"), list):
+            raise CertificateError(f"{at}: the chain that composes the parts is malformed")
+        chain_ok: bool | None = not chain["problems"] and bool(chain["checks"])
+    elif chain is not None:
+        raise CertificateError(f"{at}: a broken variant's record has a chain (it is one part's)")
+    else:
+        chain_ok = None
+    status = composed_status(statuses, chain_ok)
+    refuted = [p.get("shape") for p, s in zip(parts, statuses) if s is Status.REFUTED]
+    if result.get("shape") != (refuted[0] if refuted else None):
+        raise CertificateError(f"{at}: the recorded shape {result.get('shape')} is not its refuted part's")
+    return status
 
 
 def all_sizes_status(section: Any, bounded: Status, claim_id: str, where: str) -> Status:

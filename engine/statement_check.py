@@ -18,7 +18,8 @@ shapes (those of the claim up to the recorded bound); the broken variants
 all, what it is about (the claim's program or the family alone), the family's
 own verdict, the bounded cross-check it records (the rows' bound and status),
 its conditions (and so its dimensions), the fingerprint of its family,
-the tie's bound and number of shapes, what the verdict rests on (derived from
+the tie's bound and number of shapes, for a verdict proved in parts its
+parts (claim, conditions, tie) and its chain (derived again), what the verdict rests on (derived from
 the record's own steps, tie and witness and the bounded rows, the times
 aside), and its broken variants. The ``claim`` and ``all_sizes`` sections
 hold no field the table does not know: a new field is one more row of the
@@ -46,6 +47,7 @@ from usim.engine.claim import Claim, Shape, Status
 from usim.engine.engines import ENGINES
 from usim.engine.options import MAX_BOUND
 from usim.engine.parametric.allsizes import beyond_bound, rests_on_record
+from usim.engine.parametric.composed import ComposedClaim
 from usim.engine.parametric.statement import FamilyClaim
 from usim.rasp.fingerprint import fingerprint as fingerprint_of_program
 
@@ -67,11 +69,11 @@ class Reference:
     whence: str
     shapes: Callable[[int], Iterable[Shape]] | None
     mutants: tuple[str, ...]
-    family: FamilyClaim | None = None
+    family: FamilyClaim | ComposedClaim | None = None
     dims: int | None = None
 
 
-def registered(claim: Claim, family: FamilyClaim | None) -> Reference:
+def registered(claim: Claim, family: FamilyClaim | ComposedClaim | None) -> Reference:
     """The reference of a registered claim.
 
     Args:
@@ -205,7 +207,49 @@ def _rests_on(ref: Reference, data: Data) -> list[str]:
 
 
 def _witness_sizes(data: Data) -> list[str]:
-    return list(_section(data)["result"]["engine"].get("witness_sizes") or {})
+    engine = _section(data)["result"].get("engine")
+    return list(engine.get("witness_sizes") or {}) if engine is not None else []
+
+
+def _parts(data: Data) -> Any:
+    """A verdict proved in parts: each part's claim, broken variant, conditions and tie, as recorded."""
+    parts = _section(data)["result"].get("parts")
+    if parts is None:
+        return None
+    return [[p.get("claim"), p.get("mutant"), p.get("conditions"),
+             {k: (p.get("tie") or {}).get(k) for k in ("bound", "shapes", "beyond")}] for p in parts]
+
+
+def _derived_parts(ref: Reference, data: Data) -> Any:
+    statement = ref.family
+    if not isinstance(statement, ComposedClaim):
+        return None
+    bound = _bound(data)
+    return [[p.id, None, p.describe_conditions(),
+             {"bound": bound, "shapes": len(list(p.claim.shapes(bound))),
+              "beyond": [list(s) for s in beyond_bound(p, bound)]}] for p in statement.parts]
+
+
+def _chain(data: Data) -> Any:
+    return _section(data)["result"].get("chain")
+
+
+def _derived_chain(ref: Reference, data: Data) -> Any:
+    return ref.family.chain().as_dict() if isinstance(ref.family, ComposedClaim) else None
+
+
+def _mutant_parts(data: Data) -> list:
+    return sorted([str(m.get("mutant")), [[p.get("claim"), p.get("mutant")] for p in m.get("parts") or []]]
+                  for m in _section(data).get("mutants") or [])
+
+
+def _derived_mutant_parts(ref: Reference, data: Data) -> list:
+    statement = ref.family
+    recorded = {str(m.get("mutant")) for m in _section(data).get("mutants") or []}
+    if not isinstance(statement, ComposedClaim):
+        return sorted([name, []] for name in recorded)
+    return sorted([name, [[statement.parts[i].id, broken]]] for name, (i, broken) in statement.mutants.items()
+                  if name in recorded)
 
 
 CLAIM_FIELDS = ("id", "paper", "title", "statement", "semantics", "notes", "expected")
@@ -312,6 +356,10 @@ FIELDS: tuple[Field, ...] = (
           lambda ref, data: {"bound": _bound(data), "shapes": len(_shapes(ref, data)),
                              "beyond": [list(s) for s in beyond_bound(ref.family, _bound(data))]},
           lambda ref, data: _every_size(ref, data) and _section(data)["result"].get("tie") is not None),
+    Field("all_sizes.result.parts (claim, broken variant, conditions, tie)", _parts, _derived_parts, _every_size),
+    Field("all_sizes.result.chain", _chain, _derived_chain, _every_size,
+          whence="the chain derived again from the registry's family"),
+    Field("all_sizes.mutants (their parts)", _mutant_parts, _derived_mutant_parts, _every_size),
     Field("all_sizes.rests_on", lambda data: _untimed(_section(data).get("rests_on")), _rests_on, _every_size,
           whence="its own record (steps, tie, witness, bounded rows)"),
     Field("all_sizes.mutants", lambda data: sorted(str(m.get("mutant")) for m in _section(data).get("mutants") or []),

@@ -5,7 +5,8 @@ U, :func:`usim.proofs._universal.universal_claim`) and lists them in ``CLAIMS``.
 :data:`MODULES` is the explicit list of those modules, in the order of the
 paper: a new proof script is added here, once. A module that also states a
 claim for every size (:class:`usim.engine.parametric.statement.FamilyClaim`)
-lists it in ``FAMILIES``. Each is also runnable on its
+lists it in ``FAMILIES``; one stated for every size in parts that compose
+(:class:`usim.engine.parametric.composed.ComposedClaim`) in ``COMPOSED``. Each is also runnable on its
 own: ``python -P -m usim.proofs.lemma3_transpose --max-n 8`` is
 ``python -m usim prove lemma3 --max-n 8`` (:mod:`usim.proofs.script`).
 """
@@ -20,6 +21,7 @@ from usim.errors import UsimError
 
 if TYPE_CHECKING:  # pragma: no cover
     from usim.engine.claim import Claim, Obligation
+    from usim.engine.parametric.composed import ComposedClaim
     from usim.engine.parametric.statement import FamilyClaim
 
 MODULES: tuple[str, ...] = (
@@ -55,6 +57,7 @@ MODULES: tuple[str, ...] = (
 
 _CLAIMS: dict[str, "Claim"] = {}
 _FAMILIES: dict[str, "FamilyClaim"] = {}
+_COMPOSED: dict[str, "ComposedClaim"] = {}
 
 
 def _load() -> dict[str, "Claim"]:
@@ -89,10 +92,24 @@ def families() -> dict[str, "FamilyClaim"]:
     return _FAMILIES
 
 
-def family(claim_id: str) -> "FamilyClaim":
+def composed() -> dict[str, "ComposedClaim"]:
+    """The claims stated for every size in parts (a module's ``COMPOSED``), by claim id."""
+    if not _COMPOSED:
+        for name in MODULES:
+            for statement in getattr(import_module(f"{__name__}.{name}"), "COMPOSED", ()):
+                _COMPOSED[statement.id] = statement
+    return _COMPOSED
+
+
+def statements() -> dict[str, "FamilyClaim | ComposedClaim"]:
+    """Every claim's statement for every size: one family, or parts that compose."""
+    return {**families(), **composed()}
+
+
+def family(claim_id: str) -> "FamilyClaim | ComposedClaim":
     """The all-sizes statement of a claim (``usim prove CLAIM --all-sizes``)."""
     get(claim_id)
-    found = families()
+    found = statements()
     if claim_id not in found:
         raise UsimError(f"claim {claim_id!r} has no statement for every size; --all-sizes proves "
                         f"{', '.join(found)}")

@@ -68,7 +68,7 @@ def reference(cert: Certificate, run_spec_code: bool = False, listings: bool = T
         UsimError, where there is none).
     """
     from usim.engine.statement_check import of_listing, registered
-    from usim.proofs import all_claims, families
+    from usim.proofs import all_claims, statements
 
     kind = cert.data["source"].get("kind")
     at = f"{cert.where} ({cert.claim_id})"
@@ -76,7 +76,7 @@ def reference(cert: Certificate, run_spec_code: bool = False, listings: bool = T
         claims = {c.id: c for c in all_claims()}
         if cert.claim_id not in claims:
             raise CertificateError(f"{at}: no claim {cert.claim_id!r} in this usim's registry")
-        return registered(claims[cert.claim_id], families().get(cert.claim_id))
+        return registered(claims[cert.claim_id], statements().get(cert.claim_id))
     if kind == "listing":
         if not listings:
             raise CertificateError(f"{at} is a certificate of usim check (a listing checked against a spec), "

@@ -12,6 +12,7 @@ from typing import Any, Mapping
 from usim.encodings.notation import shape_label
 from usim.engine.claim import Status
 from usim.engine.parametric.allsizes import AllSizesReport, AllSizesResult, rests_on
+from usim.engine.parametric.composed import ComposedReport, ComposedResult
 from usim.engine.parametric.statement import ABOUT_CLAIM
 
 
@@ -32,8 +33,32 @@ def result_line(result: AllSizesResult) -> str:
     return f"{result.status.value}: {reason}"
 
 
-def all_sizes_lines(report: AllSizesReport) -> list[str]:
+def composed_line(result: ComposedResult) -> str:
+    if result.status is Status.REFUTED:
+        refuted = next(p for p in result.parts if p.status is Status.REFUTED)
+        return f"{_refutation(refuted)}; the part {refuted.claim_id} alone, replayed"
+    if result.status is Status.PROVED:
+        return f"PROVED ({result.seconds:.2f} s, {len(result.parts)} parts and their composition)"
+    return f"{result.status.value}: {result.note}"
+
+
+def composed_lines(report: ComposedReport) -> list[str]:
+    """The closing text of a claim proved for every size in parts."""
+    result = report.result
+    lines = [f"{report.family.id} for every size ({result.conditions}): {composed_line(result)}",
+             "  what it rests on:"]
+    lines += [f"    - {line}" for line in report.as_dict()["rests_on"]]
+    if report.mutants:
+        lines.append("  broken variants for every size (each must be REFUTED at a concrete size, replayed):")
+        for m in report.mutants:
+            lines.append(f"    {m.mutant}: {composed_line(m)}")
+    return lines
+
+
+def all_sizes_lines(report: AllSizesReport | ComposedReport) -> list[str]:
     """The closing text of one claim proved for every size."""
+    if isinstance(report, ComposedReport):
+        return composed_lines(report)
     result = report.result
     lines = [f"{report.family.id} for every size ({result.conditions}): {result_line(result)}"]
     if report.about != ABOUT_CLAIM:
@@ -58,7 +83,7 @@ def cross_check_note(status: str, max_n: Any) -> str:
     return f"; the bounded cross-check up to N={max_n} is {status}, not PROVED"
 
 
-def all_sizes_verdict(report: AllSizesReport) -> str:
+def all_sizes_verdict(report: AllSizesReport | ComposedReport) -> str:
     """One line: the claim's verdict for every size (with the bounded
     cross-check's where it is not PROVED, and what the verdict is about)."""
     conditions = report.result.conditions
@@ -72,7 +97,9 @@ def all_sizes_verdict(report: AllSizesReport) -> str:
         return "ERROR: proved for every size but refuted by the bounded cross-check (a bug to report)"
     if report.status is Status.REFUTED:
         return f"REFUTED at {report.result.label} (replayed by the bounded engines)"
-    return f"{report.status.value} for every size: {report.result.note or report.result.verdict.reason}"
+    reason = report.result.note if isinstance(report, ComposedReport) else \
+        report.result.note or report.result.verdict.reason
+    return f"{report.status.value} for every size: {reason}"
 
 
 def all_sizes_markdown(section: Mapping[str, Any]) -> list[str]:
@@ -81,9 +108,11 @@ def all_sizes_markdown(section: Mapping[str, Any]) -> list[str]:
     cross = section["cross_check"]
     about = "" if section["about"] == ABOUT_CLAIM else \
         f" The family alone is {section['family_status']} for every size: the claim builds its program apart from it."
+    how = (f"{len(result['parts'])} parts, each proved by the parametric engine, and their composition"
+           if "parts" in result else f"the parametric engine: {result['engine']['status']}, "
+                                     f"{result['engine']['reason']}")
     lines = ["", "## For every size", "",
-             f"**{section['status']}** for every size with {section['conditions']} "
-             f"(the parametric engine: {result['engine']['status']}, {result['engine']['reason']})"
+             f"**{section['status']}** for every size with {section['conditions']} ({how})"
              f"{cross_check_note(cross['status'], cross.get('max_n'))}.{about}", "",
              "What it rests on:", ""]
     lines += [f"- {line}" for line in section.get("rests_on", [])]

@@ -2,7 +2,9 @@
 and counterexamples replayed at a concrete size.
 
 :func:`prove_all_sizes` gives one family (or one broken variant of it) its
-verdict for every size:
+verdict for every size (with the bounded cross-check and the broken variants:
+:func:`usim.engine.parametric.composed.prove_claim_all_sizes`, which also
+takes a claim proved in parts):
 
 * PROVED when the parametric engine proved every step
   (:func:`usim.engine.parametric.prove.prove_family`), the bounded engines'
@@ -32,14 +34,13 @@ import dataclasses
 import itertools
 import time
 from dataclasses import dataclass
-from typing import Any, Callable, Mapping, Sequence
+from typing import Any, Mapping, Sequence
 
 import sympy
 import z3
 
 from usim.constructions.base import Construction
 from usim.encodings.notation import shape_label
-from usim.engine.cache import VerdictCache
 from usim.engine.canonical import Verdict, compare
 from usim.engine.claim import EngineResult, Obligation, ObligationResult, Status
 from usim.engine.parametric.prove import ParametricVerdict, prove_family
@@ -48,7 +49,7 @@ from usim.engine.parametric.steps import DECISIONS
 from usim.engine.parametric.target import SymbolicMatrix, TargetContext, active
 from usim.engine.parametric.terms import ParametricAtoms, Entry
 from usim.engine.replay import expected_sequence, replay_undefined, search_witness, symbol_matrices
-from usim.engine.runner import ClaimReport, Progress, check_obligation, prove_claim
+from usim.engine.runner import ClaimReport, check_obligation
 from usim.engine.witness import find_witness
 from usim.errors import DeadlineError, ShapeError, UsimError
 from usim.rasp.family import FamilyError, instantiate
@@ -244,6 +245,12 @@ def instance_obligation(fc: FamilyClaim, shape: Sequence[int], mutant: str | Non
     return dataclasses.replace(right, construction=built, mutant=mutant, reference=right.construction)
 
 
+def verdict_record(claim_id: str, mutant: str | None, status: Status, conditions: str) -> dict:
+    """The fields every recorded verdict for every size begins with (one family's or a claim's in parts)."""
+    return {"claim": claim_id, "mutant": mutant, "status": status.value, "scope": "all sizes",
+            "conditions": conditions}
+
+
 @dataclass(frozen=True)
 class AllSizesResult:
     """The verdict for every size of one family or broken variant."""
@@ -268,11 +275,7 @@ class AllSizesResult:
     def as_dict(self) -> dict:
         v = self.verdict
         return {
-            "claim": self.claim_id,
-            "mutant": self.mutant,
-            "status": self.status.value,
-            "scope": "all sizes",
-            "conditions": self.conditions,
+            **verdict_record(self.claim_id, self.mutant, self.status, self.conditions),
             "engine": {"status": v.status.value, "reason": v.reason, "cases": v.cases,
                        "witness_sizes": dict(v.witness) if v.witness else None,
                        "steps": [s.as_dict() for s in v.steps], "seconds": round(v.seconds, 4)},
@@ -288,7 +291,8 @@ class AllSizesResult:
 
 REPLAY_POSITIONS = 256
 """The longest sequence a counterexample is replayed on (the bounded engines'
-time grows quickly with it; the sizes a failed step names are minimised first)."""
+time grows quickly with it; the sizes a failed step names are minimised first),
+unless the family says otherwise (:attr:`FamilyClaim.replay_positions`)."""
 
 
 def _positions(fc: FamilyClaim, shape: tuple[int, ...]) -> int:
@@ -297,11 +301,12 @@ def _positions(fc: FamilyClaim, shape: tuple[int, ...]) -> int:
 
 def _candidate_shapes(fc: FamilyClaim, verdict: ParametricVerdict) -> list[tuple[int, ...]]:
     out: list[tuple[int, ...]] = []
+    longest = fc.replay_positions or REPLAY_POSITIONS
     for hint in verdict.hints:
         if not all(d in hint for d in fc.dims):
             continue
         shape = tuple(int(hint[d]) for d in fc.dims)
-        if min(shape) >= 1 and _positions(fc, shape) <= REPLAY_POSITIONS and shape not in out \
+        if min(shape) >= 1 and _positions(fc, shape) <= longest and shape not in out \
                 and fc.holds_at(shape):
             out.append(shape)
     return out[:8]
@@ -450,6 +455,8 @@ def rests_on_record(result: Mapping[str, Any], about: str, bound: int, bounded_s
         One line per step, then what the verdict is about, the tie, the
         witness and the bounded cross-check.
     """
+    if "parts" in result:
+        return _composed_rests_on(result, about, bound, bounded_status, engines)
     engine = result["engine"]
     lines = []
     for s in engine["steps"]:
@@ -484,28 +491,33 @@ def rests_on_record(result: Mapping[str, Any], about: str, bound: int, bounded_s
     return lines
 
 
-def prove_claim_all_sizes(fc: FamilyClaim, max_n: int, engines: Sequence[str] | None = None,
-                          timeout: float = 60.0, jobs: int = 1, mutants: bool = False,
-                          progress: Callable[[Progress], None] | None = None,
-                          say: Callable[[str], None] | None = None,
-                          cache: VerdictCache | None = None) -> AllSizesReport:
-    """The bounded proof up to ``max_n`` (a cross-check, and the tie's bound),
-    the proof for every size, and with ``mutants`` each all-sizes broken variant.
-    ``progress`` follows the bounded proof (as :func:`prove_claim`'s), ``say``
-    is told each step of the proof for every size, in words."""
-    bounded = prove_claim(fc.claim, max_n, engines, timeout, jobs, mutants=mutants, progress=progress,
-                          cache=cache)
-    if say:
-        say(f"{fc.id}: proving for every size ({fc.describe_conditions()})")
-    result = prove_all_sizes(fc, None, timeout, max_n, engines)
-    if say:
-        alone = "" if fc.one_definition else " (the family alone)"
-        say(f"{fc.id}: all sizes{alone} {result.status.value} ({result.seconds:.2f} s)")
-    broken = []
-    for name in (fc.mutants if mutants else {}):
-        found = prove_all_sizes(fc, name, timeout, max_n, engines)
-        if say:
-            where = f" at {found.label}" if found.shape else ""
-            say(f"{fc.id} [{name}]: all sizes {found.status.value}{where} ({found.seconds:.2f} s)")
-        broken.append(found)
-    return AllSizesReport(fc, bounded, result, broken)
+def _part_line(part: Mapping[str, Any]) -> str:
+    """One part of a composed verdict, from its record, in one line."""
+    engine = part["engine"]
+    queries = sum(s["proved"] + s["failed"] + s["unknown"] for s in engine["steps"])
+    solvers = sorted({s["solver"] for s in engine["steps"]})
+    text = (f"{part['claim']} for every size ({part['conditions']}): {part['status']}; the parametric engine "
+            f"{engine['status']} ({len(engine['steps'])} steps, {queries} queries: {', '.join(solvers)})")
+    tie = part.get("tie")
+    if tie is not None:
+        text += (f"; tied to the builder node for node at {tie['shapes']} shapes up to N={tie['bound']} and "
+                 f"{len(tie.get('beyond') or [])} past it")
+    witness = part.get("witness")
+    if witness is not None:
+        text += f"; a witness input {witness['status']}"
+    if part.get("shape"):
+        text += f"; refuted at {shape_label(part['shape'])}, replayed by the bounded engines"
+    return text
+
+
+def _composed_rests_on(result: Mapping[str, Any], about: str, bound: int, bounded_status: str,
+                       engines: Sequence[str]) -> list[str]:
+    lines = [_part_line(p) for p in result["parts"]]
+    chain = result.get("chain")
+    if chain is not None:
+        lines += [f"composition: {c}" for c in chain["checks"]]
+        lines += [f"composition problem: {p}" for p in chain["problems"]]
+    if about != ABOUT_CLAIM:
+        lines.append("a part builds its program apart from its family: this verdict is about the families alone")
+    lines.append(f"bounded cross-check up to N={bound}: {bounded_status} ({'+'.join(engines)})")
+    return lines

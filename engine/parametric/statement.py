@@ -17,7 +17,11 @@ to all sizes. It gives:
   the same function the bounded claim's shapes use);
 * ``mutants``: broken variants of the family, each made by replacing named
   nodes (``{"row_sum": lambda node: ...}``, names as :func:`readable` shows
-  them, ``row_mean{b}`` for a head's node), given the symbolic dimensions.
+  them, ``row_mean{b}`` for a head's node), given the symbolic dimensions;
+* ``replay_positions``: the longest input on which a counterexample is
+  replayed (default :data:`usim.engine.parametric.allsizes.REPLAY_POSITIONS`;
+  larger for a family whose replay is cheap, as one routing head's, so that a
+  variant wrong only past N = 16 is refuted where it fails).
 
 **One definition.** When the bounded claim builds its constructions from the
 same ``construction`` (``claim(..., construction=transpose_construction)``),
@@ -65,6 +69,31 @@ def claim_all_sizes_status(family: Status, bounded: Status, about: str) -> Statu
     return family
 
 
+def composed_status(parts: Sequence[Status], chain_ok: bool | None) -> Status:
+    """The composed verdict from its parts' and the chain's (one rule for reports
+    and certificates; ``chain_ok`` None for a broken variant, which is one part's).
+
+    Args:
+        parts: the parts' verdicts for every size, in order.
+        chain_ok: whether the chain has no problem (None: not checked).
+
+    Returns:
+        REFUTED if a part is; ERROR if a part is or the chain fails; PROVED if
+        every part is (and the chain holds); VACUOUS if every part is; else UNKNOWN.
+    """
+    if not parts:
+        return Status.ERROR
+    if any(p is Status.REFUTED for p in parts):
+        return Status.REFUTED
+    if any(p is Status.ERROR for p in parts) or chain_ok is False:
+        return Status.ERROR
+    if all(p is Status.PROVED for p in parts) and chain_ok is not None:
+        return Status.PROVED
+    if all(p is Status.VACUOUS for p in parts):
+        return Status.VACUOUS
+    return Status.UNKNOWN
+
+
 @dataclass(frozen=True)
 class FamilyClaim:
     claim: Claim
@@ -74,6 +103,7 @@ class FamilyClaim:
     mutants: Mapping[str, Callable[..., Replacements]] = field(default_factory=dict)
     notes: str = ""
     target_for: Callable[..., Callable[[Mapping[str, Any]], Mapping[str, Any]]] | None = None
+    replay_positions: int | None = None
 
     def target_at(self, *dims: Any) -> Callable[[Mapping[str, Any]], Mapping[str, Any]]:
         """The target at these dimensions (symbolic or integers): ``target_for(*dims)``

@@ -23,7 +23,8 @@ import pytest
 from usim.constructions.base import Construction, SizedConstruction, fresh, gather
 from usim.engine.claim import Status
 from usim.engine.declare import claim, every_shape
-from usim.engine.parametric.allsizes import prove_claim_all_sizes, tie
+from usim.engine.parametric.allsizes import tie
+from usim.engine.parametric.composed import prove_claim_all_sizes
 from usim.engine.parametric.statement import FamilyClaim
 from usim.engine.runner import check_obligation
 from usim.encodings.layout import SequenceLayout

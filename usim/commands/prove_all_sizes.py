@@ -1,11 +1,12 @@
 """``usim prove CLAIM... --all-sizes``: the verdict for every size, and what it rests on.
 
-For each claim with a statement for every size (lemma3, lemma4, lemma5 and
-routing, U's routing head) this runs the bounded proof up to ``--max-n``
+For each claim with a statement for every size (the blocks, U's routing head,
+U's stages, and Theorem 6 composed of its stages) this runs the bounded proof up to ``--max-n``
 (default: the claim's CI bound; the cross-check, and the bound up to which the
 family is checked to be the builder's program), then the parametric proof
-(:mod:`usim.engine.parametric`), and with ``--mutants`` each broken variant for
-every size, which must be REFUTED with a concrete size and a replayed input.
+(:mod:`usim.engine.parametric`; for a claim composed of parts, each part and the
+chain that composes them, :mod:`usim.engine.parametric.composed`), and with
+``--mutants`` each broken variant for every size, which must be REFUTED with a concrete size and a replayed input.
 Exit status 0 only if every claim is PROVED for every size (and, with
 ``--mutants``, every variant refuted).
 """
@@ -26,7 +27,7 @@ if TYPE_CHECKING:  # pragma: no cover
 def run_all_sizes(args: argparse.Namespace, claims: Sequence["Claim"], engines: list[str] | None) -> int:
     from usim.engine.cache import VerdictCache, default_folder
     from usim.engine.certificate import bundle, certificate, write_certificate
-    from usim.engine.parametric.allsizes import prove_claim_all_sizes
+    from usim.engine.parametric.composed import prove_claim_all_sizes
     from usim.progress import ProveDisplay
     from usim.proofs import family
     from usim.render import SUMMARY_HEADER, cache_problem, describe_failures, summary_row, table
@@ -36,9 +37,9 @@ def run_all_sizes(args: argparse.Namespace, claims: Sequence["Claim"], engines: 
         raise UsimError("--all-sizes runs here: the proof for every size is one solver run per claim "
                         "(leave out --cluster)")
     if "all" in args.claim:  # every claim stated for every size
-        from usim.proofs import families as all_families
+        from usim.proofs import statements
 
-        families = list(all_families().values())
+        families = list(statements().values())
     else:
         families = [family(c.id) for c in claims]
     show = (lambda line: print(line, file=sys.stderr, flush=True)) if not args.quiet else None

@@ -1,0 +1,249 @@
+"""A claim for every size proved in parts: each part a family, and what composes them.
+
+Some claims are too large for one parametric proof but are a composition:
+U_N = stage_m o ... o stage_1, each stage a function of one sequence. A
+:class:`ComposedClaim` states such a claim for every size by
+
+* its parts, each a :class:`~usim.engine.parametric.statement.FamilyClaim`
+  under the same conditions, proved for every size by
+  :func:`~usim.engine.parametric.allsizes.prove_all_sizes` (with its own tie to
+  the builder, witness and, for a broken variant, its own counterexample
+  replayed at a concrete size: "replay the failing part alone");
+* its chain, the structural checks that make the parts compose to the claim
+  (:class:`Chain`: each part's output layout is the next part's input layout,
+  the whole program is the parts applied one after another, the wiring is the
+  claim's formula), derived again by whoever reads the record.
+
+The verdict for every size: PROVED when every part is PROVED and the chain
+has no problem; REFUTED when a part is (a broken variant of the claim is a
+broken variant of one part); ERROR when a part is, or when the chain fails;
+UNKNOWN otherwise (VACUOUS when every part is). The bounded cross-check is the
+claim's own bounded proof, as for one family.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from typing import Callable, Mapping, Sequence
+
+from usim.engine.cache import VerdictCache
+from usim.engine.claim import Claim, Status
+from usim.engine.parametric.allsizes import AllSizesReport, AllSizesResult, prove_all_sizes, verdict_record
+from usim.engine.parametric.statement import ABOUT_CLAIM, ABOUT_FAMILY, FamilyClaim, composed_status
+from usim.engine.runner import Progress, prove_claim
+from usim.errors import UsimError
+from usim.rasp.program import Program
+
+
+@dataclass(frozen=True)
+class Chain:
+    """What makes the parts compose to the claim: the checks made, and every problem found."""
+
+    checks: tuple[str, ...]
+    problems: tuple[str, ...] = ()
+
+    @property
+    def ok(self) -> bool:
+        return not self.problems and bool(self.checks)
+
+    def as_dict(self) -> dict:
+        return {"checks": list(self.checks), "problems": list(self.problems)}
+
+
+@dataclass(frozen=True)
+class ComposedClaim:
+    """A claim stated for every size as parts that compose (see the module docstring).
+
+    ``parts``: the parts' statements, in order; ``chain``: the structural
+    checks, run when the claim is proved and when its record is read;
+    ``program``: the claim's whole program at symbolic sizes (its fingerprint
+    is recorded); ``mutants``: broken variant name -> (part index, the part's
+    broken variant).
+    """
+
+    claim: Claim
+    parts: tuple[FamilyClaim, ...]
+    chain: Callable[[], Chain]
+    program: Callable[[], Program]
+    mutants: Mapping[str, tuple[int, str]] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        if not self.parts:
+            raise UsimError(f"{self.claim.id}: a composed claim needs at least one part")
+        conditions = {p.describe_conditions() for p in self.parts}
+        if len(conditions) != 1:
+            raise UsimError(f"{self.claim.id}: its parts are stated under different conditions "
+                            f"({'; '.join(sorted(conditions))})")
+        for name, (index, broken) in self.mutants.items():
+            if not 0 <= index < len(self.parts) or broken not in self.parts[index].mutants:
+                raise UsimError(f"{self.claim.id}: the broken variant {name} names no broken variant of a part")
+
+    @property
+    def id(self) -> str:
+        return self.claim.id
+
+    @property
+    def dims(self) -> tuple[str, ...]:
+        return self.parts[0].dims
+
+    @property
+    def one_definition(self) -> bool:
+        return all(p.one_definition for p in self.parts)
+
+    @property
+    def about(self) -> str:
+        return ABOUT_CLAIM if self.one_definition else ABOUT_FAMILY
+
+    def describe_conditions(self) -> str:
+        return self.parts[0].describe_conditions()
+
+    def family(self) -> Program:
+        """The whole program at symbolic sizes (what the certificate's fingerprint is of)."""
+        return self.program()
+
+
+@dataclass(frozen=True)
+class ComposedResult:
+    """The verdict for every size of a composed claim or one of its broken variants."""
+
+    claim_id: str
+    mutant: str | None
+    status: Status
+    conditions: str
+    parts: tuple[AllSizesResult, ...]
+    chain: Chain | None
+    seconds: float = 0.0
+
+    @property
+    def shape(self) -> tuple[int, ...] | None:
+        refuted = [p for p in self.parts if p.status is Status.REFUTED]
+        return refuted[0].shape if refuted else None
+
+    @property
+    def label(self) -> str:
+        refuted = [p for p in self.parts if p.status is Status.REFUTED]
+        return f"{refuted[0].label} (part {refuted[0].claim_id})" if refuted else ""
+
+    @property
+    def note(self) -> str:
+        if self.chain is not None and self.chain.problems:
+            return "the parts do not compose: " + "; ".join(self.chain.problems[:3])
+        failed = [p for p in self.parts if p.status is not Status.PROVED]
+        if failed:
+            p = failed[0]
+            return f"{p.claim_id}: {p.status.value} ({p.note or p.verdict.reason})"
+        return ""
+
+    def as_dict(self) -> dict:
+        return {
+            **verdict_record(self.claim_id, self.mutant, self.status, self.conditions),
+            "shape": list(self.shape) if self.shape else None,
+            "parts": [p.as_dict() for p in self.parts],
+            "chain": self.chain.as_dict() if self.chain is not None else None,
+            "seconds": round(self.seconds, 3),
+        }
+
+
+def prove_composed(cc: ComposedClaim, mutant: str | None = None, timeout: float = 60.0,
+                   tie_bound: int | None = None, engines: Sequence[str] | None = None,
+                   say: Callable[[str], None] | None = None) -> ComposedResult:
+    """The verdict for every size of ``cc`` (or of its broken variant ``mutant``:
+    that part alone, with its broken variant).
+
+    Args:
+        cc: the composed claim.
+        mutant: one of ``cc.mutants``, or None.
+        timeout: each part's time budget, in seconds.
+        tie_bound: the bound up to which each part is tied to the builder.
+        engines: the bounded engines that replay a counterexample.
+        say: told each part's verdict, in words.
+
+    Returns:
+        The parts' verdicts, the chain, and the composed verdict.
+    """
+    start = time.perf_counter()
+    if mutant is None:
+        results = []
+        for part in cc.parts:
+            found = prove_all_sizes(part, None, timeout, tie_bound, engines)
+            if say:
+                say(f"  {part.id}: all sizes {found.status.value} ({found.seconds:.2f} s)")
+            results.append(found)
+        chain = cc.chain()
+        status = composed_status([r.status for r in results], chain.ok)
+        return ComposedResult(cc.id, None, status, cc.describe_conditions(), tuple(results), chain,
+                              time.perf_counter() - start)
+    if mutant not in cc.mutants:
+        raise UsimError(f"claim {cc.id} has no broken variant {mutant!r}; it has {', '.join(cc.mutants)}")
+    index, broken = cc.mutants[mutant]
+    found = prove_all_sizes(cc.parts[index], broken, timeout, tie_bound, engines)
+    return ComposedResult(cc.id, mutant, composed_status([found.status], None), cc.describe_conditions(),
+                          (found,), None, time.perf_counter() - start)
+
+
+@dataclass
+class ComposedReport(AllSizesReport):
+    """A composed claim's verdict for every size, its bounded cross-check and
+    broken variants: the same statuses and the same certificate record as one
+    family's (:class:`~usim.engine.parametric.allsizes.AllSizesReport`), the
+    result's record holding the parts and the chain."""
+
+    family: ComposedClaim  # type: ignore[assignment]
+    result: ComposedResult  # type: ignore[assignment]
+    mutants: list[ComposedResult]  # type: ignore[assignment]
+
+
+def prove_one_all_sizes(statement: FamilyClaim | ComposedClaim, mutant: str | None = None,
+                        timeout: float = 60.0, tie_bound: int | None = None,
+                        engines: Sequence[str] | None = None,
+                        say: Callable[[str], None] | None = None) -> AllSizesResult | ComposedResult:
+    """One verdict for every size, of the claim or of one broken variant:
+    :func:`prove_composed` for a claim in parts, else
+    :func:`~usim.engine.parametric.allsizes.prove_all_sizes` (what ``usim verify`` re-runs)."""
+    if isinstance(statement, ComposedClaim):
+        return prove_composed(statement, mutant, timeout, tie_bound, engines, say)
+    return prove_all_sizes(statement, mutant, timeout, tie_bound, engines)
+
+
+def prove_claim_all_sizes(statement: FamilyClaim | ComposedClaim, max_n: int,
+                          engines: Sequence[str] | None = None, timeout: float = 60.0, jobs: int = 1,
+                          mutants: bool = False, progress: Callable[[Progress], None] | None = None,
+                          say: Callable[[str], None] | None = None,
+                          cache: VerdictCache | None = None) -> AllSizesReport:
+    """The bounded proof up to ``max_n`` (a cross-check, and the tie's bound),
+    the proof for every size (one family's, or a composed claim's part by part
+    with its chain), and with ``mutants`` each broken variant for every size.
+
+    Args:
+        statement: the claim's statement for every size.
+        max_n: the bound of the bounded cross-check and of the tie.
+        engines: the bounded engines (default: the claim's).
+        timeout: each proof's budget, in seconds.
+        jobs: worker processes of the bounded proof.
+        mutants: also each broken variant, bounded and for every size.
+        progress: follows the bounded proof (as :func:`prove_claim`'s).
+        say: told each step of the proof for every size, in words.
+        cache: the bounded proof's verdict cache.
+
+    Returns:
+        An :class:`AllSizesReport` (a :class:`ComposedReport` for a claim in parts).
+    """
+    bounded = prove_claim(statement.claim, max_n, engines, timeout, jobs, mutants=mutants, progress=progress,
+                          cache=cache)
+    composed = isinstance(statement, ComposedClaim)
+    if say:
+        how = ", part by part" if composed else ""
+        say(f"{statement.id}: proving for every size ({statement.describe_conditions()}){how}")
+    result = prove_one_all_sizes(statement, None, timeout, max_n, engines, say)
+    if say:
+        alone = "" if statement.one_definition else " (the family alone)"
+        say(f"{statement.id}: all sizes{alone} {result.status.value} ({result.seconds:.2f} s)")
+    broken = []
+    for name in (statement.mutants if mutants else {}):
+        found = prove_one_all_sizes(statement, name, timeout, max_n, engines)
+        if say:
+            where = f" at {found.label}" if found.shape else ""
+            say(f"{statement.id} [{name}]: all sizes {found.status.value}{where} ({found.seconds:.2f} s)")
+        broken.append(found)
+    return (ComposedReport if composed else AllSizesReport)(statement, bounded, result, broken)
