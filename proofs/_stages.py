@@ -1,5 +1,9 @@
 """U's stages as families: stage k of U_N for every N, against its steps' meanings.
 
+Stated on zero-padded workspaces (:class:`PaddedFamily`), the stages compose
+to the theorem for every N and every n, d <= N: :func:`composed_claim`, the
+parts and the chain checked by :func:`composition`.
+
 U_N (:func:`usim.constructions.universal.build` for N x N) is
 stage_m o ... o stage_1 (:mod:`usim.proofs._universal`). Built with a
 *symbolic* N (:func:`usim.rasp.family.dimension`) the same builder gives U's
@@ -35,16 +39,31 @@ from typing import Any, Callable, Mapping
 
 from usim.constructions.base import SizedConstruction, inside
 from usim.constructions.routing import fix
-from usim.constructions.universal import HEADER, LayerSpec, Stage, Universal, build, route_of
+from usim.constructions.universal import (
+    HEADER,
+    LayerSpec,
+    Stage,
+    Universal,
+    build,
+    compact_layout,
+    embed,
+    route_of,
+    simulation_program,
+)
 from usim.constructions.universal.kinds import SIZE_FIELDS
 from usim.constructions.universal.schedule import shapes_of
-from usim.encodings.sized import both, matrix_like, when
+from usim.constructions.universal.terms import Term
+from usim.encodings.layout import SequenceLayout
+from usim.encodings.sized import both, matrix_like, size_value, when
 from usim.engine.claim import Claim, Shape
 from usim.engine.declare import claim
+from usim.engine.parametric.composed import Chain, ComposedClaim
 from usim.engine.parametric.statement import FamilyClaim
-from usim.proofs._universal import header_with, stage_program, stage_sizes, stage_target
+from usim.errors import UsimError
+from usim.proofs._universal import check_route, header_with, stage_program, stage_sizes, stage_target
 from usim.rasp.expr import indices, tokens, where
-from usim.rasp.family import Condition, SymbolicInt, at_least, dimension
+from usim.rasp.family import Condition, FamilyError, SymbolicInt, at_least, dimension, same_size
+from usim.rasp.fingerprint import fingerprint
 from usim.rasp.program import Program
 from usim.rasp.rewrite import Replacements
 
@@ -278,3 +297,224 @@ def _padded(model: Any, value: Any, rows: Any, cols: Any, kept_rows: Any, kept_c
     """``value`` (kept_rows x kept_cols) in the corner of a rows x cols zero matrix."""
     return matrix_like(model, rows, cols, lambda i, j: when(both(i < kept_rows, j < kept_cols),
                                                             lambda: value[i, j], lambda: 0))
+
+
+def _same(x: Any, y: Any) -> bool:
+    """x == y at every size (False where they differ at some size)."""
+    try:
+        return same_size(x, y)
+    except FamilyError:
+        return False
+
+
+def _layout_problems(what: str, a: SequenceLayout, b: SequenceLayout) -> list[str]:
+    """Where two layouts differ at some size (names, offsets, shapes, length)."""
+    if [blk.name for blk in a.blocks] != [blk.name for blk in b.blocks]:
+        return [f"{what}: the blocks {[blk.name for blk in a.blocks]} and {[blk.name for blk in b.blocks]}"]
+    problems = []
+    for x, y in zip(a.blocks, b.blocks):
+        if not (_same(x.offset, y.offset) and _same(x.shape.rows, y.shape.rows)
+                and _same(x.shape.cols, y.shape.cols)):
+            problems.append(f"{what}: block {x.name} at {x.offset} ({x.shape}) and at {y.offset} ({y.shape})")
+    if not _same(a.length, b.length):
+        problems.append(f"{what}: length {a.length} and {b.length}")
+    return problems
+
+
+def _as_layout(blocks: list[tuple[str, tuple[Any, Any]]]) -> SequenceLayout:
+    return SequenceLayout.of(*blocks)
+
+
+def composition(family: PaddedFamily, parts: list[FamilyClaim], formula: Callable[[LayerSpec], Term],
+                placement: FamilyClaim | None = None) -> Chain:
+    """Why the padded stages compose to the theorem, each reason checked at
+    symbolic sizes (N for U, n and d for T).
+
+    On U's input (T's blocks zero-padded, header [n, d, c], zeros after) the
+    zeroing and the header fix that each padded stage's statement begins with
+    are the identity, and each stage's statement gives the next workspace in
+    that form; so U_N = stage_m o ... o stage_1 maps the input to the
+    composition of the steps' zero-padded meanings. That needs, checked here:
+    the parts are the family's stages in order; U's input layout is stage 1's
+    and each stage's output layout is the next stage's input, at every N; U's
+    output is the last stage's, with T's result first, from position 0; U's
+    steps are T's route at symbolic n, d step for step (so the chain of
+    meanings is T's); and that route composes, as terms, to the claim's
+    formula at symbolic n, d (Level 2 of :mod:`usim.proofs._universal`).
+    With a ``placement`` first (the hierarchy: T's compact input placed into
+    U's, :func:`placement_claims`), its output layout must be U's input layout:
+    its statement then gives U's input in the form stage 1 takes.
+    """
+    N, n, d = dimension("N"), dimension("n"), dimension("d")
+    u = family.at(N)
+    checks, problems = [], []
+    if placement is not None:
+        checks.append("the placement's output layout is U's input layout (the same polynomials in N)")
+        placed = placement.outputs(N, n, d)
+        mine = [(b.name, (b.shape.rows, b.shape.cols)) for b in u.input_layout.blocks]
+        if [name for name, _ in placed] != [name for name, _ in mine] or any(
+                not (_same(a[0], b[0]) and _same(a[1], b[1])) for (_, a), (_, b) in zip(placed, mine)):
+            problems.append(f"the placement outputs {[name for name, _ in placed]}, not U's input blocks")
+    m = len(u.stages)
+    checks.append(f"the {m} parts are stages 1 to {m} of U_N's family on zero-padded workspaces, in order: "
+                  "each one's program, layouts and target the padded stage's at symbolic N, n, d, and its "
+                  "side conditions n, d <= N")
+    if len(parts) != m:
+        problems.append(f"{len(parts)} parts for {m} stages")
+    wanted = [_within(N, (n, d))]
+    for k, part in enumerate(parts, start=1):
+        if part.dims != ("N", "n", "d") or k > m:
+            problems.append(f"part {k} ({part.id}) is stated over {part.dims}, not N, n, d, or past the last stage")
+            continue
+        if fingerprint(part.family()) != fingerprint(family.program(k, N, n, d)):
+            problems.append(f"part {k} ({part.id}) is not stage {k} of the family")
+        if _layout_problems(f"part {k}'s input", _as_layout(part.inputs(N, n, d)),
+                            _as_layout(family.inputs(k, N, n, d))) \
+                or _layout_problems(f"part {k}'s output", _as_layout(part.outputs(N, n, d)),
+                                    _as_layout(family.outputs(k, N, n, d))):
+            problems.append(f"part {k} ({part.id}) is not stated on stage {k}'s workspaces")
+        if part.target_at(N, n, d) is not family.target(k, N, n, d):
+            problems.append(f"part {k} ({part.id}) does not state stage {k}'s zero-padded meanings")
+        if [str(c) for c in part.conditions()] != [str(c) for c in wanted]:
+            problems.append(f"part {k} ({part.id}) is stated under {part.describe_conditions()}")
+    checks.append("U's input layout is stage 1's, and each stage's output layout is the next stage's input "
+                  "(names, offsets, shapes and length the same polynomials in N)")
+    problems += _layout_problems("U's input and stage 1's", u.input_layout, u.stages[0].input)
+    for k in range(1, m):
+        problems += _layout_problems(f"stage {k}'s output and stage {k + 1}'s input",
+                                     u.stages[k - 1].output, u.stages[k].input)
+    small = family.spec_of(n, d)
+    route = route_of(small)
+    last = u.stages[-1].output
+    checks.append(f"U's output Y is the last stage's only block {route.result}, from position 0, in a sequence "
+                  "of U's length (0 after it)")
+    if [b.name for b in last.blocks] != [route.result]:
+        problems.append(f"the last stage outputs {[b.name for b in last.blocks]}, not T's result {route.result} "
+                        "alone")
+    else:
+        problems += _layout_problems("U's output and the last stage's result",
+                                     SequenceLayout.of((route.result, u.output_layout.blocks[0].shape),
+                                                       length=u.output_layout.length),
+                                     SequenceLayout(last.blocks[:1], last.length))
+    checks.append("U's steps are T's route at symbolic n, d, step for step (names, kinds, arguments)")
+    if tuple(u.steps) != tuple(route.steps):
+        problems.append("U's steps are not T's route")
+    checks.append("T's route composes, as terms, to the claim's formula at symbolic n, d")
+    try:
+        check_route(small, route.steps, route.result, formula(small))
+    except UsimError as error:
+        problems.append(str(error))
+    return Chain(tuple(checks), tuple(problems))
+
+
+def composed_claim(bounded: Claim, family: PaddedFamily, parts: list[FamilyClaim],
+                   formula: Callable[[LayerSpec], Term], placement: FamilyClaim | None = None) -> ComposedClaim:
+    """The theorem for every size: ``bounded`` (its bounded proof the cross-check)
+    proved as ``family``'s padded stages ``parts`` (after the ``placement``, if
+    given) and their :func:`composition`; its broken variants are the parts',
+    named ``stage{k}:{name}`` (``placement:{name}``)."""
+    first = [placement] if placement is not None else []
+    mutants = {f"placement:{name}": (0, name) for name in (placement.mutants if placement else {})}
+    mutants.update({f"stage{k}:{name}": (len(first) + k - 1, name) for k, part in enumerate(parts, start=1)
+                    for name in part.mutants})
+    def program() -> Program:  # U_N's program, after the placement of a T of symbolic sizes n x d
+        u = family.at(dimension("N"))
+        return simulation_program(u, family.spec_of(dimension("n"), dimension("d"))) if placement else u.program
+
+    return ComposedClaim(bounded, tuple(first + list(parts)),
+                         chain=lambda: composition(family, parts, formula, placement),
+                         program=program, mutants=mutants)
+
+
+PLACEMENT_REPLAY = 4096
+"""The longest input a counterexample of the placement is replayed on: one
+routing head and a fix, whose exact replay is cheap (N = 36 is 3 + 3N^2 = 3891)."""
+
+
+def placement_claims(claim_id: str, family: UniversalFamily, *, paper: str,
+                     mutants: Mapping[str, Callable[..., Replacements]],
+                     all_sizes_mutants: Mapping[str, Callable[..., Replacements]] | None = None,
+                     **settings: Any) -> tuple[Claim, FamilyClaim]:
+    """The hierarchy's placement for every size: T's input written compactly,
+    <c, X, T's matrices> at T's sizes n x d, into U_N's input (one routing head
+    of corner pieces and the header's n, d fixed:
+    :func:`usim.constructions.universal.embed`).
+
+    The statement, for every N and every n, d <= N and every real content of
+    the compact input (its scratch too): U's input block by block, the header
+    [n, d, c], every matrix of T in the top-left corner of its N x N block and
+    0 in the rest of the block, 0 after the blocks.
+
+    Args:
+        claim_id: the claim's id.
+        family: U's family for the form of T.
+        paper: where the paper states the hierarchy.
+        mutants: broken variant name -> (N, n, d -> named node -> its replacement).
+        all_sizes_mutants: the same, for the statement for every size only (a
+            variant every bounded proof misses, wrong only past N = 16).
+        **settings: the claims' own fields (engines, bounds, category).
+
+    Returns:
+        The bounded claim and its statement for every size.
+    """
+    def program(bound: Any, n: Any, d: Any) -> Program:
+        u = family.at(bound)
+        return Program.of(f"{u.program.name}.placement", {"W": embed(u, family.spec_of(n, d), tokens)},
+                          f"T's input at n x d placed in U's input for {u.spec.tag}")
+
+    def inputs(bound: Any, n: Any, d: Any) -> list[tuple[str, tuple[Any, Any]]]:
+        u = family.at(bound)
+        layout = compact_layout(family.spec_of(n, d), u.length)
+        return [(b.name, (b.shape.rows, b.shape.cols)) for b in layout.blocks] + \
+            [("scratch", (1, layout.length - layout.used))]
+
+    def outputs(bound: Any, n: Any, d: Any) -> list[tuple[str, tuple[Any, Any]]]:
+        return [(b.name, (b.shape.rows, b.shape.cols)) for b in family.at(bound).input_layout.blocks]
+
+    targets: dict[tuple, Callable] = {}
+
+    def target_for(bound: Any, n: Any, d: Any) -> Callable[[Mapping[str, Any]], dict]:
+        key = tuple(_key(s) for s in (bound, n, d))
+        if key not in targets:
+            targets[key] = _placement_target(family.at(bound), n, d)
+        return targets[key]
+
+    construction = SizedConstruction(name=lambda *sizes: f"placement of T into U at N, n, d = {sizes}",
+                                     dims=("N", "n", "d"), program=program, inputs=inputs, outputs=outputs)
+    bounded = claim(
+        claim_id, paper=paper,
+        title="T's compact input placed into U_N's input, for every N and every n, d <= N",
+        statement=("For every N and every n, d <= N (each >= 1): the placement of T's input <c, X, T's "
+                   "matrices> (T's sizes n x d, then scratch with any real values) into U_N's input gives "
+                   "the header [n, d, c], every matrix of T in the top-left corner of its block of U_N and "
+                   "0 in the rest, and 0 after the blocks."),
+        construction=construction, shapes=lambda bound: _grid(bound, 2),
+        target_for=lambda shape: target_for(*shape),
+        mutants={name: (lambda make: lambda shape: make(*shape))(make) for name, make in mutants.items()},
+        **settings)
+    statement = FamilyClaim(bounded, construction, target=None, side_condition=lambda N, n, d: _within(N, (n, d)),
+                            mutants={**mutants, **(all_sizes_mutants or {})}, target_for=target_for,
+                            replay_positions=PLACEMENT_REPLAY)
+    return bounded, statement
+
+
+def _placement_target(u: Universal, n: Any, d: Any) -> Callable[[Mapping[str, Any]], dict]:
+    blocks = {b.name: b for b in u.input_layout.blocks}
+
+    def target(m: Mapping[str, Any]) -> dict:
+        c = m["scale"]
+        sizes = {SIZE_FIELDS["n"]: n, SIZE_FIELDS["d"]: d}
+
+        def field(i: Any, j: Any) -> Any:
+            out: Callable[[], Any] = lambda: c[0, 0]  # noqa: E731
+            for at, v in sizes.items():
+                out = (lambda at, v, rest: lambda: when(j == at, lambda: size_value(v), rest))(at, v, out)
+            return out()
+
+        out = {HEADER: matrix_like(c, 1, 3, field)}
+        for name, block in blocks.items():
+            if name != HEADER:
+                small = m[name]
+                out[name] = _padded(small, small, block.shape.rows, block.shape.cols, small.rows, small.cols)
+        return out
+    return target

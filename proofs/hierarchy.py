@@ -13,6 +13,11 @@ once or per n, the padding lemma per size, the composition argument of
 on one padded size, against the padded formula, with no argument at all. Its
 cost grows with U's length and the size, so it runs at small N only.
 
+For every size: ``usim prove hierarchy --all-sizes`` proves the placement
+and each of U's stages on zero-padded workspaces for every N' and every
+n, d <= N', and checks the chain that composes them
+(:mod:`usim.proofs.theorem6_stages`).
+
 Why padding is enough: zero columns of X, A, V change no product; what would
 change the result is the softmax over the N' - n padded keys (score 0, weight
 exp(0) = 1) and the padded query rows. U reads n from its header and leaves

@@ -21,13 +21,26 @@ heads are head sums over symbolic head indices, the header's n set by the
 stage is a symbolic integer the key mask compares with, and the masked row
 sum over keys l < n is one sum (the engine splits the row's keys at n).
 
-What this proves of Theorem 6 for every size: every stage of U_N, so (the
-stages composing by the evaluator's induction, the wiring being the formula
-as terms, :mod:`usim.proofs._universal`) U_N computes
-softmax(c X A X^T) X V for every N at n = d = N, where the padding lemma is
-trivial (no block is padded). For n, d < N the padding lemma is checked per
-size up to the bounded claim's bound (``theorem6``): that part of the
-hierarchy is not yet proved for every size.
+Claims ``theorem6_padded_stage1`` ... (and ``theorem6_users_padded_stage1``
+...): the same stages on their workspaces zero-padded to T's sizes n x d
+(:class:`~usim.proofs._stages.PaddedFamily`: the zeroing and the header's
+n, d inside each stage's statement), proved for every N and every
+1 <= n, d <= N. They compose to Theorem 6 itself, for every size:
+``usim prove theorem6 --all-sizes`` (and ``theorem6_users``) proves each
+padded stage for every size and checks the chain that composes them
+(:func:`~usim.proofs._stages.composition`: the layouts chain as polynomials
+in N, U's output is the last stage's result, U's steps are T's route and
+compose to the formula at symbolic n, d): U_N outputs softmax(c X A X^T) X V
+zero-padded for every N and every n, d <= N, the hierarchy included
+(:mod:`usim.engine.parametric.composed`). Its broken variants are the padded
+stages', each refuted for every size by its stage alone, replayed.
+
+Claim ``theorem6_placement``: the hierarchy's placement of T's compact input
+<c, X, A, V> (sizes n x d) into U_N's input (one routing head of corner
+pieces, the header's n and d fixed), for every N and every n, d <= N. With
+it first, the padded stages compose to the claim ``hierarchy`` for every
+size (``usim prove hierarchy --all-sizes``): the program of the hierarchy's
+bounded proof, U_N applied to the placement, on every padded size.
 
 Broken variants, refuted for every size: the softmax without its key mask
 (erratum E10: wrong at every n < N), stages 1 and 2 routing their carried
@@ -40,9 +53,11 @@ instantiated for a replay).
 from __future__ import annotations
 
 from usim.constructions.universal import LayerSpec
-from usim.proofs._stages import PaddedFamily, UniversalFamily, stage_claims
-from usim.proofs.theorem6_attention import ENGINES
-from usim.rasp.expr import Aggregate, Predicate, indices, select
+from usim.proofs._stages import PaddedFamily, UniversalFamily, composed_claim, placement_claims, stage_claims
+from usim.proofs._universal import attention_term
+from usim.proofs.hierarchy import CLAIM as HIERARCHY
+from usim.proofs.theorem6_attention import CLAIM, CLAIM_USERS, ENGINES
+from usim.rasp.expr import Aggregate, Predicate, indices, select, where
 
 
 def _shifted_source(node):
@@ -124,11 +139,47 @@ USERS_PADDED_CLAIMS, USERS_PADDED_FAMILIES = stage_claims(
     what="the users' form on T of every size n, d <= N, zero-padded",
     mutants={1: {"misplaced-block": misplaced("s1.route.3")},
              2: {"bias-on-every-row": lambda *sizes: {"s2.Qb.biased": _bias_on_every_row}},
+             3: {"misplaced-block": misplaced("s3.route.1")},
+             4: {"misplaced-block": misplaced("s4.route.1")},
              5: {"no-key-mask": no_key_mask(5)}},
     bounded_mutants=product_off_by_one(6), **PADDED_SETTINGS)
 
-CLAIMS = tuple(MERGED_CLAIMS + USERS_CLAIMS + PADDED_CLAIMS + USERS_PADDED_CLAIMS)
-FAMILIES = tuple(MERGED_FAMILIES + USERS_FAMILIES + PADDED_FAMILIES + USERS_PADDED_FAMILIES)
+
+def _n_left_unset(node):
+    """The header's n not fixed by the placement (the fix of n dropped, d kept)."""
+    return node.args[2]
+
+
+WRAP = 1000
+"""Where the broken placement ``wraps-past-1000`` wraps its source positions."""
+
+
+def _wraps_past(node):
+    """The placement head reading position q - 1000 for q >= 1000: right on every
+    input shorter than 1001 positions, so at every N <= 18 (T's compact input has
+    1 + n d + 2 d^2 <= 1 + 3 N^2 positions), wrong from N = 19 on."""
+    q = node.selector.queries
+    return Aggregate(select(node.selector.keys, where(q >= WRAP, q - WRAP, q), Predicate.EQ), node.values)
+
+
+PLACEMENT, PLACEMENT_FAMILY = placement_claims(
+    "theorem6_placement", PADDED, paper="Theorem 6 (the hierarchy's placement of T into U_N)",
+    mutants={"misplaced-corner": misplaced("embed"), "n-left-unset": lambda *sizes: {"fixed": _n_left_unset}},
+    all_sizes_mutants={f"wraps-past-{WRAP}": lambda *sizes: {"embed": _wraps_past}},
+    **PADDED_SETTINGS)
+
+THEOREM6 = composed_claim(CLAIM, PADDED, PADDED_FAMILIES, attention_term)
+"""Theorem 6 for every N and every n, d <= N: the padded stages and their composition."""
+
+THEOREM6_USERS = composed_claim(CLAIM_USERS, USERS_PADDED, USERS_PADDED_FAMILIES, attention_term)
+"""The users' form for every N and every n, d <= N, the same way."""
+
+HIERARCHY_ALL_SIZES = composed_claim(HIERARCHY, PADDED, PADDED_FAMILIES, attention_term, PLACEMENT_FAMILY)
+"""The hierarchy for every N' and every n, d <= N': T's compact input placed, then the padded stages."""
+
+CLAIMS = tuple(MERGED_CLAIMS + USERS_CLAIMS + PADDED_CLAIMS + USERS_PADDED_CLAIMS) + (PLACEMENT,)
+FAMILIES = tuple(MERGED_FAMILIES + USERS_FAMILIES + PADDED_FAMILIES + USERS_PADDED_FAMILIES) + (PLACEMENT_FAMILY,)
+COMPOSED = (THEOREM6, THEOREM6_USERS, HIERARCHY_ALL_SIZES)
 
 if __name__ == "__main__":  # python -m usim.proofs.X is usim prove of its claims
     from usim.proofs.script import run_as_script

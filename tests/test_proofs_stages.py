@@ -59,3 +59,59 @@ def test_on_padded_workspaces_every_stage_reads_both_sizes_and_is_stated_for_eve
     assert fc.dims == ("N", "n", "d")
     assert fc.holds_at((3, 2, 3)) and not fc.holds_at((3, 4, 1))
     assert get("theorem6_padded_stage2").shapes(2) == [(1, 1, 1), (2, 1, 1), (2, 1, 2), (2, 2, 1), (2, 2, 2)]
+
+
+def test_the_placement_of_t_into_u_is_proved_for_every_size_and_tied_past_the_bound():
+    result = prove_all_sizes(families()["theorem6_placement"], tie_bound=2)
+    assert result.status is Status.PROVED, result.verdict.reason
+    assert result.tie.ok and any(shape[0] >= 17 for shape in result.tie.beyond), result.tie.problems
+
+
+@pytest.mark.parametrize("mutant", ["misplaced-corner", "n-left-unset"])
+def test_a_broken_placement_is_refuted_for_every_size_with_a_replayed_input(mutant):
+    result = prove_all_sizes(families()["theorem6_placement"], mutant, tie_bound=2)
+    assert result.status is Status.REFUTED and result.counterexample.status is Status.REFUTED
+
+
+def test_the_hierarchy_for_every_size_is_the_placement_then_the_padded_stages():
+    from usim.proofs import composed
+
+    hierarchy = composed()["hierarchy"]
+    assert [p.id for p in hierarchy.parts] == ["theorem6_placement"] + [f"theorem6_padded_stage{k}"
+                                                                       for k in range(1, 5)]
+    chain = hierarchy.chain()
+    assert chain.ok, chain.problems
+    assert chain.checks[0].startswith("the placement's output layout is U's input layout")
+    assert "placement:n-left-unset" in hierarchy.mutants
+
+
+def test_a_placement_that_does_not_give_us_input_layout_breaks_the_chain():
+    from usim.proofs._stages import composition
+    from usim.proofs._universal import attention_term
+    from usim.proofs.theorem6_stages import PADDED, PADDED_FAMILIES
+
+    chain = composition(PADDED, list(PADDED_FAMILIES), attention_term, placement=PADDED_FAMILIES[0])
+    assert any("the placement outputs" in p for p in chain.problems)
+
+
+def test_a_placement_wrapping_past_1000_is_right_at_every_size_the_bounded_proofs_reach():
+    """At N = n = d = 16 (the bounded proofs' largest) no source position reaches 1000."""
+    from fractions import Fraction
+
+    from usim.encodings import run_exact
+    from usim.rasp.family import instantiate
+
+    fc = families()["theorem6_placement"]
+    sizes = dict(zip(fc.dims, (16, 16, 16)))
+    broken = instantiate(fc.family("wraps-past-1000"), sizes)
+    right = fc.program(16, 16, 16)
+    values = [Fraction(p % 7 - 3, 1 + p % 5) for p in range(3 + 3 * 16 * 16)]
+    assert run_exact(broken, values) == run_exact(right, values)
+
+
+@pytest.mark.slow  # its refutation runs in CI with every family's (tests/test_engine_parametric.py)
+def test_a_placement_wrapping_past_1000_is_refuted_for_every_size_where_it_fails():
+    result = prove_all_sizes(families()["theorem6_placement"], "wraps-past-1000", tie_bound=2)
+    assert result.status is Status.REFUTED
+    assert result.shape[0] >= 19  # past N = 16, where the bounded proofs stop
+    assert result.counterexample.status is Status.REFUTED
