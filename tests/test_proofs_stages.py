@@ -12,9 +12,14 @@ from usim.proofs import families, get
 from usim.proofs.theorem6_stages import FAMILY, USERS_FAMILY
 
 STAGES = [f"theorem6_stage{k}" for k in range(1, 5)] + [f"theorem6_users_stage{k}" for k in range(1, 7)]
-PADDED = [f"theorem6_padded_stage{k}" for k in range(1, 5)] + \
+PADDED = [pytest.param("theorem6_padded_stage1", marks=pytest.mark.slow)] + \
+    [f"theorem6_padded_stage{k}" for k in range(2, 5)] + \
     [pytest.param("theorem6_users_padded_stage1", marks=pytest.mark.slow)] + \
-    [f"theorem6_users_padded_stage{k}" for k in range(2, 7)]  # stage 1's products: 30 s, as the merged form's
+    [f"theorem6_users_padded_stage{k}" for k in range(2, 7)]
+# Stage 1 (the transpose and the products) is slow, and its z3 queries depend on what the
+# process built before: in one CI run it came out UNKNOWN after the rest of the suite
+# (a case split inside a sum), where alone it is PROVED in 13 to 29 s. In CI it is proved
+# by tests/test_engine_parametric_composed.py's run of `usim prove theorem6 --all-sizes`.
 
 
 def test_u_for_one_head_has_four_stages_and_only_the_softmax_stage_reads_n():
