@@ -100,22 +100,30 @@ SETTINGS = dict(engines=ENGINES, default_max_n=3, ci_max_n=2, category="our stat
                 notes="the stage on its whole workspace (scratch included); header n set by the stage")
 """What the stage claims of both forms share."""
 
-MERGED_CLAIMS, MERGED_FAMILIES = stage_claims(
-    "theorem6", FAMILY, paper="Theorem 6 (U's stages)", what="one merged head",
+MERGED_BROKEN = dict(
     mutants={1: {"misplaced-block": misplaced("s1.route.3")},
              2: {"misplaced-block": misplaced("s2.route.1")},
              3: {"no-key-mask": no_key_mask(3)}},
-    bounded_mutants=product_off_by_one(4), **SETTINGS)
+    bounded_mutants=product_off_by_one(4))
+"""The broken variants of the merged form's stages, on whole and on zero-padded workspaces."""
 
-USERS_CLAIMS, USERS_FAMILIES = stage_claims(
-    "theorem6_users", USERS_FAMILY, paper="Theorem 6 (U's stages, users' form)",
-    what="the users' form with biases",
+USERS_BROKEN = dict(
     mutants={1: {"misplaced-block": misplaced("s1.route.3")},
              2: {"bias-on-every-row": lambda *sizes: {"s2.Qb.biased": _bias_on_every_row}},
              3: {"misplaced-block": misplaced("s3.route.1")},
              4: {"misplaced-block": misplaced("s4.route.1")},
              5: {"no-key-mask": no_key_mask(5)}},
-    bounded_mutants=product_off_by_one(6), **SETTINGS)
+    bounded_mutants=product_off_by_one(6))
+"""The broken variants of the users' form's stages, on whole and on zero-padded workspaces."""
+
+MERGED_CLAIMS, MERGED_FAMILIES = stage_claims(
+    "theorem6", FAMILY, paper="Theorem 6 (U's stages)", what="one merged head",
+    **MERGED_BROKEN, **SETTINGS)
+
+USERS_CLAIMS, USERS_FAMILIES = stage_claims(
+    "theorem6_users", USERS_FAMILY, paper="Theorem 6 (U's stages, users' form)",
+    what="the users' form with biases",
+    **USERS_BROKEN, **SETTINGS)
 
 PADDED = PaddedFamily(FAMILY.spec_of)
 """U_N for one merged head, each stage on its workspace zero-padded to T's sizes n x d."""
@@ -129,20 +137,12 @@ PADDED_SETTINGS = {**SETTINGS, "notes": "the stage on its workspace zero-padded 
 PADDED_CLAIMS, PADDED_FAMILIES = stage_claims(
     "theorem6_padded", PADDED, paper="Theorem 6 (U's stages, every n, d <= N)",
     what="one merged head on T of every size n, d <= N, zero-padded",
-    mutants={1: {"misplaced-block": misplaced("s1.route.3")},
-             2: {"misplaced-block": misplaced("s2.route.1")},
-             3: {"no-key-mask": no_key_mask(3)}},
-    bounded_mutants=product_off_by_one(4), **PADDED_SETTINGS)
+    **MERGED_BROKEN, **PADDED_SETTINGS)
 
 USERS_PADDED_CLAIMS, USERS_PADDED_FAMILIES = stage_claims(
     "theorem6_users_padded", USERS_PADDED, paper="Theorem 6 (U's stages, users' form, every n, d <= N)",
     what="the users' form on T of every size n, d <= N, zero-padded",
-    mutants={1: {"misplaced-block": misplaced("s1.route.3")},
-             2: {"bias-on-every-row": lambda *sizes: {"s2.Qb.biased": _bias_on_every_row}},
-             3: {"misplaced-block": misplaced("s3.route.1")},
-             4: {"misplaced-block": misplaced("s4.route.1")},
-             5: {"no-key-mask": no_key_mask(5)}},
-    bounded_mutants=product_off_by_one(6), **PADDED_SETTINGS)
+    **USERS_BROKEN, **PADDED_SETTINGS)
 
 
 def _n_left_unset(node):
