@@ -201,7 +201,8 @@ def verify_all_sizes(cert: Certificate, family: FamilyClaim | ComposedClaim,
         again = prove_one_all_sizes(family, name, timeout, bound)
         out.checked += 1
         if again.status.value != row.get("status"):
-            out.differences.append(f"{where}: recorded {row.get('status')}, now {again.status.value}")
+            out.differences.append(f"{where}: recorded {row.get('status')}, now {again.status.value}"
+                                   + (f" ({again.reason})" if again.reason else ""))
         elif again.shape is not None and list(again.shape) != row.get("shape"):
             out.notes.append(f"{where}: refuted at {again.label} now, at "
                              f"{shape_label(row.get('shape') or [])} when certified")

@@ -35,10 +35,11 @@ for node with names, up to the bound and past it.
 from __future__ import annotations
 
 import itertools
+from dataclasses import dataclass
 from typing import Any, Callable, Mapping
 
 from usim.constructions.base import SizedConstruction, inside
-from usim.constructions.routing import fix
+from usim.constructions.routing import Piece, fix
 from usim.constructions.universal import (
     HEADER,
     LayerSpec,
@@ -60,6 +61,7 @@ from usim.engine.declare import claim
 from usim.engine.parametric.composed import Chain, ComposedClaim
 from usim.engine.parametric.statement import FamilyClaim
 from usim.errors import UsimError
+from usim.proofs._padding import embeddings
 from usim.proofs._universal import check_route, header_with, stage_program, stage_sizes, stage_target
 from usim.rasp.expr import indices, tokens, where
 from usim.rasp.family import Condition, FamilyError, SymbolicInt, at_least, dimension, same_size
@@ -84,6 +86,7 @@ class UniversalFamily:
         self.spec_of = spec_of
         self._built: dict[Any, Universal] = {}
         self._targets: dict[tuple, Callable] = {}
+        self._embedded: dict[tuple, dict[str, tuple[Rectangle, ...]]] = {}
 
     def at(self, bound: Any) -> Universal:
         """U built for ``bound`` x ``bound`` (the builder's own result, cached)."""
@@ -221,12 +224,17 @@ class PaddedFamily(UniversalFamily):
     """U_N's stages on zero-padded workspaces, for every N and every n, d <= N.
 
     Stage k of this family is U_N's stage k applied to its workspace with every
-    block zeroed outside its top-left corner of T's sizes at (n, d) (the
+    block zeroed outside where T's block of the same name sits at (n, d) (the
     scratch zeroed too), the header's sizes the stage reads set to n and d:
 
         stage_k(fix(where(kept(p), w, 0)))
 
-    where kept(p) says that p is in the header or in the corner of its block.
+    where kept(p) says that p is in the header or in one rectangle of its
+    block's embedding (:meth:`embeddings`): the top-left corner for most
+    blocks; W_O head by head (head h's d rows at rows h N ..); a concatenation
+    of heads side by side at U's widths (head h's n x d at columns h N ..).
+    The statement reads T's blocks from those rectangles and writes each
+    result into its own, 0 elsewhere.
     On a workspace that is zero-padded already (U's input is; every stage's
     output is, by the statement) the zeroing is the identity, so the
     statement (each new block the zero-padded meaning of its step on T's
@@ -244,18 +252,29 @@ class PaddedFamily(UniversalFamily):
         wanted = stage_sizes(u, u.stages[k - 1])
         return {f: v for f, v in zip(SIZE_FIELDS, sizes[1:]) if f in wanted}
 
+    def embeddings(self, bound: Any, n: Any, d: Any) -> dict[str, tuple[Rectangle, ...]]:
+        """Where each block of T at sizes n x d sits in U_bound's block of the same name
+        (:func:`usim.proofs._padding.embeddings`: the corner, W_O head by head, a
+        concatenation's arguments side by side at U's widths), as rectangles."""
+        key = (_key(bound), _key(n), _key(d))
+        if key not in self._embedded:
+            shapes = self.small_shapes(n, d)
+            self._embedded[key] = {name: tuple(_rectangle(p, shapes[name]) for p in pieces)
+                                   for name, pieces in embeddings(self.at(bound), self.spec_of(n, d)).items()}
+        return self._embedded[key]
+
     def program(self, k: int, *sizes: Any) -> Program:
         bound, n, d = sizes
         u = self.at(bound)
         stage = u.stages[k - 1]
-        small = self.small_shapes(n, d)
+        placed = self.embeddings(bound, n, d)
         kept: Any = False
         for block in reversed(stage.input.blocks):
             o, cols = block.offset, block.shape.cols
             here: Any = inside(o, block.end)
             if block.name != HEADER:
-                rows_kept, cols_kept = small[block.name]
-                here = here & ((indices - o) // cols < rows_kept) & ((indices - o) % cols < cols_kept)
+                row, col = (indices - o) // cols, (indices - o) % cols
+                here = _kept_in(here, [_within_rectangle(r, row, col) for r in placed[block.name]])
             kept = here if kept is False else where(inside(o, block.end), here, kept)
         values = where(kept, tokens, 0).named("padded")
         fixed = self.fixed(k, sizes)
@@ -271,16 +290,22 @@ class PaddedFamily(UniversalFamily):
         stage = u.stages[k - 1]
         fixed = self.fixed(k, sizes)
         small = self.small_shapes(n, d)
+        placed = self.embeddings(bound, n, d)
+        routed = [st for st in u.steps if u.kinds[st.kind].routed
+                  and st.out in {b.name for b in stage.output.blocks}]
 
         def target(m: Mapping[str, Any]) -> dict:
-            env = {name: (lambda M, shape: matrix_like(M, *shape, lambda i, j: M[i, j]))(matrix, small[name])
-                   for name, matrix in m.items() if name in small}  # T's blocks: the corners of U's
+            env = {name: _unpadded(matrix, small[name], placed[name])  # T's blocks, read where U holds them
+                   for name, matrix in m.items() if name in small}
             scale = 1
             if HEADER in m:
                 env[HEADER] = header_with(m[HEADER], fixed)
                 scale = m[HEADER][0, 2]
             for st in stage.steps:
                 env[st.out] = u.kinds[st.kind].meaning([env[a] for a in st.args], scale)
+            for st in routed:  # assembled by this stage's routing (a concatenation)
+                if st.out not in env:
+                    env[st.out] = u.kinds[st.kind].meaning([env[a] for a in st.args], scale)
             out = {}
             model = m[stage.input.blocks[0].name]
             for block in stage.output.blocks:
@@ -288,15 +313,88 @@ class PaddedFamily(UniversalFamily):
                     out[block.name] = env[HEADER]
                     continue
                 out[block.name] = _padded(model, env[block.name], block.shape.rows, block.shape.cols,
-                                          *small[block.name])
+                                          placed[block.name])
             return out
         return target
 
 
-def _padded(model: Any, value: Any, rows: Any, cols: Any, kept_rows: Any, kept_cols: Any) -> Any:
-    """``value`` (kept_rows x kept_cols) in the corner of a rows x cols zero matrix."""
-    return matrix_like(model, rows, cols, lambda i, j: when(both(i < kept_rows, j < kept_cols),
-                                                            lambda: value[i, j], lambda: 0))
+@dataclass(frozen=True)
+class Rectangle:
+    """T's entries (src_row + a, src_col + b), 0 <= a < rows, 0 <= b < cols, held
+    at (row + a, col + b) of U's block: one piece of an embedding."""
+
+    row: Any
+    col: Any
+    rows: Any
+    cols: Any
+    src_row: Any = 0
+    src_col: Any = 0
+
+
+def _rectangle(piece: Piece, shape: tuple[Any, Any]) -> Rectangle:
+    """A routing piece as a rectangle of T's block of ``shape``."""
+    rows = (shape[0] if _zero(piece.src_row) else shape[0] - piece.src_row) if piece.rows is None else piece.rows
+    cols = (shape[1] if _zero(piece.src_col) else shape[1] - piece.src_col) if piece.cols is None else piece.cols
+    return Rectangle(piece.row, piece.col, rows, cols, piece.src_row, piece.src_col)
+
+
+def _zero(x: Any) -> bool:
+    """x is 0 at every size (h * N for the head h = 0 too)."""
+    return _same(x, 0)
+
+
+def _within_rectangle(r: Rectangle, row: Any, col: Any) -> list[Any]:
+    """The conditions (SOps) that U's entry (row, col) is in the rectangle."""
+    rows = [row < r.rows] if _zero(r.row) else [row >= r.row, row < r.row + r.rows]
+    return rows + ([col < r.cols] if _zero(r.col) else [col >= r.col, col < r.col + r.cols])
+
+
+def _kept_in(here: Any, rectangles: list[list[Any]]) -> Any:
+    """here and (the entry in one of the rectangles): each rectangle's conditions
+    conjoined in order, the rectangles joined by or."""
+    def conjoined(first: Any, conditions: list[Any]) -> Any:
+        for c in conditions:
+            first = c if first is None else first & c
+        return first
+    if len(rectangles) == 1:
+        return conjoined(here, rectangles[0])
+    union: Any = None
+    for conditions in rectangles:
+        one = conjoined(None, conditions)
+        union = one if union is None else union | one
+    return here & union
+
+
+def _shift(i: Any, to: Any, frm: Any) -> Any:
+    """i + to - frm (i itself when both are 0: the corner's entries unchanged)."""
+    return i if _zero(to) and _zero(frm) else i + to - frm
+
+
+def _unpadded(model: Any, shape: tuple[Any, Any], placed: tuple[Rectangle, ...]) -> Any:
+    """T's block of ``shape`` read from U's block ``model`` where the rectangles place it
+    (they cover T's block; the last is taken where no earlier one holds the entry)."""
+    def entry(i: Any, j: Any) -> Any:
+        last = placed[-1]
+        out: Callable[[], Any] = lambda: model[_shift(i, last.row, last.src_row), _shift(j, last.col, last.src_col)]  # noqa: E731
+        for r in reversed(placed[:-1]):
+            out = (lambda r, rest: lambda: when(
+                both(both(i >= r.src_row, i < r.src_row + r.rows), both(j >= r.src_col, j < r.src_col + r.cols)),
+                lambda: model[_shift(i, r.row, r.src_row), _shift(j, r.col, r.src_col)], rest))(r, out)
+        return out()
+    return matrix_like(model, *shape, entry)
+
+
+def _padded(model: Any, value: Any, rows: Any, cols: Any, placed: tuple[Rectangle, ...]) -> Any:
+    """A rows x cols matrix holding ``value`` (T's block) where the rectangles place it, 0 elsewhere."""
+    def entry(i: Any, j: Any) -> Any:
+        out: Callable[[], Any] = lambda: 0  # noqa: E731
+        for r in reversed(placed):
+            where_ = both(i < r.rows, j < r.cols) if _zero(r.row) and _zero(r.col) else both(
+                both(i >= r.row, i < r.row + r.rows), both(j >= r.col, j < r.col + r.cols))
+            out = (lambda r, where_, rest: lambda: when(
+                where_, lambda: value[_shift(i, r.src_row, r.row), _shift(j, r.src_col, r.col)], rest))(r, where_, out)
+        return out()
+    return matrix_like(model, rows, cols, entry)
 
 
 def _same(x: Any, y: Any) -> bool:
@@ -515,6 +613,7 @@ def _placement_target(u: Universal, n: Any, d: Any) -> Callable[[Mapping[str, An
         for name, block in blocks.items():
             if name != HEADER:
                 small = m[name]
-                out[name] = _padded(small, small, block.shape.rows, block.shape.cols, small.rows, small.cols)
+                out[name] = _padded(small, small, block.shape.rows, block.shape.cols,
+                                    (Rectangle(0, 0, small.rows, small.cols),))
         return out
     return target

@@ -83,3 +83,8 @@ def test_a_kind_says_how_its_step_is_written_and_what_it_composes_to():
     assert env["T"] == tr(env["Q"]) and env["U"] == env["Q"]  # a transpose of a transpose is its argument
     written = StepKind("double", meaning=DOUBLE.meaning, block=_double, notation=lambda a: f"2 {a[0]}")
     assert Step("D", "double", ("X",)).describe({"double": written}) == "D = 2 X"
+
+
+def test_the_concatenations_meaning_is_the_matrices_side_by_side():
+    a, b, c = sympy.Matrix([[1, 2], [3, 4]]), sympy.Matrix([[5], [6]]), sympy.Matrix([[7, 8, 9], [0, 1, 2]])
+    assert STEP_KINDS["concat"].meaning([a, b, c], 1) == sympy.Matrix.hstack(a, b, c)

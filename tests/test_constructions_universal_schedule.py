@@ -32,3 +32,15 @@ def test_a_schedule_whose_longest_workspace_depends_on_the_sizes_is_refused():
 def test_several_heads_over_a_symbolic_width_need_their_widths():
     with pytest.raises(ShapeError, match="give d_k and d_v"):
         LayerSpec(dimension("N"), dimension("N"), heads=2)
+
+
+@pytest.mark.parametrize("bound", [1, 2, 5])
+def test_u_for_two_heads_with_w_o_over_a_symbolic_n_instantiates_to_u_built_with_integers(bound):
+    """Theorem 9's U_N for two merged heads (d_v = N each) and W_O: the heads' blocks,
+    the concatenation at columns 0 and N, and W_O's 2N rows are polynomials in N."""
+    spec_of = lambda n: LayerSpec(n, n, heads=2, d_v=n, out_proj=True)  # noqa: E731
+    family = build(spec_of(dimension("N")))
+    assert str(family.stages[-2].pieces["C"][1].col) == "N"
+    built = build(spec_of(bound)).program
+    assert canonical_text(instantiate(family.program, {"N": bound}), names=True) == \
+        canonical_text(built, names=True)

@@ -152,3 +152,18 @@ def test_usim_prove_all_sizes_writes_its_certificates_to_json_dir_and_refuses_a_
     assert main(["prove", "lemma3", "--all-sizes", "--cluster", "tcp://localhost:1", "-q"]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "--cluster" in err[0]
+
+
+def test_the_head_of_a_row_major_family_is_found_past_the_polynomial_remainder():
+    """N i + j == N a + b - N (head 1's column of a concatenation, N <= b < 2N): the
+    polynomial division gives (a - 1, b), the head is (a, b - N); both are offered,
+    each only a candidate that the engine proves before using it."""
+    import z3
+
+    from usim.engine.parametric.integers import block_coordinates
+
+    i, j, a, b, n = z3.Ints("i j a b N")
+    found = block_coordinates(i * n + j == n * a + b - n, [i, j])
+    assert any(z3.simplify(t - a).eq(z3.IntVal(0)) for t in found[0])
+    assert any(z3.simplify(t - (b - n)).eq(z3.IntVal(0)) for t in found[1])
+    assert block_coordinates(i * i + j == a, [i, j]) == {}  # not linear in the heads: no candidate

@@ -120,3 +120,45 @@ def test_a_placement_wrapping_past_1000_is_refuted_for_every_size_where_it_fails
     assert result.status is Status.REFUTED
     assert result.shape[0] >= 19  # past N = 16, where the bounded proofs stop
     assert result.counterexample.status is Status.REFUTED
+
+
+# -- several heads and W_O (Theorem 9's U): stages on zero-padded workspaces ------------------
+
+def _theorem9_stages(heads: int, family_class=None):
+    from usim.constructions.universal import LayerSpec
+    from usim.proofs._stages import PaddedFamily, stage_claims
+    family = (family_class or PaddedFamily)(lambda n, d: LayerSpec(n, d, heads=heads, d_v=d, out_proj=True))
+    return stage_claims(f"t9_h{heads}", family, paper="Theorem 9", what=f"{heads} heads and W_O",
+                        engines=("sympy", "cvc5"), default_max_n=2, ci_max_n=2, category="our statement")
+
+
+def test_with_one_head_the_w_o_stage_is_proved_for_every_size():
+    claims, statements = _theorem9_stages(1)
+    assert [c.id for c in claims] == [f"t9_h1_stage{k}" for k in range(1, 6)]
+    result = prove_all_sizes(statements[-1], tie_bound=2)  # Att = O W_O, on every n, d <= N
+    assert result.status is Status.PROVED, result.reason
+
+
+def test_with_two_heads_the_concatenation_and_w_o_stages_hold_up_to_the_bound():
+    """Head 1's output goes to columns N .. of the concatenation and W_O's rows of head 1
+    sit at rows N ..: each stage's statement, zero-padded head by head, holds at N <= 2."""
+    from usim.engine.runner import prove_claim
+    claims, _ = _theorem9_stages(2)
+    for claim in claims[3:]:  # O_h = P_h Y4_h routed into C; Att = C W_O
+        assert prove_claim(claim, 2, ("sympy",), timeout=60, jobs=1).status is Status.PROVED
+
+
+def test_two_heads_stated_as_if_w_o_sat_in_the_corner_are_refuted():
+    """The statement follows the embedding: W_O read from the corner of its 2N x N block
+    (head 1's rows at d .. instead of N ..) is not what U computes."""
+    from usim.engine.runner import prove_claim
+    from usim.proofs._stages import PaddedFamily, Rectangle
+
+    class Cornered(PaddedFamily):
+        def embeddings(self, bound, n, d):
+            placed = dict(super().embeddings(bound, n, d))
+            placed["WO"] = (Rectangle(0, 0, 2 * d, d),)
+            return placed
+
+    claims, _ = _theorem9_stages(2, Cornered)
+    assert prove_claim(claims[4], 2, ("sympy",), timeout=60, jobs=1).status is Status.REFUTED

@@ -75,7 +75,7 @@ from usim.constructions.universal.spec import HDR_D, HDR_N, HDR_SCALE, HEADER
 from usim.constructions.universal.terms import Term, mm, op, tr
 from usim.encodings.layout import Block, SequenceLayout
 from usim.errors import ShapeError
-from usim.encodings.sized import both, matrix_of, total, when
+from usim.encodings.sized import both, matrix_like, matrix_of, total, when
 from usim.rasp.family import is_symbolic, largest, same_size
 from usim.rasp.expr import Predicate, SOp, aggregate, indices, maximum, select, sqrt, where
 
@@ -363,6 +363,22 @@ def masked_layer_norm(a: Sequence[sympy.Matrix], c: sympy.Expr, n: int | None, d
     return corner(layer_norm(z[:n, :d], g[:, :d], b[:, :d], eps[0, 0]), z.rows, z.cols)
 
 
+def concatenate(a: Sequence[sympy.Matrix]) -> sympy.Matrix:
+    """[A_0 | A_1 | ...]: entry (i, j) is A_h's entry (i, j - w_0 - ... - w_{h-1}) for the h
+    with w_0 + ... + w_{h-1} <= j < w_0 + ... + w_h (w_h: A_h's columns); at fixed and
+    symbolic widths alike."""
+    widths = [m.shape[1] for m in a]
+    starts = [sum(widths[:h]) for h in range(len(a))]
+
+    def entry(i, j):
+        out = lambda: a[-1][i, j - starts[-1]]  # noqa: E731
+        for h in reversed(range(len(a) - 1)):
+            out = (lambda h, rest: lambda: when(j < starts[h] + widths[h], lambda: a[h][i, j - starts[h]],
+                                                rest))(h, out)
+        return out()
+    return matrix_like(a[0], a[0].shape[0], sum(widths), entry)
+
+
 def _product_shape(shapes: Sequence[Shape2]) -> Shape2:
     (r, k), (k2, c) = shapes
     if not same_size(k, k2):
@@ -385,6 +401,6 @@ STEP_KINDS: Mapping[str, StepKind] = {kind.name: kind for kind in (
     StepKind("add", lambda a, c: a[0] + a[1], add),
     StepKind("layernorm", lambda a, c: layer_norm(a[0], a[1], a[2], a[3][0, 0]), layernorm, reads={"n", "d"},
              masked=masked_layer_norm),
-    StepKind("concat", lambda a, c: sympy.Matrix.hstack(*a), None,
+    StepKind("concat", lambda a, c: concatenate(a), None,
              shape=lambda s: (s[0][0], sum(x[1] for x in s)), routed=True),
 )}

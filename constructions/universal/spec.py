@@ -61,8 +61,10 @@ class LayerSpec:
                 raise ShapeError(f"{what} must be a positive whole number, got {value!r}")
         if self.heads == 1:
             default = self.d
-        elif is_symbolic(self.d):
-            raise ShapeError("several heads over a symbolic width: give d_k and d_v")
+        elif is_symbolic(self.d):  # d // H is no size of the family: the widths are given
+            if self.d_v is None or (self.form == "projected" and self.d_k is None):
+                raise ShapeError("several heads over a symbolic width: give d_k and d_v")
+            default = self.d  # the merged form's d_k, which nothing reads
         else:
             default = max(1, self.d // self.heads)
         for what, fallback in (("d_k", default), ("d_v", default), ("d_out", self.d), ("d_ff", self.d)):

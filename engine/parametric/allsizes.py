@@ -272,6 +272,13 @@ class AllSizesResult:
     def label(self) -> str:
         return shape_label(self.shape) if self.shape else ""
 
+    @property
+    def reason(self) -> str:
+        """Why the verdict is what it is, in one line (the note, else the engine's reason)."""
+        if self.note and self.verdict.reason and self.verdict.status is not Status.PROVED:
+            return f"{self.verdict.reason}; {self.note}"
+        return self.note or self.verdict.reason
+
     def as_dict(self) -> dict:
         v = self.verdict
         return {

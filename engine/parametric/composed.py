@@ -126,13 +126,18 @@ class ComposedResult:
         return f"{refuted[0].label} (part {refuted[0].claim_id})" if refuted else ""
 
     @property
+    def reason(self) -> str:
+        """Why the verdict is what it is: the chain's problems, else the first part not proved."""
+        return self.note
+
+    @property
     def note(self) -> str:
         if self.chain is not None and self.chain.problems:
             return "the parts do not compose: " + "; ".join(self.chain.problems[:3])
         failed = [p for p in self.parts if p.status is not Status.PROVED]
         if failed:
             p = failed[0]
-            return f"{p.claim_id}: {p.status.value} ({p.note or p.verdict.reason})"
+            return f"{p.claim_id}: {p.status.value} ({p.reason})"
         return ""
 
     def as_dict(self) -> dict:

@@ -430,6 +430,49 @@ def quotient_remainder(a: Term, b: Term) -> tuple[Term, Term] | None:
     return from_polynomial(quotient), from_polynomial(remainder)
 
 
+def block_coordinates(equation: Formula, heads: Sequence[Term]) -> dict[int, list[Term]]:
+    """Candidates for the heads in an equation ``c * h_m + h_k == P`` (c and P free
+    of the heads, a head family laid out row-major with c columns): from
+    P = q * c + r (:func:`quotient_remainder`), h_m one of q - 1, q, q + 1 and
+    h_k the matching r + c, r, r - c (a polynomial remainder need not be the
+    one in [0, c) where the facts hold: P = N a + b - N with N <= b < 2N is
+    a N + (b - N)). Only candidates: each is proved before it is used.
+
+    Returns:
+        Head slot -> candidate terms (empty where the equation is not of that form).
+    """
+    if not z3.is_eq(equation):
+        return {}
+    symbols = {h.decl().name(): sympy.Symbol(f"head{m}", integer=True) for m, h in enumerate(heads)}
+    a, b = equation.children()
+    if not z3.is_int(a):
+        return {}
+    pa, pb = to_polynomial(a, symbols), to_polynomial(b, symbols)
+    if pa is None or pb is None:
+        return {}
+    expr = sympy.expand(pa - pb)
+    present = [(m, sym) for m, sym in enumerate(symbols.values()) if expr.has(sym)]
+    if len(present) != 2 or not sympy.Poly(expr, *[sym for _, sym in present]).is_linear:
+        return {}
+    for (k, unit), (m, other) in (present, present[::-1]):
+        sign = expr.coeff(unit)
+        if sign not in (1, -1):
+            continue
+        linear = sympy.expand(sign * expr)  # c * h_m + h_k - P
+        c = linear.coeff(other)
+        rest = sympy.expand(linear - c * other - unit)
+        if c.free_symbols & set(symbols.values()) or rest.free_symbols & set(symbols.values()) or c == 0:
+            continue
+        parts = quotient_remainder(from_polynomial(-rest), from_polynomial(c))
+        if parts is None:
+            continue
+        q, r = parts
+        width = from_polynomial(c)
+        return {m: [z3.simplify(q + shift) for shift in (0, 1, -1)],
+                k: [z3.simplify(r - shift * width) for shift in (0, 1, -1)]}
+    return {}
+
+
 def condition_formula(condition: Condition, term: Callable[[SymbolicInt | int], Term]) -> Formula:
     """A :class:`~usim.rasp.family.Condition` (comparisons of symbolic integers
     under and, or, not) as a z3 formula, each side translated by ``term`` (which

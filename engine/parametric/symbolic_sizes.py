@@ -48,6 +48,7 @@ from usim.engine.parametric.integers import (
     Outcome,
     Prover,
     Term,
+    block_coordinates,
     exact_quotient,
     quotient_remainder,
     floordiv,
@@ -514,6 +515,9 @@ class SymbolicSizeEvaluator(SumSplitting):
                         add(m, b)
                     elif b.eq(h):
                         add(m, a)
+                for m, terms in block_coordinates(f, heads).items():
+                    for term in terms:
+                        add(m, term)
             for child in f.children():
                 if z3.is_bool(child):
                     scan(child)
