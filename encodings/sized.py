@@ -73,12 +73,22 @@ def _context() -> SizedContext:
     return context
 
 
+class CasesInArithmetic(TypeError):
+    """Arithmetic on an entry given by cases (the parametric engine splits cases
+    only at an output entry's top, not inside sums and products)."""
+
+
 @dataclass(frozen=True)
 class Cases:
     """An entry given by cases: (condition, value) pairs whose conditions
     (solver formulas of the context) are complementary and cover everything."""
 
     cases: tuple[tuple[Any, Any], ...]
+
+    def _arithmetic(self, *other: Any) -> Any:
+        raise CasesInArithmetic("arithmetic on an entry given by cases")
+
+    __add__ = __radd__ = __sub__ = __rsub__ = __mul__ = __rmul__ = __truediv__ = __rtruediv__ = _arithmetic
 
 
 class SymbolicMatrix:

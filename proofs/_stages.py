@@ -35,11 +35,10 @@ for node with names, up to the bound and past it.
 from __future__ import annotations
 
 import itertools
-from dataclasses import dataclass
 from typing import Any, Callable, Mapping
 
 from usim.constructions.base import SizedConstruction, inside
-from usim.constructions.routing import Piece, fix
+from usim.constructions.routing import fix
 from usim.constructions.universal import (
     HEADER,
     LayerSpec,
@@ -62,9 +61,10 @@ from usim.engine.parametric.composed import Chain, ComposedClaim
 from usim.engine.parametric.statement import FamilyClaim
 from usim.errors import UsimError
 from usim.proofs._padding import embeddings
+from usim.proofs._rectangles import Rectangle, kept_in, padded, rectangle, same, unpadded, within
 from usim.proofs._universal import check_route, header_with, stage_program, stage_sizes, stage_target
 from usim.rasp.expr import indices, tokens, where
-from usim.rasp.family import Condition, FamilyError, SymbolicInt, at_least, dimension, same_size
+from usim.rasp.family import Condition, SymbolicInt, at_least, dimension
 from usim.rasp.fingerprint import fingerprint
 from usim.rasp.program import Program
 from usim.rasp.rewrite import Replacements
@@ -259,7 +259,7 @@ class PaddedFamily(UniversalFamily):
         key = (_key(bound), _key(n), _key(d))
         if key not in self._embedded:
             shapes = self.small_shapes(n, d)
-            self._embedded[key] = {name: tuple(_rectangle(p, shapes[name]) for p in pieces)
+            self._embedded[key] = {name: tuple(rectangle(p, shapes[name]) for p in pieces)
                                    for name, pieces in embeddings(self.at(bound), self.spec_of(n, d)).items()}
         return self._embedded[key]
 
@@ -274,7 +274,7 @@ class PaddedFamily(UniversalFamily):
             here: Any = inside(o, block.end)
             if block.name != HEADER:
                 row, col = (indices - o) // cols, (indices - o) % cols
-                here = _kept_in(here, [_within_rectangle(r, row, col) for r in placed[block.name]])
+                here = kept_in(here, [within(r, row, col) for r in placed[block.name]])
             kept = here if kept is False else where(inside(o, block.end), here, kept)
         values = where(kept, tokens, 0).named("padded")
         fixed = self.fixed(k, sizes)
@@ -295,7 +295,7 @@ class PaddedFamily(UniversalFamily):
                   and st.out in {b.name for b in stage.output.blocks}]
 
         def target(m: Mapping[str, Any]) -> dict:
-            env = {name: _unpadded(matrix, small[name], placed[name])  # T's blocks, read where U holds them
+            env = {name: unpadded(matrix, small[name], placed[name])  # T's blocks, read where U holds them
                    for name, matrix in m.items() if name in small}
             scale = 1
             if HEADER in m:
@@ -312,97 +312,10 @@ class PaddedFamily(UniversalFamily):
                 if block.name == HEADER:
                     out[block.name] = env[HEADER]
                     continue
-                out[block.name] = _padded(model, env[block.name], block.shape.rows, block.shape.cols,
+                out[block.name] = padded(model, env[block.name], block.shape.rows, block.shape.cols,
                                           placed[block.name])
             return out
         return target
-
-
-@dataclass(frozen=True)
-class Rectangle:
-    """T's entries (src_row + a, src_col + b), 0 <= a < rows, 0 <= b < cols, held
-    at (row + a, col + b) of U's block: one piece of an embedding."""
-
-    row: Any
-    col: Any
-    rows: Any
-    cols: Any
-    src_row: Any = 0
-    src_col: Any = 0
-
-
-def _rectangle(piece: Piece, shape: tuple[Any, Any]) -> Rectangle:
-    """A routing piece as a rectangle of T's block of ``shape``."""
-    rows = (shape[0] if _zero(piece.src_row) else shape[0] - piece.src_row) if piece.rows is None else piece.rows
-    cols = (shape[1] if _zero(piece.src_col) else shape[1] - piece.src_col) if piece.cols is None else piece.cols
-    return Rectangle(piece.row, piece.col, rows, cols, piece.src_row, piece.src_col)
-
-
-def _zero(x: Any) -> bool:
-    """x is 0 at every size (h * N for the head h = 0 too)."""
-    return _same(x, 0)
-
-
-def _within_rectangle(r: Rectangle, row: Any, col: Any) -> list[Any]:
-    """The conditions (SOps) that U's entry (row, col) is in the rectangle."""
-    rows = [row < r.rows] if _zero(r.row) else [row >= r.row, row < r.row + r.rows]
-    return rows + ([col < r.cols] if _zero(r.col) else [col >= r.col, col < r.col + r.cols])
-
-
-def _kept_in(here: Any, rectangles: list[list[Any]]) -> Any:
-    """here and (the entry in one of the rectangles): each rectangle's conditions
-    conjoined in order, the rectangles joined by or."""
-    def conjoined(first: Any, conditions: list[Any]) -> Any:
-        for c in conditions:
-            first = c if first is None else first & c
-        return first
-    if len(rectangles) == 1:
-        return conjoined(here, rectangles[0])
-    union: Any = None
-    for conditions in rectangles:
-        one = conjoined(None, conditions)
-        union = one if union is None else union | one
-    return here & union
-
-
-def _shift(i: Any, to: Any, frm: Any) -> Any:
-    """i + to - frm (i itself when both are 0: the corner's entries unchanged)."""
-    return i if _zero(to) and _zero(frm) else i + to - frm
-
-
-def _unpadded(model: Any, shape: tuple[Any, Any], placed: tuple[Rectangle, ...]) -> Any:
-    """T's block of ``shape`` read from U's block ``model`` where the rectangles place it
-    (they cover T's block; the last is taken where no earlier one holds the entry)."""
-    def entry(i: Any, j: Any) -> Any:
-        last = placed[-1]
-        out: Callable[[], Any] = lambda: model[_shift(i, last.row, last.src_row), _shift(j, last.col, last.src_col)]  # noqa: E731
-        for r in reversed(placed[:-1]):
-            out = (lambda r, rest: lambda: when(
-                both(both(i >= r.src_row, i < r.src_row + r.rows), both(j >= r.src_col, j < r.src_col + r.cols)),
-                lambda: model[_shift(i, r.row, r.src_row), _shift(j, r.col, r.src_col)], rest))(r, out)
-        return out()
-    return matrix_like(model, *shape, entry)
-
-
-def _padded(model: Any, value: Any, rows: Any, cols: Any, placed: tuple[Rectangle, ...]) -> Any:
-    """A rows x cols matrix holding ``value`` (T's block) where the rectangles place it, 0 elsewhere."""
-    def entry(i: Any, j: Any) -> Any:
-        out: Callable[[], Any] = lambda: 0  # noqa: E731
-        for r in reversed(placed):
-            where_ = both(i < r.rows, j < r.cols) if _zero(r.row) and _zero(r.col) else both(
-                both(i >= r.row, i < r.row + r.rows), both(j >= r.col, j < r.col + r.cols))
-            out = (lambda r, where_, rest: lambda: when(
-                where_, lambda: value[_shift(i, r.src_row, r.row), _shift(j, r.src_col, r.col)], rest))(r, where_, out)
-        return out()
-    return matrix_like(model, rows, cols, entry)
-
-
-def _same(x: Any, y: Any) -> bool:
-    """x == y at every size (False where they differ at some size)."""
-    try:
-        return same_size(x, y)
-    except FamilyError:
-        return False
 
 
 def _layout_problems(what: str, a: SequenceLayout, b: SequenceLayout) -> list[str]:
@@ -411,10 +324,10 @@ def _layout_problems(what: str, a: SequenceLayout, b: SequenceLayout) -> list[st
         return [f"{what}: the blocks {[blk.name for blk in a.blocks]} and {[blk.name for blk in b.blocks]}"]
     problems = []
     for x, y in zip(a.blocks, b.blocks):
-        if not (_same(x.offset, y.offset) and _same(x.shape.rows, y.shape.rows)
-                and _same(x.shape.cols, y.shape.cols)):
+        if not (same(x.offset, y.offset) and same(x.shape.rows, y.shape.rows)
+                and same(x.shape.cols, y.shape.cols)):
             problems.append(f"{what}: block {x.name} at {x.offset} ({x.shape}) and at {y.offset} ({y.shape})")
-    if not _same(a.length, b.length):
+    if not same(a.length, b.length):
         problems.append(f"{what}: length {a.length} and {b.length}")
     return problems
 
@@ -451,7 +364,7 @@ def composition(family: PaddedFamily, parts: list[FamilyClaim], formula: Callabl
         placed = placement.outputs(N, n, d)
         mine = [(b.name, (b.shape.rows, b.shape.cols)) for b in u.input_layout.blocks]
         if [name for name, _ in placed] != [name for name, _ in mine] or any(
-                not (_same(a[0], b[0]) and _same(a[1], b[1])) for (_, a), (_, b) in zip(placed, mine)):
+                not (same(a[0], b[0]) and same(a[1], b[1])) for (_, a), (_, b) in zip(placed, mine)):
             problems.append(f"the placement outputs {[name for name, _ in placed]}, not U's input blocks")
     m = len(u.stages)
     checks.append(f"the {m} parts are stages 1 to {m} of U_N's family on zero-padded workspaces, in order: "
@@ -613,7 +526,7 @@ def _placement_target(u: Universal, n: Any, d: Any) -> Callable[[Mapping[str, An
         for name, block in blocks.items():
             if name != HEADER:
                 small = m[name]
-                out[name] = _padded(small, small, block.shape.rows, block.shape.cols,
+                out[name] = padded(small, small, block.shape.rows, block.shape.cols,
                                     (Rectangle(0, 0, small.rows, small.cols),))
         return out
     return target

@@ -131,7 +131,9 @@ class SymbolicSizeEvaluator(SumSplitting):
         """The base hypotheses and the ranges of the variables in ``term`` (and
         of the variables their ranges mention)."""
         out: list[Formula] = list(self.base)
-        todo, seen = list(free_constants(term)), set()
+        # in name order: the hypotheses' order is z3's input, and a set's order changes
+        # with the process's hash seed (PYTHONHASHSEED=6 left padded stage 1 UNKNOWN)
+        todo, seen = sorted(free_constants(term), reverse=True), set()
         while todo:
             name = todo.pop()
             if name in seen or name not in self.ranges:
@@ -139,7 +141,7 @@ class SymbolicSizeEvaluator(SumSplitting):
             seen.add(name)
             for f in self.ranges[name]:
                 out.append(f)
-                todo.extend(free_constants(f))
+                todo.extend(sorted(free_constants(f), reverse=True))
         return out
 
     def positive(self, term: Term) -> bool:

@@ -19,8 +19,9 @@ from typing import Any, Callable
 import sympy
 import z3
 
-from usim.encodings.sized import Cases, SymbolicMatrix, active, both, matrix_of, total, when
+from usim.encodings.sized import Cases, CasesInArithmetic, SymbolicMatrix, active, both, matrix_of, total, when
 from usim.engine.parametric.integers import Formula, Term, condition_formula, translate
+from usim.engine.parametric.steps import Unsupported
 from usim.engine.parametric.terms import ParametricAtoms
 from usim.engine.signs import Sign, SignAnalysis
 from usim.rasp.family import INDEX, Condition, SymbolicInt
@@ -64,7 +65,13 @@ class TargetContext:
         self.env[var.decl().name()] = var
         self.facts.extend([var >= 0, var < size])
         try:
-            body = sympy.sympify(term(index))
+            try:
+                body = term(index)
+            except CasesInArithmetic:
+                body = None
+            if body is None or isinstance(body, Cases):
+                raise Unsupported("a target's sum whose terms are given by cases (outside the target fragment)")
+            body = sympy.sympify(body)
             positive = SignAnalysis().sign(body) is Sign.POSITIVE
         finally:
             del self.facts[-2:]
