@@ -162,3 +162,11 @@ def test_two_heads_stated_as_if_w_o_sat_in_the_corner_are_refuted():
 
     claims, _ = _theorem9_stages(2, Cornered)
     assert prove_claim(claims[4], 2, ("sympy",), timeout=60, jobs=1).status is Status.REFUTED
+
+
+@pytest.mark.slow  # 49, 24 and 9 s
+@pytest.mark.parametrize("k", [1, 2, 3])
+def test_with_two_heads_the_first_three_stages_are_proved_for_every_size(k):
+    _, statements = _theorem9_stages(2)
+    result = prove_all_sizes(statements[k - 1], timeout=120.0, tie_bound=2)
+    assert result.status is Status.PROVED, result.reason
