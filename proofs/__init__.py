@@ -83,22 +83,23 @@ def get(claim_id: str) -> "Claim":
         raise UsimError(f"no claim {claim_id!r}; known claims: {', '.join(sorted(claims))}") from None
 
 
+def _gathered(attribute: str, found: dict) -> dict:
+    """Every module's ``attribute`` (a tuple of statements), by claim id, loaded once into ``found``."""
+    if not found:
+        for name in MODULES:
+            for statement in getattr(import_module(f"{__name__}.{name}"), attribute, ()):
+                found[statement.id] = statement
+    return found
+
+
 def families() -> dict[str, "FamilyClaim"]:
     """The claims stated for every size (a module's ``FAMILIES``), by claim id."""
-    if not _FAMILIES:
-        for name in MODULES:
-            for family in getattr(import_module(f"{__name__}.{name}"), "FAMILIES", ()):
-                _FAMILIES[family.id] = family
-    return _FAMILIES
+    return _gathered("FAMILIES", _FAMILIES)
 
 
 def composed() -> dict[str, "ComposedClaim"]:
     """The claims stated for every size in parts (a module's ``COMPOSED``), by claim id."""
-    if not _COMPOSED:
-        for name in MODULES:
-            for statement in getattr(import_module(f"{__name__}.{name}"), "COMPOSED", ()):
-                _COMPOSED[statement.id] = statement
-    return _COMPOSED
+    return _gathered("COMPOSED", _COMPOSED)
 
 
 def statements() -> dict[str, "FamilyClaim | ComposedClaim"]:

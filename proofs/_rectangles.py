@@ -5,7 +5,7 @@ places it: most blocks in the top-left corner, W_O head by head (head h's rows a
 rows h N ..), a concatenation's heads side by side at U's widths. Each piece of
 that placement is a :class:`Rectangle`; the padded stages
 (:class:`usim.proofs._stages.PaddedFamily`) zero a workspace outside its
-rectangles (:func:`within`, :func:`kept_in`), read T's blocks from them
+rectangles (:func:`inside_rectangle`, :func:`kept_in`), read T's blocks from them
 (:func:`unpadded`) and write each result into its own (:func:`padded`), at fixed
 and symbolic sizes alike (:mod:`usim.encodings.sized`).
 """
@@ -45,7 +45,7 @@ def is_zero(x: Any) -> bool:
     return same(x, 0)
 
 
-def within(r: Rectangle, row: Any, col: Any) -> list[Any]:
+def inside_rectangle(r: Rectangle, row: Any, col: Any) -> list[Any]:
     """The conditions (SOps) that U's entry (row, col) is in the rectangle."""
     rows = [row < r.rows] if is_zero(r.row) else [row >= r.row, row < r.row + r.rows]
     return rows + ([col < r.cols] if is_zero(r.col) else [col >= r.col, col < r.col + r.cols])

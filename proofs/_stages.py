@@ -61,7 +61,7 @@ from usim.engine.parametric.composed import Chain, ComposedClaim
 from usim.engine.parametric.statement import FamilyClaim
 from usim.errors import UsimError
 from usim.proofs._padding import embeddings
-from usim.proofs._rectangles import Rectangle, kept_in, padded, rectangle, same, unpadded, within
+from usim.proofs._rectangles import Rectangle, inside_rectangle, kept_in, padded, rectangle, same, unpadded
 from usim.proofs._universal import check_route, header_with, stage_program, stage_sizes, stage_target
 from usim.rasp.expr import indices, tokens, where
 from usim.rasp.family import Condition, SymbolicInt, at_least, dimension
@@ -274,7 +274,7 @@ class PaddedFamily(UniversalFamily):
             here: Any = inside(o, block.end)
             if block.name != HEADER:
                 row, col = (indices - o) // cols, (indices - o) % cols
-                here = kept_in(here, [within(r, row, col) for r in placed[block.name]])
+                here = kept_in(here, [inside_rectangle(r, row, col) for r in placed[block.name]])
             kept = here if kept is False else where(inside(o, block.end), here, kept)
         values = where(kept, tokens, 0).named("padded")
         fixed = self.fixed(k, sizes)
@@ -407,6 +407,12 @@ def composition(family: PaddedFamily, parts: list[FamilyClaim], formula: Callabl
                                      SequenceLayout.of((route.result, u.output_layout.blocks[0].shape),
                                                        length=u.output_layout.length),
                                      SequenceLayout(last.blocks[:1], last.length))
+        placed = family.embeddings(N, n, d)[route.result]  # the formula zero-pads T's result in the corner
+        rows, cols = family.small_shapes(n, d)[route.result]
+        if len(placed) != 1 or not all(same(a, b) for a, b in (
+                (placed[0].row, 0), (placed[0].col, 0), (placed[0].src_row, 0), (placed[0].src_col, 0),
+                (placed[0].rows, rows), (placed[0].cols, cols))):
+            problems.append(f"T's result {route.result} sits in U's block as {placed}, not in its top-left corner")
     checks.append("U's steps are T's route at symbolic n, d, step for step (names, kinds, arguments)")
     if tuple(u.steps) != tuple(route.steps):
         problems.append("U's steps are not T's route")

@@ -149,3 +149,20 @@ def test_the_users_stages_are_not_the_merged_forms_parts():
 
     chain = composition(PADDED, list(USERS_PADDED_FAMILIES[:4]), attention_term)
     assert any("is not stage 1 of the family" in p for p in chain.problems)
+
+
+class _ResultOffCorner(PaddedFamily):
+    """U whose statements hold T's result one column right of the corner of its block."""
+
+    def embeddings(self, bound, n, d):
+        from usim.proofs._rectangles import Rectangle
+
+        placed = dict(super().embeddings(bound, n, d))
+        placed["O"] = (Rectangle(0, 1, n, d),)
+        return placed
+
+
+def test_stages_that_leave_t_s_result_off_the_corner_do_not_compose_to_the_padded_formula():
+    chain = composition(_ResultOffCorner(PADDED.spec_of), list(PADDED_FAMILIES), attention_term)
+    assert any("not in its top-left corner" in p for p in chain.problems)
+    assert not composition(PADDED, list(PADDED_FAMILIES), attention_term).problems

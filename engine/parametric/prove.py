@@ -31,7 +31,7 @@ from usim.engine.parametric.symbolic_sizes import (
 )
 from usim.engine.parametric.integers import Deadline, Ledger, Outcome, Prover, Term, condition_formula, translate
 from usim.engine.parametric.statement import FamilyClaim
-from usim.engine.parametric.target import Cases, SymbolicMatrix, TargetContext, active
+from usim.engine.parametric.target import CASES_INSIDE, Cases, CasesInArithmetic, SymbolicMatrix, TargetContext, active
 from usim.engine.parametric.terms import ParametricAtoms, Total, Whole
 from usim.engine.signs import Sign, SignAnalysis
 from usim.engine.canonical import Verdict
@@ -222,6 +222,8 @@ def _prove(run: _Run) -> tuple[Status, str, Mapping[str, int] | None, int]:
         return _not_proved(run, failure.outcome, str(failure))
     except Unsupported as gap:
         return Status.UNKNOWN, f"outside the engine's fragment: {gap}", witness, cases
+    except CasesInArithmetic:  # a target computing with when()'s result, not returning it
+        return Status.UNKNOWN, f"outside the engine's fragment: {CASES_INSIDE}", witness, cases
     if run.hints:
         return Status.UNKNOWN, "not every step was proved", witness, cases
     return Status.PROVED, "every step proved", witness, cases

@@ -26,9 +26,12 @@ from usim.engine.parametric.terms import ParametricAtoms
 from usim.engine.signs import Sign, SignAnalysis
 from usim.rasp.family import INDEX, Condition, SymbolicInt
 
-__all__ = ["Cases", "SymbolicMatrix", "TargetContext", "active", "both", "matrix_of", "total", "when"]
+__all__ = ["Cases", "CasesInArithmetic", "SymbolicMatrix", "TargetContext", "active", "both", "matrix_of", "total", "when"]
 
 Index = SymbolicInt | int
+
+CASES_INSIDE = "a target's entry given by cases inside a sum or a product (outside the target fragment)"
+"""Why a target whose cases are not at an entry's top is UNKNOWN (the engine splits them only there)."""
 
 
 @dataclass
@@ -65,12 +68,9 @@ class TargetContext:
         self.env[var.decl().name()] = var
         self.facts.extend([var >= 0, var < size])
         try:
-            try:
-                body = term(index)
-            except CasesInArithmetic:
-                body = None
-            if body is None or isinstance(body, Cases):
-                raise Unsupported("a target's sum whose terms are given by cases (outside the target fragment)")
+            body = term(index)
+            if isinstance(body, Cases):
+                raise Unsupported(CASES_INSIDE)
             body = sympy.sympify(body)
             positive = SignAnalysis().sign(body) is Sign.POSITIVE
         finally:

@@ -210,3 +210,18 @@ def test_a_target_helper_that_means_something_else_for_all_sizes_breaks_the_tie(
     assert not found.ok
     assert any("not the claim's target" in p for p in found.problems)
     assert prove_all_sizes(LEMMA3, tie_bound=2).status is not Status.PROVED
+
+
+def test_a_target_doing_arithmetic_on_cases_is_unknown_not_a_crash():
+    """An entry given by cases (when) times another, in a target a user writes, is
+    outside the target fragment: the verdict says so (it raised a TypeError before)."""
+    from usim.encodings.sized import when
+
+    def cased(m):
+        s = m["M"]
+        return {"MT": matrix_of(s.cols, s.rows, lambda i, j: when(i < 1, lambda: s[j, i], lambda: s[j, i])
+                                 * when(j < 1, lambda: 1, lambda: 1))}
+
+    result = prove_all_sizes(dataclasses.replace(LEMMA3, target=cased), search_seconds=2)
+    assert result.status is not Status.PROVED
+    assert "given by cases" in result.verdict.reason
