@@ -106,9 +106,16 @@ def test_every_part_proved_but_a_chain_with_a_problem_is_an_error_not_a_proof():
 
 
 def test_usim_proves_theorem6_for_every_size_from_its_stages_and_their_composition(tmp_path, capsys):
+    # in a fresh process: padded stage 1's z3 queries still depend on what the process built
+    # before (UNKNOWN in the CI run of 391b1e7 after the rest of the suite; paper_map.md)
+    import subprocess
+    import sys
+
     path = tmp_path / "theorem6.json"
-    assert main(["prove", "theorem6", "--all-sizes", "--max-n", "1", "--json", str(path), "-q", "-j", "1"]) == 0
-    out = capsys.readouterr().out
+    run = subprocess.run([sys.executable, "-P", "-m", "usim", "prove", "theorem6", "--all-sizes", "--max-n", "1",
+                          "--json", str(path), "-q", "-j", "1"], capture_output=True, text=True, timeout=900)
+    assert run.returncode == 0, run.stdout[-2000:] + run.stderr[-2000:]
+    out = run.stdout
     assert "theorem6: PROVED for every size (N >= 1, n >= 1, d >= 1, (n <= N) and (d <= N))" in out
     assert "composition: U's input layout is stage 1's" in out
     section = json.loads(path.read_text())["all_sizes"]
