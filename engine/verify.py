@@ -27,6 +27,7 @@ from usim.encodings.notation import shape_label
 from usim.engine.certificate import Certificate, CertificateError
 from usim.engine.claim import Claim, Counterexample, Obligation, ObligationResult, Shape
 from usim.engine.parametric.composed import ComposedClaim, prove_one_all_sizes
+from usim.engine.parametric.fresh import Locate
 from usim.engine.parametric.statement import FamilyClaim
 from usim.engine.replay import replayed_again
 from usim.engine.runner import check_obligation
@@ -181,13 +182,18 @@ def _compare(where: str, recorded: ObligationResult, again: ObligationResult, ou
 
 
 def verify_all_sizes(cert: Certificate, family: FamilyClaim | ComposedClaim,
-                     progress: Callable[[str], None] | None = None) -> Verification:
+                     progress: Callable[[str], None] | None = None,
+                     locate: Locate | None = None) -> Verification:
     """Re-run a certificate's verdicts for every size: the claim's verdict and
     each broken variant's must come out the same (the sizes of a refutation may
     differ: z3's models are not unique; that is a note). A claim proved in parts
     is proved again part by part, with its chain. What the section
     states (its conditions, the family's fingerprint, its broken variants) is
-    compared before (:func:`usim.engine.statement_check.differences`)."""
+    compared before (:func:`usim.engine.statement_check.differences`). With
+    ``locate`` (which finds a statement by its id), each family is proved in
+    an interpreter of its own (:mod:`usim.engine.parametric.fresh`), so the
+    re-run does not depend on what this process ran before (the bounded
+    verdicts)."""
     section = cert.data["all_sizes"]
     out = Verification(cert.claim_id)
     timeout = timeout_of(cert)
@@ -198,7 +204,7 @@ def verify_all_sizes(cert: Certificate, family: FamilyClaim | ComposedClaim,
         if name is not None and name not in family.mutants:
             out.differences.append(f"{where}: claim {family.id} has no such broken variant any more")
             continue
-        again = prove_one_all_sizes(family, name, timeout, bound)
+        again = prove_one_all_sizes(family, name, timeout, bound, locate=locate)
         out.checked += 1
         if again.status.value != row.get("status"):
             out.differences.append(f"{where}: recorded {row.get('status')}, now {again.status.value}"

@@ -31,6 +31,7 @@ from usim.engine.cache import VerdictCache
 from usim.engine.claim import Claim, Status
 from usim.engine.parametric.allsizes import AllSizesReport, AllSizesResult, prove_all_sizes, verdict_record
 from usim.engine.parametric.statement import ABOUT_CLAIM, ABOUT_FAMILY, FamilyClaim, composed_status
+from usim.engine.parametric.fresh import Locate, prove_fresh
 from usim.engine.runner import Progress, prove_claim
 from usim.errors import UsimError
 from usim.rasp.program import Program
@@ -152,7 +153,7 @@ class ComposedResult:
 
 def prove_composed(cc: ComposedClaim, mutant: str | None = None, timeout: float = 60.0,
                    tie_bound: int | None = None, engines: Sequence[str] | None = None,
-                   say: Callable[[str], None] | None = None) -> ComposedResult:
+                   say: Callable[[str], None] | None = None, locate: Locate | None = None) -> ComposedResult:
     """The verdict for every size of ``cc`` (or of its broken variant ``mutant``:
     that part alone, with its broken variant).
 
@@ -163,6 +164,8 @@ def prove_composed(cc: ComposedClaim, mutant: str | None = None, timeout: float 
         tie_bound: the bound up to which each part is tied to the builder.
         engines: the bounded engines that replay a counterexample.
         say: told each part's verdict, in words.
+        locate: finds a part by its id; given, each part is proved in an
+            interpreter of its own (:func:`~usim.engine.parametric.fresh.prove_fresh`).
 
     Returns:
         The parts' verdicts, the chain, and the composed verdict.
@@ -171,7 +174,7 @@ def prove_composed(cc: ComposedClaim, mutant: str | None = None, timeout: float 
     if mutant is None:
         results = []
         for part in cc.parts:
-            found = prove_all_sizes(part, None, timeout, tie_bound, engines)
+            found = _prove_part(part, None, timeout, tie_bound, engines, locate)
             if say:
                 say(f"  {part.id}: all sizes {found.status.value} ({found.seconds:.2f} s)")
             results.append(found)
@@ -182,7 +185,7 @@ def prove_composed(cc: ComposedClaim, mutant: str | None = None, timeout: float 
     if mutant not in cc.mutants:
         raise UsimError(f"claim {cc.id} has no broken variant {mutant!r}; it has {', '.join(cc.mutants)}")
     index, broken = cc.mutants[mutant]
-    found = prove_all_sizes(cc.parts[index], broken, timeout, tie_bound, engines)
+    found = _prove_part(cc.parts[index], broken, timeout, tie_bound, engines, locate)
     return ComposedResult(cc.id, mutant, composed_status([found.status], None), cc.describe_conditions(),
                           (found,), None, time.perf_counter() - start)
 
@@ -199,23 +202,34 @@ class ComposedReport(AllSizesReport):
     mutants: list[ComposedResult]  # type: ignore[assignment]
 
 
+def _prove_part(fc: FamilyClaim, mutant: str | None, timeout: float, tie_bound: int | None,
+                engines: Sequence[str] | None, locate: Locate | None) -> AllSizesResult:
+    if locate is None:
+        return prove_all_sizes(fc, mutant, timeout, tie_bound, engines)
+    return prove_fresh(locate, fc, mutant, timeout, tie_bound, engines)
+
+
 def prove_one_all_sizes(statement: FamilyClaim | ComposedClaim, mutant: str | None = None,
                         timeout: float = 60.0, tie_bound: int | None = None,
                         engines: Sequence[str] | None = None,
-                        say: Callable[[str], None] | None = None) -> AllSizesResult | ComposedResult:
+                        say: Callable[[str], None] | None = None,
+                        locate: Locate | None = None) -> AllSizesResult | ComposedResult:
     """One verdict for every size, of the claim or of one broken variant:
     :func:`prove_composed` for a claim in parts, else
-    :func:`~usim.engine.parametric.allsizes.prove_all_sizes` (what ``usim verify`` re-runs)."""
+    :func:`~usim.engine.parametric.allsizes.prove_all_sizes` (what ``usim verify`` re-runs).
+    With ``locate`` (which finds a statement by its id), each family is proved
+    in an interpreter of its own, so the verdict does not depend on what this
+    process did before (:mod:`usim.engine.parametric.fresh`)."""
     if isinstance(statement, ComposedClaim):
-        return prove_composed(statement, mutant, timeout, tie_bound, engines, say)
-    return prove_all_sizes(statement, mutant, timeout, tie_bound, engines)
+        return prove_composed(statement, mutant, timeout, tie_bound, engines, say, locate)
+    return _prove_part(statement, mutant, timeout, tie_bound, engines, locate)
 
 
 def prove_claim_all_sizes(statement: FamilyClaim | ComposedClaim, max_n: int,
                           engines: Sequence[str] | None = None, timeout: float = 60.0, jobs: int = 1,
                           mutants: bool = False, progress: Callable[[Progress], None] | None = None,
                           say: Callable[[str], None] | None = None,
-                          cache: VerdictCache | None = None) -> AllSizesReport:
+                          cache: VerdictCache | None = None, locate: Locate | None = None) -> AllSizesReport:
     """The bounded proof up to ``max_n`` (a cross-check, and the tie's bound),
     the proof for every size (one family's, or a composed claim's part by part
     with its chain), and with ``mutants`` each broken variant for every size.
@@ -230,6 +244,8 @@ def prove_claim_all_sizes(statement: FamilyClaim | ComposedClaim, max_n: int,
         progress: follows the bounded proof (as :func:`prove_claim`'s).
         say: told each step of the proof for every size, in words.
         cache: the bounded proof's verdict cache.
+        locate: finds a statement by its id; given, each proof for every size
+            runs in an interpreter of its own (:mod:`usim.engine.parametric.fresh`).
 
     Returns:
         An :class:`AllSizesReport` (a :class:`ComposedReport` for a claim in parts).
@@ -240,13 +256,13 @@ def prove_claim_all_sizes(statement: FamilyClaim | ComposedClaim, max_n: int,
     if say:
         how = ", part by part" if composed else ""
         say(f"{statement.id}: proving for every size ({statement.describe_conditions()}){how}")
-    result = prove_one_all_sizes(statement, None, timeout, max_n, engines, say)
+    result = prove_one_all_sizes(statement, None, timeout, max_n, engines, say, locate)
     if say:
         alone = "" if statement.one_definition else " (the family alone)"
         say(f"{statement.id}: all sizes{alone} {result.status.value} ({result.seconds:.2f} s)")
     broken = []
     for name in (statement.mutants if mutants else {}):
-        found = prove_one_all_sizes(statement, name, timeout, max_n, engines)
+        found = prove_one_all_sizes(statement, name, timeout, max_n, engines, locate=locate)
         if say:
             where = f" at {found.label}" if found.shape else ""
             say(f"{statement.id} [{name}]: all sizes {found.status.value}{where} ({found.seconds:.2f} s)")

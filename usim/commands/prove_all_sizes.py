@@ -52,7 +52,8 @@ def run_all_sizes(args: argparse.Namespace, claims: Sequence["Claim"], engines: 
                 show(f"{fc.id} ({fc.claim.paper}): {fc.claim.title}; every size ({fc.describe_conditions()}), "
                      f"cross-checked up to N={max_n}")
             report = prove_claim_all_sizes(fc, max_n, engines, args.timeout, args.jobs, mutants=args.mutants,
-                                           progress=display.event, say=show, cache=cache)
+                                           progress=display.event, say=show, cache=cache,
+                                           locate=family)
             display.claim_done(report.bounded)
             reports.append(report)
     print(table([summary_row(r.bounded) for r in reports], SUMMARY_HEADER))

@@ -45,6 +45,7 @@ def _verify_all(args: argparse.Namespace, certs: list) -> bool:
     (printing one verdict per certificate); True if each is reproduced."""
     from usim.engine.statement_check import differences
     from usim.engine.verify import verify, verify_all_sizes
+    from usim.proofs import family
     from usim.registry import obligations, reference
 
     show = None if args.quiet else (lambda line: print(line, file=sys.stderr, flush=True))
@@ -61,7 +62,7 @@ def _verify_all(args: argparse.Namespace, certs: list) -> bool:
         source, engines = obligations(cert, args.run_spec_code)
         result = verify(cert, source, engines, progress=show, mutants=stated.mutants)
         if cert.data.get("all_sizes") is not None:
-            again = verify_all_sizes(cert, stated.family, progress=show)
+            again = verify_all_sizes(cert, stated.family, progress=show, locate=family)
             result.checked += again.checked
             result.differences += again.differences
             result.notes += again.notes

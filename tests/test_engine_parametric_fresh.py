@@ -1,0 +1,69 @@
+"""Each proof for every size in an interpreter of its own: the same verdict as in
+this process, about the statement sent and no other, and a child that fails is
+an ERROR or UNKNOWN, never a verdict."""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+
+from usim.engine.claim import Status
+from usim.engine.parametric.allsizes import prove_all_sizes
+from usim.engine.parametric.fresh import prove_fresh
+from usim.errors import UsimError
+from usim.proofs import family
+
+
+def another_family(claim_id: str):
+    """Finds the transpose's family under any id (a registry that answers with the wrong statement)."""
+    return family("lemma3")
+
+
+def crashing(claim_id: str):
+    """A registry whose interpreter dies."""
+    os._exit(3)
+
+
+def test_a_family_proved_in_a_fresh_interpreter_has_the_verdict_it_has_here():
+    fc = family("lemma3")
+    here = prove_all_sizes(fc, tie_bound=1)
+    there = prove_fresh(family, fc, tie_bound=1)
+    assert here.status is there.status is Status.PROVED
+    assert [s.step for s in there.verdict.steps] == [s.step for s in here.verdict.steps]
+    assert there.tie.ok and there.witness.status is Status.PROVED
+
+
+def test_a_broken_variant_is_refuted_there_with_its_replayed_counterexample():
+    fc = family("lemma3")
+    name = next(iter(fc.mutants))
+    there = prove_fresh(family, fc, name, tie_bound=1)
+    assert there.status is Status.REFUTED and there.counterexample.status is Status.REFUTED
+
+
+def test_the_child_proves_only_the_statement_it_was_sent():
+    """The id names another statement where the child looks: ERROR, not that statement's PROVED."""
+    there = prove_fresh(another_family, family("lemma4"), tie_bound=1)
+    assert there.status is Status.ERROR
+    assert "not the statement sent" in there.reason
+
+
+def test_a_child_that_dies_is_an_error_not_a_verdict():
+    there = prove_fresh(crashing, family("lemma3"), tie_bound=1)
+    assert there.status is Status.ERROR
+    assert "exit 3" in there.reason
+
+
+def test_what_the_child_refuses_is_refused_here_in_one_line():
+    with pytest.raises(UsimError, match="no-such-variant"):
+        prove_fresh(family, family("lemma3"), "no-such-variant", tie_bound=1)
+
+
+def test_a_child_running_another_usim_is_an_error(monkeypatch):
+    """A source file edited while a run goes on: the child's usim is not the caller's."""
+    from usim.engine.parametric import fresh
+
+    monkeypatch.setattr(fresh, "identity", lambda: (("usim source", "0000000000000000"),))
+    there = prove_fresh(family, family("lemma3"), tie_bound=1)
+    assert there.status is Status.ERROR
+    assert "another usim" in there.reason and "usim source 0000000000000000" in there.reason
