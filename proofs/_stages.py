@@ -143,9 +143,17 @@ class UniversalFamily:
         return stage_target(u, u.stages[k - 1], self.fixed(k, sizes))
 
 
+STAGE_REPLAY = 2048
+"""The longest workspace a stage's counterexample is replayed on when the stage has
+a broken variant wrong only past N = 16: it fails first at N = 17, whose
+workspaces have 3 + 3N^2 = 870 positions, and z3 may name a larger N (26 is 2031
+positions; the exact evaluation of one stage at N = 20 takes about a second)."""
+
+
 def stage_claims(claim_id: str, family: UniversalFamily, *, paper: str, what: str,
                  mutants: Mapping[int, Mapping[str, Callable[..., Replacements]]] | None = None,
                  bounded_mutants: Mapping[int, Mapping[str, Callable[..., Replacements]]] | None = None,
+                 all_sizes_mutants: Mapping[int, Mapping[str, Callable[..., Replacements]]] | None = None,
                  **settings: Any) -> tuple[list[Claim], list[FamilyClaim]]:
     """One claim per stage of ``family``'s U, each with its statement for every size.
 
@@ -160,6 +168,10 @@ def stage_claims(claim_id: str, family: UniversalFamily, *, paper: str, what: st
             of the stage's claim and one for every size.
         bounded_mutants: the same, for the bounded claim only (a variant the
             proof for every size does not yet refute with a replayed input).
+        all_sizes_mutants: the same, for the statement for every size only (a
+            variant every bounded proof misses, wrong only past N = 16; its
+            counterexample is replayed on the stage alone, up to
+            :data:`STAGE_REPLAY` positions).
         **settings: the claims' own fields (engines, bounds, category).
 
     Returns:
@@ -196,10 +208,12 @@ def stage_claims(claim_id: str, family: UniversalFamily, *, paper: str, what: st
             mutants={name: (lambda make: lambda shape: make(*shape))(make) for name, make in bounded_broken.items()},
             **settings)
         claims.append(bounded)
+        past = dict((all_sizes_mutants or {}).get(k, {}))
         families.append(FamilyClaim(bounded, construction, target=None,
                                     side_condition=(lambda n: (lambda N, *s: _within(N, s)) if n else None)(reads),
-                                    mutants=broken,
-                                    target_for=(lambda k: lambda *sizes: family.target(k, *sizes))(k)))
+                                    mutants={**broken, **past},
+                                    target_for=(lambda k: lambda *sizes: family.target(k, *sizes))(k),
+                                    replay_positions=STAGE_REPLAY if past else None))
     return claims, families
 
 

@@ -44,7 +44,10 @@ bounded proof, U_N applied to the placement, on every padded size.
 
 Broken variants, refuted for every size: the softmax without its key mask
 (erratum E10: wrong at every n < N), stages 1 and 2 routing their carried
-blocks one position too far; and, for the bounded proof only, stage 4's
+blocks one position too far; for every size only, stage 2 reading its carried
+blocks' source positions q >= 800 from q - 800 (``wraps-past-800``: right at
+every N <= 16, where every bounded proof stops; refuted at N = 20, replayed on
+stage 2 alone); and, for the bounded proof only, stage 4's
 product with 1 added to what its heads read (for every size it is UNKNOWN:
 the node replaced is inside a head's body, and such a family is not
 instantiated for a replay).
@@ -88,6 +91,24 @@ def no_key_mask(stage: int):
     return lambda *sizes: {f"s{stage}.P.key_ok": lambda node: indices >= 0}
 
 
+def wrapping(head: str, at: int):
+    """Broken variant: the routing head ``head`` reading source position q - ``at``
+    for q >= ``at``: right on every sequence of at most ``at`` positions, so
+    wrong only on longer ones."""
+    def wrapped(node):
+        q = node.selector.queries
+        return Aggregate(select(node.selector.keys, where(q >= at, q - at, q), Predicate.EQ), node.values)
+
+    return lambda *sizes: {head: wrapped}
+
+
+STAGE_WRAP = 800
+"""Where the broken stage 2 ``wraps-past-800`` wraps the source positions of its
+carried blocks: U_N's workspaces have 3 + 3N^2 positions, 771 at N = 16 and
+870 at N = 17, so the variant is right at every N <= 16 (every bounded proof)
+and wrong from N = 17 on (Y4's last entries read from the start)."""
+
+
 def product_off_by_one(stage: int):
     """Broken variant: 1 added to what the product of ``stage`` reads. Refuted by the
     bounded proof at every shape; for every size it is UNKNOWN (the node replaced is
@@ -104,7 +125,8 @@ MERGED_BROKEN = dict(
     mutants={1: {"misplaced-block": misplaced("s1.route.3")},
              2: {"misplaced-block": misplaced("s2.route.1")},
              3: {"no-key-mask": no_key_mask(3)}},
-    bounded_mutants=product_off_by_one(4))
+    bounded_mutants=product_off_by_one(4),
+    all_sizes_mutants={2: {f"wraps-past-{STAGE_WRAP}": wrapping("s2.route.1", STAGE_WRAP)}})
 """The broken variants of the merged form's stages, on whole and on zero-padded workspaces."""
 
 USERS_BROKEN = dict(
@@ -151,21 +173,15 @@ def _n_left_unset(node):
 
 
 WRAP = 1000
-"""Where the broken placement ``wraps-past-1000`` wraps its source positions."""
-
-
-def _wraps_past(node):
-    """The placement head reading position q - 1000 for q >= 1000: right on every
-    input shorter than 1001 positions, so at every N <= 18 (T's compact input has
-    1 + n d + 2 d^2 <= 1 + 3 N^2 positions), wrong from N = 19 on."""
-    q = node.selector.queries
-    return Aggregate(select(node.selector.keys, where(q >= WRAP, q - WRAP, q), Predicate.EQ), node.values)
+"""Where the broken placement ``wraps-past-1000`` wraps its source positions: it
+is right on every input of at most 1000 positions, so at every N <= 18 (T's
+compact input has 1 + n d + 2 d^2 <= 1 + 3 N^2 positions), wrong from N = 19 on."""
 
 
 PLACEMENT, PLACEMENT_FAMILY = placement_claims(
     "theorem6_placement", PADDED, paper="Theorem 6 (the hierarchy's placement of T into U_N)",
     mutants={"misplaced-corner": misplaced("embed"), "n-left-unset": lambda *sizes: {"fixed": _n_left_unset}},
-    all_sizes_mutants={f"wraps-past-{WRAP}": lambda *sizes: {"embed": _wraps_past}},
+    all_sizes_mutants={f"wraps-past-{WRAP}": wrapping("embed", WRAP)},
     **PADDED_SETTINGS)
 
 THEOREM6 = composed_claim(CLAIM, PADDED, PADDED_FAMILIES, attention_term)

@@ -8,7 +8,8 @@ import pytest
 
 from usim.engine.claim import Status
 from usim.engine.parametric.allsizes import prove_all_sizes
-from usim.proofs import families, get
+from usim.engine.parametric.fresh import prove_fresh
+from usim.proofs import families, family, get
 from usim.proofs.theorem6_stages import FAMILY, USERS_FAMILY
 
 STAGES = [f"theorem6_stage{k}" for k in range(1, 5)] + [f"theorem6_users_stage{k}" for k in range(1, 7)]
@@ -16,11 +17,11 @@ PADDED = [pytest.param("theorem6_padded_stage1", marks=pytest.mark.slow)] + \
     [f"theorem6_padded_stage{k}" for k in range(2, 5)] + \
     [pytest.param("theorem6_users_padded_stage1", marks=pytest.mark.slow)] + \
     [f"theorem6_users_padded_stage{k}" for k in range(2, 7)]
-# Stage 1 (the transpose and the products) takes 12 to 30 s, and its z3 queries depend on
-# the process: on the hash seed (fixed in symbolic_sizes.facts_for; tests/test_engine_parametric.py
-# runs it at seed 6) and still on what the process built before (in the CI run of ff9b3c5 it
-# came out UNKNOWN after the rest of the suite). In CI both stage 1s are proved by
-# tests/test_engine_parametric_composed.py's runs of usim prove theorem6 --all-sizes.
+# Stage 1 (the transpose and the products) takes 12 to 30 s; in CI both stage 1s are proved
+# by tests/test_engine_parametric_composed.py's run of usim prove theorem6 --all-sizes. Each
+# stage is proved in an interpreter of its own, as the command line proves it: in this
+# process z3's answers depended on what the suite built before (in the CI run of ff9b3c5
+# padded stage 1 came out UNKNOWN after the rest of the suite; engine/parametric/fresh.py).
 
 
 def test_u_for_one_head_has_four_stages_and_only_the_softmax_stage_reads_n():
@@ -33,7 +34,7 @@ def test_in_the_users_form_the_bias_and_softmax_stages_read_n():
 
 @pytest.mark.parametrize("claim_id", STAGES + PADDED)
 def test_each_stage_of_u_is_proved_for_every_size_and_tied_past_the_bound(claim_id):
-    result = prove_all_sizes(families()[claim_id], tie_bound=2)
+    result = prove_fresh(family, families()[claim_id], tie_bound=2)
     assert result.status is Status.PROVED, result.verdict.reason
     assert result.tie.ok and result.tie.beyond, result.tie.problems
     assert any(shape[0] >= 17 for shape in result.tie.beyond)  # past the bounded proofs' N = 16
@@ -113,6 +114,23 @@ def test_a_placement_wrapping_past_1000_is_right_at_every_size_the_bounded_proof
     right = fc.program(16, 16, 16)
     values = [Fraction(p % 7 - 3, 1 + p % 5) for p in range(3 + 3 * 16 * 16)]
     assert run_exact(broken, values) == run_exact(right, values)
+
+
+@pytest.mark.parametrize("claim_id", ["theorem6_stage2", "theorem6_padded_stage2"])
+def test_a_stage_wrapping_its_carried_blocks_past_800_is_right_at_every_size_the_bounded_proofs_reach(claim_id):
+    """At N = 16 (n = d = 16 where the stage reads them) U's workspace has 771 positions:
+    the wrap never happens; at N = 17 (870 positions) it does, and the output differs."""
+    from fractions import Fraction
+
+    from usim.encodings import run_exact
+    from usim.rasp.family import instantiate
+
+    fc = families()[claim_id]
+    for N, same in ((16, True), (17, False)):
+        shape = (N,) * len(fc.dims)
+        broken = instantiate(fc.family("wraps-past-800"), dict(zip(fc.dims, shape)))
+        values = [Fraction(p % 7 - 3, 1 + p % 5) for p in range(3 + 3 * N * N)]
+        assert (run_exact(broken, values) == run_exact(fc.program(*shape), values)) is same, N
 
 
 @pytest.mark.slow  # its refutation runs in CI with every family's (tests/test_engine_parametric.py)

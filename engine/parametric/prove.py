@@ -29,7 +29,8 @@ from usim.engine.parametric.symbolic_sizes import (
     SymbolicSizeEvaluator,
     Unsupported,
 )
-from usim.engine.parametric.integers import Deadline, Ledger, Outcome, Prover, Term, condition_formula, translate
+from usim.engine.parametric.integers import (Deadline, Formula, Ledger, Outcome, Prover, Term, condition_formula,
+                                            translate)
 from usim.engine.parametric.statement import FamilyClaim
 from usim.engine.parametric.target import CASES_INSIDE, Cases, CasesInArithmetic, SymbolicMatrix, TargetContext, active
 from usim.engine.parametric.terms import ParametricAtoms, Total, Whole
@@ -240,10 +241,43 @@ def _case(run: _Run, evaluator: SymbolicSizeEvaluator, comparison: Comparison, o
         model = run.prover.satisfiable(here.facts, ALGEBRA)
         if model.holds:
             run.hints.append(model)
+        run.hints.extend(_branch_models(run, here.facts, got, expected))
         raise StepFailed(ALGEBRA, f"at {label} the program gives {run.atoms.text(got)}, the target "
                          f"{run.atoms.text(expected)}: not shown equal", decision.hints[0] if decision.hints else
                          (model if model.holds else None))
     return len(values)
+
+
+BRANCHES = 4
+"""How many of the conditions inside the indices of a failed identity are each
+turned into sizes where they hold (hints for a counterexample)."""
+
+
+def _branch_models(run: _Run, facts: tuple, *exprs: sympy.Expr) -> list[Outcome]:
+    """Sizes where each condition of an if-then-else inside the indices of
+    ``exprs`` holds, and where it fails, under ``facts`` (z3 models): a term the
+    identity could not decide may be wrong only on one branch, which the
+    context's own model need not take (a routing head wrapping past position
+    800 reads otherwise only where 800 <= 2 N^2 + 3 a + b, from N = 17 on).
+    Only hints: a refutation is replayed at the sizes they give."""
+    conditions: list[Formula] = []
+    todo = [t for e in exprs for t in run.atoms.index_terms(e)]
+    seen: set[int] = set()
+    while todo and len(conditions) < BRANCHES:
+        t = todo.pop()
+        if t.get_id() in seen or not z3.is_app(t):
+            continue
+        seen.add(t.get_id())
+        if z3.is_app_of(t, z3.Z3_OP_ITE) and all(not t.arg(0).eq(c) for c in conditions):
+            conditions.append(t.arg(0))
+        todo.extend(t.children())
+    found = []
+    for c in conditions:
+        for branch in (c, z3.Not(c)):
+            model = run.prover.satisfiable(tuple(facts) + (branch,), ALGEBRA)
+            if model.holds:
+                found.append(model)
+    return found
 
 
 def _target_divisors(run: _Run, evaluator: SymbolicSizeEvaluator, expr: sympy.Expr, facts: tuple, what: str) -> None:

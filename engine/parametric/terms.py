@@ -149,6 +149,20 @@ class ParametricAtoms:
                                         self.substitute(atom.body, pairs), bool(s.is_positive))
         return sympy.sympify(expr).xreplace(replace) if replace else expr
 
+    def index_terms(self, expr: sympy.Expr) -> list[Term]:
+        """The integer terms the atoms of ``expr`` are indexed by (an entry's row
+        and column, a whole's term, a sum's extent and its body's, recursively)."""
+        out: list[Term] = []
+        for s in self.atoms_of(expr):
+            atom = self.info[s]
+            if isinstance(atom, Entry):
+                out += [atom.row, atom.col]
+            elif isinstance(atom, Whole):
+                out.append(atom.term)
+            else:
+                out += [atom.extent] + self.index_terms(atom.body)
+        return out
+
     def text(self, expr: sympy.Expr) -> str:
         """``expr`` written with each atom as what it stands for (a sum's body
         after it, in braces)."""
