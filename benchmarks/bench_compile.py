@@ -16,7 +16,8 @@ import argparse
 import time
 
 from usim.constructions.universal import LayerSpec, build
-from usim.engine.runner import _run_engine, run_tasks
+from usim.engine.children import run_tasks
+from usim.engine.runner import _run_engine
 from usim.proofs import get
 from usim.transformer.compiler import compile_universal
 from usim.transformer.size import size_of

@@ -19,7 +19,8 @@ import time
 
 from usim.engine.claim import Status
 from usim.proofs import get
-from usim.engine.runner import _run_engine, run_tasks
+from usim.engine.children import run_tasks
+from usim.engine.runner import _run_engine
 
 HEADS = {"theorem9": 2, "corollary9_1": 2}  # H of the multi-head claims' U
 

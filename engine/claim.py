@@ -295,6 +295,11 @@ def _matrices(data: Any) -> dict[str, list[list[str]]]:
     return out
 
 
+NOT_RUN = "not run"
+"""How the detail of an engine begins that was left out because another had
+already decided the obligation (``check_obligation(..., until_decided=True)``)."""
+
+
 @dataclass(frozen=True)
 class EngineResult:
     engine: str

@@ -14,7 +14,7 @@ others), with the same guarantees as the local pool:
   pickled by cloudpickle. A worker builds each obligation once for all its
   engines (it keeps the last few it built).
 * **The same deadline and hard kill**: the worker runs the engine in a forked
-  child through :func:`usim.engine.runner.run_tasks`, exactly as the local
+  child through :func:`usim.engine.children.run_tasks`, exactly as the local
   pool does, so a child past its deadline is killed, its result is UNKNOWN,
   and the worker lives on to serve the next task. The child dies with its
   worker (Linux), so a worker killed mid-run leaves no solver running; the
@@ -48,7 +48,8 @@ from usim.encodings.notation import shape_label
 from usim.engine import identity as this_usim
 from usim.engine.claim import EngineResult, Obligation, Status
 from usim.engine.identity import Identity, identity_difference
-from usim.engine.runner import Task, _run_engine, run_tasks
+from usim.engine.children import Task, run_tasks
+from usim.engine.runner import _run_engine
 from usim.engine.statement import fingerprint
 from usim.errors import UsimError
 
@@ -151,7 +152,7 @@ def _worker_name() -> str:
 def run_remote(task: RemoteTask) -> RemoteResult:
     """Run one task on this worker: rebuild its obligation (once per obligation),
     compare the fingerprint, and run the engine in a forked child with the
-    local pool's deadline and hard kill (:func:`usim.engine.runner.run_tasks`)."""
+    local pool's deadline and hard kill (:func:`usim.engine.children.run_tasks`)."""
     warnings.filterwarnings("ignore", message=r".*fork\(\) may lead to deadlocks", category=DeprecationWarning)
     worker, start = _worker_name(), time.perf_counter()
 

@@ -14,13 +14,14 @@ it diverges is the first residual dimension that differs from the right network'
 
 from __future__ import annotations
 
+import itertools
 import random
 import time
 import weakref
 import zlib
 from dataclasses import dataclass, replace
 from fractions import Fraction
-from typing import Any, Callable, Mapping, Sequence
+from typing import Any, Callable, Iterator, Mapping, Sequence
 
 import numpy as np
 import sympy
@@ -82,6 +83,33 @@ def _memo(ob: Obligation) -> dict[str, Any]:
     _SYMBOLIC_TARGETS[key] = found
     weakref.finalize(ob, _SYMBOLIC_TARGETS.pop, key, None)
     return found
+
+
+def domain_inputs(ob: Obligation) -> Iterator[dict[str, Fraction]]:
+    """Every input of ``ob``'s finite domain (entry name -> value), in order,
+    padding entries left out (as many as :func:`domain_size` says: the caller bounds it)."""
+    names = [n for n in entry_names(ob.construction.input_layout) if not n.startswith("padding")]
+    for values in itertools.product(ob.values or (), repeat=len(names)):
+        yield dict(zip(names, (Fraction(v) for v in values)))
+
+
+def domain_size(ob: Obligation) -> int:
+    """How many inputs ``ob``'s finite domain has."""
+    names = [n for n in entry_names(ob.construction.input_layout) if not n.startswith("padding")]
+    return len(ob.values or ()) ** len(names)
+
+
+def tabulate(ob: Obligation) -> None:
+    """Mark ``ob``'s target as evaluated at each input, never built as one
+    expression (a finite domain whose target did not build in time:
+    :func:`usim.engine.runner.check_obligation`); the exhaustive engine reads
+    the mark (in children forked after it is set)."""
+    _memo(ob)["tabulated"] = True
+
+
+def tabulated(ob: Obligation) -> bool:
+    """Whether ``ob``'s target is evaluated at each input (:func:`tabulate`)."""
+    return bool(_memo(ob).get("tabulated"))
 
 
 def symbolic_blocks(ob: Obligation) -> Mapping[str, Any]:
@@ -201,6 +229,14 @@ class Evaluation:
             elif abs(g - e) > sympy.Float(10) ** (-(DIGITS - 10)) * max(1, abs(e)):
                 out.append(p)
         return out
+
+
+def target_at(ob: Obligation, point: Mapping[str, Any]) -> list[Any]:
+    """The target's sequence at ``point`` (input name -> rational), the spec
+    called on rational matrices: each position a sympy number, or an
+    :class:`Undefined` where the target is not a real number there."""
+    layout = ob.construction.input_layout
+    return _target_at(ob, layout, {k: Fraction(v) for k, v in point.items()})
 
 
 def _target_at(ob: Obligation, layout: SequenceLayout, point: Mapping[str, Fraction]) -> list[Any]:

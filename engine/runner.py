@@ -18,28 +18,27 @@ counts as proved.
 
 from __future__ import annotations
 
-import os
-import pickle
-import select
-import signal
 import time
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterable, Mapping, Protocol, Sequence, TypeVar
+from typing import Callable, Iterable, Mapping, Protocol, Sequence, TypeVar
 
 
 from usim.encodings.notation import shape_label
 from usim.engine.cache import CacheUse, VerdictCache
 from usim.engine.choice import choose
-from usim.engine.claim import Claim, EngineResult, Obligation, ObligationResult, Status, claim_status
+from usim.engine.children import Task, run_tasks, under_deadline
+from usim.engine.claim import NOT_RUN, Claim, EngineResult, Obligation, ObligationResult, Status, claim_status
 from usim.engine.definedness import ENGINE as DEFINEDNESS
 from usim.engine.definedness import check_definedness
 from usim.engine.engines import ENGINES
 from usim.engine.measure import numeric_crosscheck
 from usim.engine.options import DEFAULT_TIMEOUT
-from usim.engine.statement import fingerprint
+from usim.engine.replay import domain_size, tabulate
+from usim.engine.solvers.exhaustive import EXHAUSTIVE_LIMIT, defined_everywhere
+from usim.engine.statement import fingerprint, table_fingerprint
 from usim.engine.witness import ENGINE as WITNESS
 from usim.engine.witness import find_witness
-from usim.errors import DeadlineError, UndefinedError, UsimError
+from usim.errors import UndefinedError, UsimError
 
 T = TypeVar("T")
 
@@ -120,6 +119,7 @@ def _assemble(ob: Obligation, results: Sequence[EngineResult], print_: str | Non
 def check_obligation(
     ob: Obligation, engines: Sequence[str] | None = None, timeout: float = DEFAULT_TIMEOUT,
     claim_engines: Sequence[str] = ("sympy", "z3"), jobs: int | None = None,
+    until_decided: bool = False, costs: Mapping[str, float] | None = None, tabulate: bool = False,
 ) -> ObligationResult:
     """Validate one obligation and run its engines and checks.
 
@@ -133,12 +133,46 @@ def check_obligation(
             overrun ``timeout``); a count: each task in a forked child under
             :func:`run_tasks`' deadline and hard kill (UNKNOWN past it), up to
             ``jobs`` at once, as :func:`prove_claim` runs them.
+        until_decided: run the equality engines one at a time, cheapest first
+            (:func:`cheapest_first`), and stop at the first that proves or
+            refutes: the others are not run, each recorded UNKNOWN with why
+            (``usim check``: one slow engine no longer holds up a length
+            another decides). The checks (definedness, witness) still run.
+        costs: the seconds each engine took before (on the previous shape),
+            which orders them with ``until_decided``. With ``until_decided``,
+            a finite domain within the exhaustive limit (the exhaustive engine
+            among the engines) is decided by its table: the target is never
+            built as one expression (sympy folds indicators into each other,
+            exponentially in the length: a shuffle-Dyck spec took minutes at
+            length 3), the exhaustive engine calls the spec at each input, the
+            definedness check runs each input exactly
+            (:func:`defined_everywhere`), the fingerprint is the table's
+            (:func:`table_fingerprint`), the other engines are not run, and
+            the result's ``engine_choice`` says :data:`TABULATED`.
+        tabulate: decide by the table from the start (``usim verify`` of a
+            result whose ``engine_choice`` says :data:`TABULATED`).
 
     Returns:
-        The obligation's result, its engines in the order they were chosen.
+        The obligation's result, its engines in the order they were chosen
+        (with ``until_decided``, in the order they ran).
     """
-    print_ = fingerprint(ob) if jobs is None else _fingerprint_under_deadline(ob, timeout)
     names, choice = _engines_for(claim_engines, ob, engines)
+    if tabulate or (until_decided and "exhaustive" in names and ob.values is not None
+                    and domain_size(ob) <= EXHAUSTIVE_LIMIT):
+        print_ = _tabulated(ob, timeout, jobs)  # a finite domain the exhaustive engine decides alone
+        return _assemble(ob, _by_table(ob, names, timeout, jobs), print_, ob.mutant, TABULATED)
+    print_ = fingerprint(ob) if jobs is None else _fingerprint_under_deadline(ob, timeout)
+    if until_decided:
+        names = cheapest_first(names, costs or {})
+        results = _until_decided(ob, names, timeout, jobs)
+        if jobs is None:
+            results += [_run_engine(name, ob, timeout) for name in CHECKS]
+        else:
+            key = (ob.shape, ob.mutant)
+            ran = run_tasks([(key, name, lambda name=name: _run_engine(name, ob, timeout)) for name in CHECKS],
+                            timeout, jobs)
+            results += list(ran.get(key, ()))
+        return _assemble(ob, results, print_, ob.mutant, choice)
     tasks = names + list(CHECKS)
     if jobs is None:
         results = [_run_engine(name, ob, timeout) for name in tasks]
@@ -149,6 +183,76 @@ def check_obligation(
         order = {name: index for index, name in enumerate(tasks)}
         results = sorted(ran.get(key, ()), key=lambda r: order.get(r.engine, len(order)))
     return _assemble(ob, results, print_, ob.mutant, choice)
+
+
+def cheapest_first(names: Sequence[str], costs: Mapping[str, float]) -> list[str]:
+    """The engines in the order :func:`check_obligation` tries them until one decides:
+    the exhaustive engine first (it decides a finite domain outright), then by the
+    seconds each took before (``costs``; one not measured yet keeps its place
+    among those not measured, ahead of those measured), ties in the given order.
+
+    Args:
+        names: the engines, in the order chosen for the obligation.
+        costs: the seconds each took on an earlier obligation (the previous shape).
+
+    Returns:
+        The same engines, reordered.
+    """
+    place = {name: index for index, name in enumerate(names)}
+    return sorted(names, key=lambda name: (name != "exhaustive", name in costs, costs.get(name, 0.0), place[name]))
+
+
+def _until_decided(ob: Obligation, names: Sequence[str], timeout: float, jobs: int | None) -> list[EngineResult]:
+    """Each engine in turn until one proves or refutes; the rest recorded as not run."""
+    results: list[EngineResult] = []
+    for index, name in enumerate(names):
+        if jobs is None:
+            result = _run_engine(name, ob, timeout)
+        else:
+            key = (ob.shape, ob.mutant)
+            result = run_tasks([(key, name, lambda name=name: _run_engine(name, ob, timeout))], timeout, 1)[key][0]
+        results.append(result)
+        if result.status in (Status.PROVED, Status.REFUTED):
+            why = f"{NOT_RUN}: {name} decided the shape first ({result.status.value} in {result.seconds:.2f} s)"
+            results += [EngineResult(other, Status.UNKNOWN, 0.0, why) for other in names[index + 1:]]
+            break
+    return results
+
+
+TABULATED = ("tabulated: on this finite domain the target is evaluated at each input, by the exhaustive "
+             "engine alone, never built as one expression")
+"""The ``engine_choice`` of a result decided by its table (:func:`check_obligation`)."""
+
+TABULATING = "evaluating the target at each input of the domain"
+"""What :func:`check_obligation` does under the deadline for a target decided by its table."""
+
+
+def _tabulated(ob: Obligation, timeout: float, jobs: int | None) -> str:
+    """Mark ``ob`` as decided by its table and give the table's fingerprint
+    (under the deadline when ``jobs``; past it a DeadlineError)."""
+    tabulate(ob)
+    return table_fingerprint(ob) if jobs is None else under_deadline(TABULATING, lambda: table_fingerprint(ob),
+                                                                     timeout)
+
+
+def _by_table(ob: Obligation, names: Sequence[str], timeout: float, jobs: int | None) -> list[EngineResult]:
+    """The exhaustive engine, the definedness check input by input and the
+    witness check, for an obligation decided by its table; the other engines
+    not run, saying why."""
+    tasks: list[tuple[str, Callable[[], EngineResult]]] = [
+        ("exhaustive", lambda: _run_engine("exhaustive", ob, timeout)),
+        (DEFINEDNESS, lambda: defined_everywhere(ob, timeout)),
+        (WITNESS, lambda: _run_engine(WITNESS, ob, timeout))]
+    if jobs is None:
+        results = [work() for _, work in tasks]
+    else:
+        key = (ob.shape, ob.mutant)
+        ran = run_tasks([(key, name, work) for name, work in tasks], timeout, jobs)
+        order = {name: index for index, (name, _) in enumerate(tasks)}
+        results = sorted(ran.get(key, ()), key=lambda r: order.get(r.engine, len(order)))
+    why = f"{NOT_RUN}: the exhaustive engine decides this finite domain, the target evaluated at each input"
+    return results[:1] + [EngineResult(name, Status.UNKNOWN, 0.0, why) for name in names
+                          if name != "exhaustive"] + results[1:]
 
 
 BUILDING = "building the target and preconditions"
@@ -166,143 +270,6 @@ def _fingerprint_under_deadline(ob: Obligation, timeout: float) -> str:
     it from there (:func:`usim.engine.replay.symbolic_target`)."""
     under_deadline(BUILDING, lambda: fingerprint(ob), timeout)
     return fingerprint(ob)
-
-
-def under_deadline(what: str, work: Callable[[], T], timeout: float) -> T:
-    """``work()`` run in a forked child under :func:`run_tasks`' deadline and
-    hard kill, as an engine is: its value, or what it raised, raised here.
-
-    Args:
-        what: the work, named in the message past the deadline ("building the target").
-        work: a thunk; its value (or what it raises) must pickle.
-        timeout: the seconds an engine gets (the deadline is an engine's).
-
-    Returns:
-        What ``work()`` returned in the child.
-
-    Raises:
-        DeadlineError: the child was killed past the deadline (nothing decided).
-        UsimError: the child died without a result, or its value does not pickle.
-        Exception: whatever ``work()`` raised, raised again.
-    """
-    def child() -> bytes:
-        try:
-            outcome: tuple[bool, Any] = (True, work())
-        except Exception as error:  # noqa: BLE001 - raised again in the parent
-            outcome = (False, error)
-        try:
-            return pickle.dumps(outcome)
-        except Exception as error:  # noqa: BLE001 - said in the parent
-            return pickle.dumps((False, UsimError(f"{what}: its result cannot be carried back from "
-                                                  f"the child process: {type(error).__name__}: {error}")))
-
-    ran = run_tasks([((), what, child)], timeout)[()][0]
-    if isinstance(ran, bytes):
-        try:
-            ok, value = pickle.loads(ran)
-        except Exception as error:  # noqa: BLE001 - e.g. an exception whose arguments do not rebuild it
-            raise UsimError(f"{what}: its result cannot be read back from the child process: "
-                            f"{type(error).__name__}: {error}") from None
-        if ok:
-            return value
-        raise value
-    if ran.status is Status.UNKNOWN:  # killed past the deadline
-        raise DeadlineError(f"{what} took longer than the {timeout:g} s timeout: killed after {ran.seconds:.1f} s")
-    raise UsimError(f"{what}: {ran.detail}")
-
-
-# -- children with deadlines ---------------------------------------------------
-
-@dataclass
-class _Child:
-    pid: int
-    fd: int
-    deadline: float
-    key: tuple
-    engine: str
-    started: float
-    chunks: list = field(default_factory=list)
-
-
-def _spawn(task: Callable[[], EngineResult], key: tuple, engine: str, timeout: float) -> _Child:
-    read, write = os.pipe()
-    pid = os.fork()
-    if pid == 0:  # child
-        os.close(read)
-        try:
-            result = task()
-        except BaseException as error:  # noqa: BLE001 - report, never hang
-            result = EngineResult(engine, Status.ERROR, 0.0, f"internal error: {type(error).__name__}: {error}")
-        data = pickle.dumps(result)
-        with os.fdopen(write, "wb") as out:
-            out.write(data)
-        os._exit(0)
-    os.close(write)
-    now = time.perf_counter()
-    # the engine's own timeout plus a grace period for building terms and replay
-    return _Child(pid, read, now + timeout * 1.5 + 5.0, key, engine, now)
-
-
-def run_tasks(
-    tasks: list[tuple[tuple, str, Callable[[], EngineResult]]],
-    timeout: float,
-    jobs: int = 1,
-    on_done: Callable[[tuple, EngineResult], None] | None = None,
-) -> dict[tuple, list[EngineResult]]:
-    """Run (key, engine, thunk) tasks in forked children, ``jobs`` at a time.
-
-    A thunk's value is pickled back as it is (an EngineResult; the bytes of
-    :func:`under_deadline`'s work); a child killed past its deadline gives an
-    UNKNOWN EngineResult (timeout), one that died without a value an ERROR one."""
-    pending = list(tasks)
-    running: dict[int, _Child] = {}
-    results: dict[tuple, list[EngineResult]] = {}
-
-    def finish(child: _Child, result: EngineResult) -> None:
-        results.setdefault(child.key, []).append(result)
-        if on_done:
-            on_done(child.key, result)
-
-    while pending or running:
-        while pending and len(running) < max(1, jobs):
-            key, engine, thunk = pending.pop(0)
-            child = _spawn(thunk, key, engine, timeout)
-            running[child.fd] = child
-        now = time.perf_counter()
-        wait = max(0.0, min(c.deadline for c in running.values()) - now)
-        ready, _, _ = select.select(list(running), [], [], min(wait, 0.5))
-        for fd in ready:
-            child = running[fd]
-            chunk = os.read(fd, 1 << 16)
-            if chunk:
-                child.chunks.append(chunk)
-                continue
-            os.close(fd)
-            os.waitpid(child.pid, 0)
-            del running[fd]
-            try:
-                result = pickle.loads(b"".join(child.chunks))
-            except Exception:  # the child died without a result
-                result = EngineResult(child.engine, Status.ERROR, time.perf_counter() - child.started,
-                                      "the engine process died without a result (out of memory?)")
-            finish(child, result)
-        now = time.perf_counter()
-        for fd, child in list(running.items()):
-            if now > child.deadline:
-                os.kill(child.pid, signal.SIGKILL)
-                os.waitpid(child.pid, 0)
-                os.close(fd)
-                del running[fd]
-                finish(child, EngineResult(child.engine, Status.UNKNOWN, now - child.started,
-                                           f"timeout: killed after {now - child.started:.1f} s"))
-    return results
-
-
-# -- claims --------------------------------------------------------------------
-
-Task = tuple[tuple, str, Callable[[], EngineResult]]
-"""One task of :func:`run_tasks`: its obligation's key ``(shape, mutant)``, the
-engine (or check) to run, and the thunk that runs it in this process."""
 
 
 class Dispatch(Protocol):

@@ -79,17 +79,53 @@ def validate(ob: Obligation) -> tuple[list[Any], list[Any]]:
     return expected, preconditions
 
 
-def fingerprint(ob: Obligation) -> str:
-    """sha256 of the whole statement (validated first)."""
-    expected, preconditions = validate(ob)
-    parts = [
+def _construction_parts(ob: Obligation) -> list[str]:
+    """What a fingerprint says of the construction: its program, output and layouts."""
+    return [
         "program " + (program.fingerprint() if isinstance(program := ob.construction.program, Network)
                       else program_fingerprint(program)),
         "output " + ob.output_name,
         "input " + ob.construction.input_layout.describe() + f" length {ob.construction.input_layout.length}",
         "layout " + ob.construction.output_layout.describe(),
+    ]
+
+
+def fingerprint(ob: Obligation) -> str:
+    """sha256 of the whole statement (validated first)."""
+    expected, preconditions = validate(ob)
+    parts = _construction_parts(ob) + [
         "target " + sympy.srepr(sympy.Tuple(*expected)),
         "preconditions " + sympy.srepr(sympy.Tuple(*preconditions)),
         f"domain {ob.domain} values {ob.values!r} padding {sympy.srepr(sympy.sympify(ob.padding))}",
     ]
     return hashlib.sha256("\n".join(parts).encode()).hexdigest()
+
+
+def table_fingerprint(ob: Obligation) -> str:
+    """sha256 of a finite domain's statement as a table, for a target that is
+    evaluated at each input (:func:`usim.engine.replay.tabulated`): the same
+    parts as :func:`fingerprint`, the target and preconditions replaced by,
+    at every input of the domain in order, whether the preconditions hold and
+    the target's sequence there. On a finite domain the table is the statement.
+    A float in the target is refused here too."""
+    from usim.encodings.domain import Undefined
+    from usim.engine.replay import domain_inputs, preconditions_hold, target_at
+
+    if ob.values is None:
+        raise UsimError(f"{_where(ob)}: a target is tabulated only on a finite domain")
+    table = hashlib.sha256()
+    for point in domain_inputs(ob):
+        if not preconditions_hold(ob, point):
+            table.update(b"-\n")
+            continue
+        values = target_at(ob, point)
+        if any(not isinstance(v, Undefined) and sympy.sympify(v).has(sympy.Float) for v in values):
+            raise UsimError(f"{_where(ob)}: the target holds a floating-point number (not exact; write it as a "
+                            "Rational)")
+        table.update((repr([v if isinstance(v, Undefined) else sympy.srepr(v) for v in values]) + "\n").encode())
+    parts = _construction_parts(ob) + [
+        "target table " + table.hexdigest(),
+        f"domain {ob.domain} values {ob.values!r} padding {sympy.srepr(sympy.sympify(ob.padding))}",
+    ]
+    return hashlib.sha256("\n".join(parts).encode()).hexdigest()
+

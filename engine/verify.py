@@ -30,8 +30,8 @@ from usim.engine.parametric.composed import ComposedClaim, prove_one_all_sizes
 from usim.engine.parametric.fresh import Locate
 from usim.engine.parametric.statement import FamilyClaim
 from usim.engine.replay import replayed_again
-from usim.engine.runner import check_obligation
-from usim.engine.statement import fingerprint
+from usim.engine.runner import TABULATED, check_obligation
+from usim.engine.statement import fingerprint, table_fingerprint
 from usim.errors import DeadlineError, UsimError
 
 
@@ -144,7 +144,8 @@ def verify(cert: Certificate, source: ObligationSource, claim_engines: tuple[str
         except UsimError as error:
             out.differences.append(f"{where}: cannot be built again: {error}")
             continue
-        now = fingerprint(ob)
+        by_table = recorded.engine_choice == TABULATED  # decided by its table: the table is the statement
+        now = table_fingerprint(ob) if by_table else fingerprint(ob)
         if recorded.fingerprint is None:
             out.differences.append(f"{where}: the certificate records no fingerprint of the obligation "
                                    f"(now {now[:16]}...): there is no statement to reproduce")
@@ -161,7 +162,8 @@ def verify(cert: Certificate, source: ObligationSource, claim_engines: tuple[str
         out.differences.extend(f"{where}: {problem}" for problem in _replays(ob, row))
         engines = [r.engine for r in recorded.results]
         try:
-            again = check_obligation(ob, engines or None, timeout, claim_engines, jobs=1)
+            again = check_obligation(ob, None if by_table else (engines or None), timeout, claim_engines, jobs=1,
+                                     tabulate=by_table)
         except DeadlineError as error:  # a timeout reproduces nothing: said, never passed over
             out.differences.append(f"{where}: not checked again: {error}")
             continue

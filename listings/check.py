@@ -26,9 +26,9 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass
-from typing import Any, Protocol, Sequence
+from typing import Any, Mapping, Protocol, Sequence
 
-from usim.engine.claim import Obligation, Shape, Status
+from usim.engine.claim import NOT_RUN, EngineResult, Obligation, Shape, Status
 from usim.errors import DeadlineError, ShapeError, UsimError
 from usim.listings.crosscheck import interpretations, power_findings, relative_deviation
 from usim.listings.examples import run_examples
@@ -50,7 +50,11 @@ class CheckRequest:
     ``seed`` and ``samples`` are the random inputs' of the cross-check and the
     measured deviation. ``padding``: ``zero`` or ``any``. ``mutants``: also the
     spec's broken variants. For a spec of symbols the input ranges over
-    ``alphabet`` (None: the symbols of the file's examples).
+    ``alphabet`` (None: the symbols of the file's examples). ``every_engine``:
+    run every engine at each shape (they must all agree, as ``usim prove``
+    runs them); by default they are tried cheapest first, ordered by their
+    times on the previous shape, and the first that proves or refutes a shape
+    decides it (the others are not run there, and say so).
     """
 
     path: str
@@ -66,6 +70,7 @@ class CheckRequest:
     mutants: bool = False
     text: str | None = None
     alphabet: Sequence[str] | None = None
+    every_engine: bool = False
 
 
 class CheckObserver(Protocol):
@@ -158,6 +163,7 @@ def check(request: CheckRequest, observer: CheckObserver | None = None) -> Check
     broken_variants: list[ShapeReport] = []
     deviation: tuple[float, str, str] | None = None
     unmeasured: list[str] = []  # shapes whose deviation has no right number (its line says why)
+    costs: dict[str, float] = {}  # each engine's seconds on the last shape it ran: cheapest first
     for shape in plan.shapes:
         start = time.perf_counter()
         try:
@@ -167,7 +173,9 @@ def check(request: CheckRequest, observer: CheckObserver | None = None) -> Check
                                 "was settled (usim's fault: please report it)")
             # the statement itself may be refused here (a float in the target, ...)
             # each engine in a child under the runner's deadline and hard kill, as usim prove runs it
-            result = check_obligation(ob, engines=engines, timeout=timeout, claim_engines=spec.engines, jobs=1)
+            result = check_obligation(ob, engines=engines, timeout=timeout, claim_engines=spec.engines, jobs=1,
+                                      until_decided=not request.every_engine, costs=costs)
+            costs.update(_costs(result.results, costs))
         except (UsimError, ShapeError) as error:
             shape_report = ShapeReport(_unchecked(shape, error), seconds=time.perf_counter() - start)
             shapes.append(shape_report)
@@ -195,7 +203,8 @@ def check(request: CheckRequest, observer: CheckObserver | None = None) -> Check
                 try:
                     broken = mutant_obligation(rasp, ob, name, replacements)
                     outcome = check_obligation(broken, engines=engines, timeout=timeout,
-                                               claim_engines=spec.engines, jobs=1)
+                                               claim_engines=spec.engines, jobs=1,
+                                               until_decided=not request.every_engine, costs=costs)
                 except UsimError as error:
                     outcome = _unchecked(shape, error, name)
                 mutant_report = ShapeReport(outcome, seconds=time.perf_counter() - start)
@@ -209,6 +218,18 @@ def check(request: CheckRequest, observer: CheckObserver | None = None) -> Check
                        dict(plan.parameters), alphabet)
 
 
+def _costs(results: Sequence[EngineResult], before: Mapping[str, float]) -> dict[str, float]:
+    """What each engine cost on this shape, to order them on the next
+    (:func:`usim.engine.runner.cheapest_first`): its seconds where it ran; one
+    not run counts as at least as slow as the one that decided the shape, so
+    that one stays ahead (a measurement from a smaller shape would put a
+    slower engine first)."""
+    ran = {r.engine: r.seconds for r in results if not r.detail.startswith(NOT_RUN)}
+    decided = max(ran.values(), default=0.0)
+    return {**ran, **{r.engine: max(before.get(r.engine, 0.0), decided) + 1e-6
+                      for r in results if r.detail.startswith(NOT_RUN)}}
+
+
 def _unchecked(shape: Shape, error: UsimError, mutant: str | None = None) -> Unchecked:
     """Why a shape (or a broken variant) was not decided: UNKNOWN where its
     statement took longer to build than the deadline, else ERROR."""
@@ -220,7 +241,7 @@ def _cross_checked(ob: Obligation, seed: int, timeout: float) -> dict[str, str]:
     """:func:`interpretations` in a child under the engines' deadline (the
     symbolic interpretation of a program may grow without bound): past it,
     nothing is compared, and that is said."""
-    from usim.engine.runner import under_deadline
+    from usim.engine.children import under_deadline
 
     try:
         return under_deadline(CROSS_CHECK, lambda: interpretations(ob, seed), timeout)
@@ -231,7 +252,7 @@ def _cross_checked(ob: Obligation, seed: int, timeout: float) -> dict[str, str]:
 def _measured(ob: Obligation, samples: int, seed: int, timeout: float) -> tuple[float | None, str]:
     """:func:`relative_deviation` in a child under the engines' deadline (it
     evaluates the target): past it, not measured, and that is said."""
-    from usim.engine.runner import under_deadline
+    from usim.engine.children import under_deadline
 
     try:
         return under_deadline(MEASURING, lambda: relative_deviation(ob, samples, seed), timeout)

@@ -97,14 +97,14 @@ def run_examples(rasp: RaspFile, function: str, spec: ListingSpec, plan: ShapePl
         padding: ``zero`` or ``any`` (:func:`usim.listings.obligation.obligation_for`).
         timeout: an engine's seconds: each replay against the spec (it calls
             the spec's target) runs in a child under the engines' deadline
-            (:func:`usim.engine.runner.under_deadline`); past it, the example
+            (:func:`usim.engine.children.under_deadline`); past it, the example
             at that shape failed, and that is said.
 
     Returns:
         One run per distinct example, in the file's order.
     """
     from usim.engine.replay import entry_names, replay
-    from usim.engine.runner import under_deadline
+    from usim.engine.children import under_deadline
 
     runs, seen = [], set()
     for example in rasp.examples:

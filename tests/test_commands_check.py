@@ -175,3 +175,59 @@ def test_the_observer_hears_the_plan_the_alphabet_and_every_shape_the_report_hol
 
 def test_the_command_offers_exactly_the_specs_of_the_table():
     assert sorted(SPEC_NAMES) == sorted(TABLE)
+
+
+# -- engines that fail alone (issue 30): tracr-like programs, examples/rasp/tracr_like.rasp --------
+
+TRACR_LIKE = str(EXAMPLES / "tracr_like.rasp")
+TRACR_SPECS = str(EXAMPLES.parent / "specs" / "tracr_like.py")
+
+
+def _check_tracr_like(capsys, function: str, spec_name: str, *options: str) -> tuple[int, str]:
+    status = main(["check", TRACR_LIKE, "--function", function, "--spec-file", f"{TRACR_SPECS}:{spec_name}",
+                   "--mutants", *options])
+    return status, capsys.readouterr().out
+
+
+def test_a_sort_whose_sympy_form_is_slow_is_decided_by_z3_first_from_the_second_length_on(capsys):
+    """Part 5: sympy's canonical forms of the Min/Max network ran past 240 s at length 4
+    (killed at the deadline since), z3 proves it in a fraction of a second; z3 is tried
+    first once it was cheaper, and sympy is then not run."""
+    status, out = _check_tracr_like(capsys, "sort_keys", "ascending", "--max-n", "5")
+    assert status == 0, out
+    for n in (3, 4, 5):
+        assert f"shape {n}: PROVED (z3 PROVED" in out and f"shape {n}: PROVED (z3 PROVED" in out
+    assert "sympy not run" in out
+    assert "shape 2 [unstable]: REFUTED" in out
+
+
+def test_balanced_brackets_over_an_alphabet_are_decided_by_their_table_to_length_6(capsys):
+    """Part 3: the spec's indicators, folded by sympy, took longer than the deadline to
+    build from length 3 on; on the finite domain the target is evaluated at each input."""
+    status, out = _check_tracr_like(capsys, "balanced", "balanced", "--alphabet", "()x", "--max-n", "6")
+    assert status == 0, out
+    assert "summary: 6 shape(s): 6 PROVED, 0 REFUTED, 0 UNKNOWN" in out
+    assert "the target is evaluated at each input" in out
+    for n in range(1, 7):
+        assert f"shape {n} [prefixes-only]: REFUTED" in out
+
+
+@pytest.mark.parametrize("function, spec_name, variant", [
+    ("sort_by_frequency", "by_frequency", "rarest-first"),
+    ("count_rare", "rare_count", "counts-one-too-many"),
+])
+def test_a_frequency_sort_and_a_count_of_rare_symbols_are_proved_and_their_variants_refuted(
+        capsys, function, spec_name, variant):
+    status, out = _check_tracr_like(capsys, function, spec_name, "--alphabet", "abc", "--max-n", "4")
+    assert status == 0, out
+    assert "summary: 4 shape(s): 4 PROVED, 0 REFUTED, 0 UNKNOWN" in out
+    assert f"[{variant}]: REFUTED" in out
+
+
+def test_every_engine_still_runs_and_must_agree_when_asked(capsys):
+    """Part 2: z3 answers the count of rare symbols (its spec is ITE over Piecewise sums)."""
+    status, out = _check_tracr_like(capsys, "count_rare", "rare_count", "--alphabet", "abc", "--max-n", "3",
+                                    "--every-engine")
+    assert status == 0, out
+    assert "shape 3: PROVED (sympy" in out and "z3 PROVED" in out and "exhaustive PROVED" in out
+    assert "not run" not in out

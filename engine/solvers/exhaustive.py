@@ -2,14 +2,15 @@
 
 For a finite domain (``Obligation.values``) every input meeting the
 preconditions is run exactly and compared with the target evaluated exactly
-at it (:func:`values_at`). All agree: PROVED (for that domain only, which the
+at it (:func:`values_at` on the target built once as an expression; or, for a
+target too slow to build that way, :func:`usim.engine.replay.tabulated`, the
+spec called at each input). All agree: PROVED (for that domain only, which the
 claim states); none meets the preconditions: VACUOUS; more inputs than
 :data:`EXHAUSTIVE_LIMIT`: UNKNOWN.
 """
 
 from __future__ import annotations
 
-import itertools
 from fractions import Fraction
 from typing import Mapping, Sequence
 
@@ -18,7 +19,8 @@ import sympy
 from usim.encodings.domain import Undefined
 from usim.encodings.exact import EXACT
 from usim.engine.claim import EngineResult, Obligation, Status
-from usim.engine.replay import entry_names, output_of, preconditions_hold, replay, symbolic_target
+from usim.engine.replay import (domain_inputs, domain_size, output_of, preconditions_hold, replay,
+                                replay_undefined, symbolic_target, tabulated, target_at)
 from usim.engine.solvers.base import Clock, Engine
 from usim.errors import EvaluationError, NotExactError, UndefinedError
 
@@ -59,6 +61,39 @@ def values_at(exprs: Sequence[sympy.Basic], point: Mapping[sympy.Symbol, sympy.B
     return [done[sympy.sympify(e)] for e in exprs]
 
 
+def defined_everywhere(ob: Obligation, timeout: float) -> EngineResult:
+    """The definedness check of a finite domain whose target is evaluated at each
+    input (:func:`usim.engine.replay.tabulated`): construction and target are
+    defined at every input meeting the preconditions (each run exactly), or
+    REFUTED with the first input where one is not, replayed.
+
+    Args:
+        ob: an obligation over a finite domain.
+        timeout: seconds; past them UNKNOWN.
+
+    Returns:
+        The result, named like the definedness check it stands for.
+    """
+    from usim.engine.definedness import ENGINE as DEFINEDNESS
+
+    clock = Clock(timeout)
+    total = domain_size(ob)
+    if ob.values is None or total > EXHAUSTIVE_LIMIT:
+        return EngineResult(DEFINEDNESS, Status.UNKNOWN, 0.0, "not a finite domain within the exhaustive limit")
+    checked = 0
+    for point in domain_inputs(ob):
+        if clock.expired:
+            return EngineResult(DEFINEDNESS, Status.UNKNOWN, clock.elapsed, f"timeout after {checked} of {total} inputs")
+        witness = replay_undefined(ob, point)
+        if witness is not None:
+            return EngineResult(DEFINEDNESS, Status.REFUTED, clock.elapsed, "undefined at an input of the domain",
+                                witness)
+        checked += 1
+    return EngineResult(DEFINEDNESS, Status.PROVED, clock.elapsed,
+                        f"construction and target defined at each of the {total} inputs over {sorted(ob.values)} "
+                        "(run exactly; the target evaluated at each)")
+
+
 class ExhaustiveEngine(Engine):
     """Every input of a finite domain (see the module's docstring)."""
 
@@ -69,19 +104,19 @@ class ExhaustiveEngine(Engine):
         if ob.values is None:
             return EngineResult(self.name, Status.UNKNOWN, 0.0, "the domain is not finite")
         layout = ob.construction.input_layout
-        names = [n for n in entry_names(layout) if not n.startswith("padding")]
-        total = len(ob.values) ** len(names)
+        total = domain_size(ob)
         if total > EXHAUSTIVE_LIMIT:
             return EngineResult(self.name, Status.UNKNOWN, 0.0,
                                 f"{total} inputs exceed the exhaustive limit {EXHAUSTIVE_LIMIT}")
-        sym, expected_exprs = symbolic_target(ob)
-        symbols = [s for row in (r for m in sym.values() for r in m) for s in row]
+        by_input = tabulated(ob)  # the target at each input, never built as one expression
+        if not by_input:
+            sym, expected_exprs = symbolic_target(ob)
+            symbols = [s for row in (r for m in sym.values() for r in m) for s in row]
         checked = undefined = 0
-        for values in itertools.product(ob.values, repeat=len(names)):
+        for point in domain_inputs(ob):
             if clock.expired:
                 return EngineResult(self.name, Status.UNKNOWN, clock.elapsed,
                                     f"timeout after {checked} of {total} inputs")
-            point = dict(zip(names, (Fraction(v) for v in values)))
             if not preconditions_hold(ob, point):
                 continue
             tokens = layout.encode({b.name: [[point[f"{b.name}[{i},{j}]"] for j in range(b.shape.cols)]
@@ -95,13 +130,14 @@ class ExhaustiveEngine(Engine):
             except (NotExactError, EvaluationError):
                 return EngineResult(self.name, Status.UNKNOWN, clock.elapsed,
                                     "the construction has no exact value on this domain")
-            expected = values_at(expected_exprs, dict(zip(symbols, (sympy.Rational(v.numerator, v.denominator)
-                                                                   for v in point.values()))))
+            expected = target_at(ob, point) if by_input else values_at(
+                expected_exprs, dict(zip(symbols, (sympy.Rational(v.numerator, v.denominator)
+                                                   for v in point.values()))))
             checked += 1
             differs = False
             for g, e in zip(got, expected, strict=True):
-                e = sympy.sympify(e)
-                if isinstance(g, Undefined) or not e.is_Rational:
+                e = e if isinstance(e, Undefined) else sympy.sympify(e)
+                if isinstance(g, Undefined) or isinstance(e, Undefined) or not e.is_Rational:
                     undefined += 1  # equality is claimed only where both sides are defined
                     continue
                 differs = differs or Fraction(g) != Fraction(int(e.p), int(e.q))

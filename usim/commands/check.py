@@ -94,7 +94,7 @@ def run(args: argparse.Namespace) -> int:
     alphabet = parse_alphabet(args.alphabet) if args.alphabet is not None else None
     request = CheckRequest(args.file, args.function, spec, shapes, args.max_n, engines, args.timeout,
                            args.seed, args.samples, padding=args.padding, mutants=args.mutants,
-                           alphabet=alphabet)
+                           alphabet=alphabet, every_engine=args.every_engine)
     report = check(request, _Printer(spec))
     _print(report_lines(report, args.samples, args.mutants))
     if args.json:
@@ -150,6 +150,10 @@ def register(sub: argparse._SubParsersAction) -> None:
     parser.add_argument("--mutants", action="store_true",
                         help="also check the broken variants a spec file declares (each must be refuted)")
     add_engine(parser, f"{', '.join(ENGINE_NAMES)}, or all (default)")
+    parser.add_argument("--every-engine", action="store_true",
+                        help="run every engine at each shape (they must all agree); by default they are "
+                        "tried cheapest first (by their times on the previous shape) and the first that "
+                        "proves or refutes a shape decides it")
     add_timeout(parser, "shape")
     parser.add_argument("--samples", type=int, default=500,
                         help="random inputs per scale for measured deviations (default 500)")
