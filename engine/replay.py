@@ -107,6 +107,11 @@ def tabulate(ob: Obligation) -> None:
     _memo(ob)["tabulated"] = True
 
 
+def untabulate(ob: Obligation) -> None:
+    """Undo :func:`tabulate`: the target is built as one expression again."""
+    _memo(ob).pop("tabulated", None)
+
+
 def tabulated(ob: Obligation) -> bool:
     """Whether ``ob``'s target is evaluated at each input (:func:`tabulate`)."""
     return bool(_memo(ob).get("tabulated"))

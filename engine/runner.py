@@ -33,7 +33,7 @@ from usim.engine.definedness import check_definedness
 from usim.engine.engines import ENGINES
 from usim.engine.measure import numeric_crosscheck
 from usim.engine.options import DEFAULT_TIMEOUT
-from usim.engine.replay import domain_size, tabulate
+from usim.engine.replay import domain_size, tabulate, untabulate
 from usim.engine.solvers.exhaustive import EXHAUSTIVE_LIMIT, defined_everywhere
 from usim.engine.statement import fingerprint, table_fingerprint
 from usim.engine.witness import ENGINE as WITNESS
@@ -148,7 +148,9 @@ def check_obligation(
             definedness check runs each input exactly
             (:func:`defined_everywhere`), the fingerprint is the table's
             (:func:`table_fingerprint`), the other engines are not run, and
-            the result's ``engine_choice`` says :data:`TABULATED`.
+            the result's ``engine_choice`` says :data:`TABULATED`. Where the
+            exhaustive engine does not decide (past its deadline), the other
+            engines then run on the target built whole, as without a table.
         tabulate: decide by the table from the start (``usim verify`` of a
             result whose ``engine_choice`` says :data:`TABULATED`).
 
@@ -157,14 +159,20 @@ def check_obligation(
         (with ``until_decided``, in the order they ran).
     """
     names, choice = _engines_for(claim_engines, ob, engines)
+    earlier: list[EngineResult] = []  # the exhaustive engine's answer on the table, where it did not decide
     if tabulate or (until_decided and "exhaustive" in names and ob.values is not None
                     and domain_size(ob) <= EXHAUSTIVE_LIMIT):
         print_ = _tabulated(ob, timeout, jobs)  # a finite domain the exhaustive engine decides alone
-        return _assemble(ob, _by_table(ob, names, timeout, jobs), print_, ob.mutant, TABULATED)
+        by_table = _by_table(ob, names, timeout, jobs)
+        if tabulate or by_table[0].status in (Status.PROVED, Status.REFUTED):
+            return _assemble(ob, by_table, print_, ob.mutant, TABULATED)
+        untabulate(ob)  # it did not decide (past its deadline): the other engines, on the target built whole
+        names = [name for name in names if name != "exhaustive"]
+        earlier = by_table[:1]
     print_ = fingerprint(ob) if jobs is None else _fingerprint_under_deadline(ob, timeout)
     if until_decided:
         names = cheapest_first(names, costs or {})
-        results = _until_decided(ob, names, timeout, jobs)
+        results = earlier + _until_decided(ob, names, timeout, jobs)
         if jobs is None:
             results += [_run_engine(name, ob, timeout) for name in CHECKS]
         else:

@@ -231,3 +231,16 @@ def test_every_engine_still_runs_and_must_agree_when_asked(capsys):
     assert status == 0, out
     assert "shape 3: PROVED (sympy" in out and "z3 PROVED" in out and "exhaustive PROVED" in out
     assert "not run" not in out
+
+
+def test_sympys_own_assertion_on_the_frequency_sort_leaves_the_length_to_the_other_engines(capsys):
+    """Part 1: at length 3, sympy's expand fails an internal assert (piecewise_fold) on
+    the frequency sort's spec; that engine cannot decide, and z3 and the exhaustive
+    engine, which both ran (--every-engine), prove the length."""
+    status = main(["check", TRACR_LIKE, "--function", "sort_by_frequency", "--spec-file",
+                   f"{TRACR_SPECS}:by_frequency", "--alphabet", "abc", "--shape", "3", "--every-engine",
+                   "--timeout", "30"])
+    out = capsys.readouterr().out
+    assert status == 0, out
+    assert "shape 3: PROVED (sympy UNKNOWN" in out and "z3 PROVED" in out and "exhaustive PROVED" in out
+    assert "sympy: sympy failed in its own code: AssertionError" in out

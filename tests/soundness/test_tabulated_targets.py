@@ -112,3 +112,16 @@ def test_a_check_decided_by_its_table_is_reproduced_by_verify_and_a_changed_spec
     status = main(["verify", str(changed), "--run-spec-code"])
     out = capsys.readouterr().out
     assert status != 0 and "NOT reproduced" in out and "no longer the one certified" in out, out
+
+
+def test_where_the_exhaustive_engine_does_not_decide_the_others_run_on_the_target_built_whole(monkeypatch):
+    from usim.engine import runner
+
+    monkeypatch.setitem(runner.ENGINES, "exhaustive",
+                        lambda ob, timeout: runner.EngineResult("exhaustive", Status.UNKNOWN, 0.0, "timeout"))
+    ob = _parity()
+    result = check_obligation(ob, timeout=30, claim_engines=get("parity").engines, jobs=1, until_decided=True)
+    assert result.engine_choice != TABULATED
+    assert result.results[0].engine == "exhaustive" and result.results[0].status is Status.UNKNOWN
+    assert any(r.status is Status.PROVED for r in result.results[1:])
+    assert result.status is Status.PROVED
