@@ -182,7 +182,7 @@ class Prover:
         return out
 
     def simplify(self, facts: Sequence[Formula], term: z3.ExprRef, step: str,
-                 seconds: float = 2.0) -> z3.ExprRef:
+                 seconds: float = 2.0, small: bool = False) -> z3.ExprRef:
         """``term`` with what ``facts`` decide taken out: each if-then-else whose
         condition the facts imply (or refute) replaced by its branch, each
         quotient and remainder of polynomials a = q * b + r with 0 <= r < b
@@ -193,7 +193,12 @@ class Prover:
         The position a routing head reads is an if-then-else over the blocks
         of its source (``where(inside(o, e), formula, -1)``) that a case split
         already decides; left in, its division by a symbolic width is a
-        non-linear query z3 does not answer (a padded stage's kept mask)."""
+        non-linear query z3 does not answer (a padded stage's kept mask).
+        ``small``: also the quotient with its coefficients rounded down
+        (:func:`whole_quotient`), and a // b = 0, a % b = a, where 0 <= r < b
+        is proved (a key past a block's first columns, read modulo the
+        concatenation's width; asked only where the plain form decided
+        nothing, as it costs queries per division)."""
         facts = list(facts)
         done: dict[int, z3.ExprRef] = {}
 
@@ -214,11 +219,16 @@ class Prover:
                     kids = [walk(c) for c in t.children()]
                     out = t.decl()(*kids) if any(k.get_id() != c.get_id() for k, c in zip(kids, t.children())) else t
                     if z3.is_app_of(t, z3.Z3_OP_IDIV) or z3.is_app_of(t, z3.Z3_OP_MOD):
-                        parts = quotient_remainder(*kids)
-                        if parts is not None:
+                        candidates = [quotient_remainder(*kids)]
+                        if small:
+                            candidates += [whole_quotient(*kids), (z3.IntVal(0), kids[0])]
+                        for parts in candidates:
+                            if parts is None:
+                                continue
                             q, r = parts
                             if self.proves(facts, z3.And(r >= 0, r < kids[1]), step, seconds).holds is True:
                                 out = q if z3.is_app_of(t, z3.Z3_OP_IDIV) else r
+                                break
             self.keys(t, out)  # keep both alive: ids are the memo's keys
             done[t.get_id()] = out
             return out
@@ -401,6 +411,58 @@ def exact_quotient(a: Term, b: Term) -> Term | None:
     if not all(c.is_Integer for c in poly.coeffs()):
         return None
     return from_polynomial(quotient)
+
+
+def threshold_of(parts: Iterable[Formula], var: Term, exactly: Callable[[Formula], bool]) -> Term | None:
+    """t free of ``var`` such that one of the comparisons ``parts`` holds exactly
+    when var < t, or exactly when it does not (``exactly``: the caller's proof
+    that a formula holds for every key), or None. The candidates: each side of a
+    comparison and what makes the sides differ by var, each also plus one (< and
+    <= alike). Where a condition holds exactly on the first t keys, a sum over
+    the keys splits there (the program's sums, :mod:`.sums`; a target's,
+    :mod:`.target`)."""
+    name = var.decl().name()
+    for part in parts:
+        if part.num_args() != 2 or name not in free_constants(part):
+            continue
+        a, b = part.children()
+        if not (z3.is_int(a) and z3.is_int(b)):
+            continue
+        candidates = (b, z3.simplify(b - a + var), a, z3.simplify(a - b + var))
+        for t in candidates + tuple(z3.simplify(c + 1) for c in candidates):
+            if name in free_constants(t):
+                continue
+            for holds in (part, z3.Not(part)):  # the first keys are those where it holds, or not
+                if exactly(holds == (var < t)):
+                    return t
+    return None
+
+
+def whole_quotient(a: Term, b: Term) -> tuple[Term, Term] | None:
+    """Polynomials q, r with a = q * b + r, q the polynomial quotient with each
+    coefficient rounded down (N + l + 2 N i over 2 N: q = i, r = N + l, where
+    :func:`quotient_remainder` finds the quotient i + 1/2), or None outside
+    polynomials. Only a candidate: a // b = q needs 0 <= r < b proved.
+
+    >>> N, l, i = z3.Ints("N l i")
+    >>> q, r = whole_quotient(N + l + 2 * N * i, 2 * N)
+    >>> z3.simplify(q), z3.simplify(r)
+    (i, N + l)
+    """
+    pa, pb = to_polynomial(a), to_polynomial(b)
+    if pa is None or pb is None or pb == 0 or not pb.free_symbols:
+        return None
+    leading = sorted(pb.free_symbols, key=str)
+    symbols = leading + sorted((pa.free_symbols - pb.free_symbols), key=str)
+    quotient, _ = sympy.div(sympy.expand(pa), sympy.expand(pb), *symbols)
+    if quotient == 0:
+        return None
+    poly = sympy.Poly(quotient, *symbols)
+    whole = sympy.Add(*[sympy.floor(c) * sympy.Mul(*[x ** e for x, e in zip(symbols, m)])
+                        for m, c in zip(poly.monoms(), poly.coeffs())])
+    if whole == 0:
+        return None
+    return from_polynomial(whole), from_polynomial(sympy.expand(pa - whole * pb))
 
 
 def quotient_remainder(a: Term, b: Term) -> tuple[Term, Term] | None:

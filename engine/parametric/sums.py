@@ -6,9 +6,12 @@ padding) whose condition depends on l cannot be split inside the sum. Where
 that condition holds exactly on the first keys (c(l) <=> l < t for every
 l < count, t proved by z3: a masked row sum, keys j < n), the sum is the sum
 over the first t' = min(max(t, 0), count) keys plus the sum over the rest,
-each evaluated on its own keys, where the condition is decided. Splitting a
-sum's range anywhere is sound; the threshold only decides whether the pieces
-can then be evaluated.
+each evaluated on its own keys, where the condition is decided. Where no
+comparison of the condition gives a threshold, and no case of the context
+can be split instead, the condition is simplified first by what the facts
+decide (``Prover.simplify``, quotients included: a key of a concatenation
+read modulo its width). Splitting a sum's range anywhere is sound; the
+threshold only decides whether the pieces can then be evaluated.
 """
 
 from __future__ import annotations
@@ -18,7 +21,7 @@ from typing import Mapping, Sequence
 import sympy
 import z3
 
-from usim.engine.parametric.integers import Formula, Term, free_constants
+from usim.engine.parametric.integers import Formula, Term, free_constants, threshold_of
 from usim.engine.parametric.steps import CASES, SPLITS, Context, OuterCase, SplitInSum, Unsupported
 from usim.engine.signs import Sign, SignAnalysis
 from usim.rasp.expr import Aggregate, SOp
@@ -43,7 +46,12 @@ class SumSplitting:
         except SplitInSum as split:
             threshold = self._threshold(split.condition, l, inner) if splits > 0 else None
             if threshold is None:
-                self._outside(split, l, count, ctx)
+                self._outside(split, l, count, ctx)  # raises OuterCase where the context can be split instead
+                if splits > 0:  # else: the condition with what the facts decide taken out
+                    simpler = self.prover.simplify(inner.facts, split.condition, CASES, small=True)
+                    if not simpler.eq(split.condition):
+                        threshold = self._threshold(simpler, l, inner)
+            if threshold is None:
                 raise
             first = self.smaller(self.larger(threshold, z3.IntVal(0)), count)
             parts = []
@@ -93,21 +101,8 @@ class SumSplitting:
         when l < t wherever inner's facts hold (z3), or None. The candidates: the
         sides of the comparison and what makes them differ by l, each also plus
         one."""
-        name = l.decl().name()
-        for part in self._open_parts(condition, inner.facts):
-            if part.num_args() != 2 or name not in free_constants(part):
-                continue
-            a, b = part.children()
-            if not (z3.is_int(a) and z3.is_int(b)):
-                continue
-            candidates = (b, z3.simplify(b - a + l), a, z3.simplify(a - b + l))
-            for t in candidates + tuple(z3.simplify(c + 1) for c in candidates):  # < and <= alike
-                if name in free_constants(t):
-                    continue
-                for holds in (part, z3.Not(part)):  # the first keys are those where it holds, or not
-                    if self.prover.proves(inner.facts, holds == (l < t), CASES).holds:
-                        return t
-        return None
+        return threshold_of(self._open_parts(condition, inner.facts), l,
+                            lambda formula: self.prover.proves(inner.facts, formula, CASES).holds is True)
 
     def _outside(self, split: SplitInSum, l: Term, count: Term, ctx: Context) -> None:
         """Raise :class:`OuterCase` for an open comparison of the condition the body

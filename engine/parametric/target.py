@@ -20,7 +20,7 @@ import sympy
 import z3
 
 from usim.encodings.sized import Cases, CasesInArithmetic, SymbolicMatrix, active, both, matrix_of, total, when
-from usim.engine.parametric.integers import Formula, Term, condition_formula, translate
+from usim.engine.parametric.integers import Formula, Term, condition_formula, threshold_of, translate
 from usim.engine.parametric.steps import Unsupported
 from usim.engine.parametric.terms import ParametricAtoms
 from usim.engine.signs import Sign, SignAnalysis
@@ -29,6 +29,9 @@ from usim.rasp.family import INDEX, Condition, SymbolicInt
 __all__ = ["Cases", "CasesInArithmetic", "SymbolicMatrix", "TargetContext", "active", "both", "matrix_of", "total", "when"]
 
 Index = SymbolicInt | int
+
+SPLITS = 3
+"""How many times a target's sum is split at a threshold, one within another."""
 
 CASES_INSIDE = "a target's entry given by cases inside a sum or a product (outside the target fragment)"
 """Why a target whose cases are not at an entry's top is UNKNOWN (the engine splits them only there)."""
@@ -48,6 +51,8 @@ class TargetContext:
     env: dict[str, Term] = field(default_factory=dict)
     facts: list[Formula] = field(default_factory=list)
     obligations: list[tuple[list[Formula], Formula, str]] = field(default_factory=list)
+    _met: list[list[Formula]] = field(default_factory=list)  # the conditions met inside each open sum
+    _deciding: int = 0  # inside a sum split at a threshold: cases the facts decide are pruned
 
     def term(self, value: Index, what: str) -> Term:
         t = translate(value, self.env, self.dims, self.positive)
@@ -62,23 +67,80 @@ class TargetContext:
         return self.atoms.entry(name, row, col)
 
     def total(self, extent: Index, term: Callable[[SymbolicInt], Any]) -> sympy.Expr:
+        """sum_{l < extent} term(l): one sum atom; or, where the body is given by
+        cases on l (a matrix read head by head inside a product), the sum split
+        at a threshold t that z3 proves (a condition c(l) of the cases holds
+        exactly when l < t, for every l < extent), each part evaluated on its
+        own keys, where the cases it meets are decided by the facts. Splitting
+        a sum's range anywhere is sound; the threshold only decides whether the
+        parts can then be evaluated."""
+        size = self.term(extent, "a sum's extent")
+        return self._total(size, term, SPLITS)
+
+    def _total(self, size: Term, term: Callable[[SymbolicInt], Any], splits: int,
+               start: Term | None = None) -> sympy.Expr:
         var = self.fresh("l")
         index = SymbolicInt("sym", var.decl().name(), INDEX)
-        size = self.term(extent, "a sum's extent")
         self.env[var.decl().name()] = var
+        key = index
+        if start is not None:  # the keys start + l: a name that means the term start, plus l
+            offset = self.fresh("s").decl().name()
+            self.env[offset] = start
+            key = SymbolicInt("sym", offset, INDEX) + index
         self.facts.extend([var >= 0, var < size])
+        met: list[Formula] = []
+        self._met.append(met)
         try:
-            body = term(index)
-            if isinstance(body, Cases):
-                raise Unsupported(CASES_INSIDE)
-            body = sympy.sympify(body)
-            positive = SignAnalysis().sign(body) is Sign.POSITIVE
+            try:
+                body = term(key)
+                if isinstance(body, Cases):
+                    raise CasesInArithmetic("a sum's terms given by cases")
+            except CasesInArithmetic:
+                threshold = self._threshold(met, var) if splits > 0 else None
+                if threshold is None:
+                    raise Unsupported(CASES_INSIDE) from None
+                body = None
+            if body is not None:
+                body = sympy.sympify(body)
+                positive = SignAnalysis().sign(body) is Sign.POSITIVE
         finally:
+            self._met.pop()
             del self.facts[-2:]
             del self.env[var.decl().name()]
+        if body is None:
+            first = z3.If(threshold < 0, 0, z3.If(threshold > size, size, threshold))
+            base = start if start is not None else z3.IntVal(0)
+            self._deciding += 1
+            try:
+                parts = [self._total(extent, term, splits - 1, begin) for begin, extent in
+                         ((start, first), (base + first, size - first)) if not self.proves(list(self.facts), extent <= 0)]
+            finally:
+                self._deciding -= 1
+            if start is not None:
+                del self.env[offset]
+            return sympy.Add(*parts)
+        if start is not None:
+            del self.env[offset]
         at_least_one = self.proves(list(self.facts), size >= 1)
         return self.atoms.total(var, size, body, positive=positive and at_least_one,
                                 nonnegative=at_least_one or self.proves(list(self.facts), size >= 0))
+
+    def _threshold(self, met: list[Formula], var: Term) -> Term | None:
+        """t free of ``var`` such that one comparison met in the cases holds exactly
+        when var < t (or exactly when it does not) for every key, under the facts
+        (z3), or None. Candidates: each side of the comparison and what makes
+        the sides differ by var, each also plus one."""
+        parts: list[Formula] = []
+        for formula in met:  # the comparisons inside each condition met, the last first
+            todo = [formula]
+            while todo:
+                part = todo.pop()
+                if z3.is_not(part) or z3.is_and(part) or z3.is_or(part):
+                    todo.extend(part.children())
+                else:
+                    parts.append(part)
+        facts = list(self.facts)
+        return threshold_of(parts, var, lambda formula: self.proves(facts, formula))
 
     def condition(self, condition: Condition) -> Formula:
         """A condition between index terms and sizes as a z3 formula (its divisions recorded)."""
@@ -89,6 +151,13 @@ class TargetContext:
         each value computed with its condition among the facts (so what it
         reads is checked where it is read); nested cases are flattened."""
         formula = self.condition(condition)
+        for met in self._met:
+            met.append(formula)
+        if self._deciding:  # inside a split sum: a case the facts decide is its branch alone
+            if self.proves(list(self.facts), formula):
+                return then()
+            if self.proves(list(self.facts), z3.Not(formula)):
+                return otherwise()
         out: list[tuple[Formula, Any]] = []
         for holds, make in ((formula, then), (z3.Not(formula), otherwise)):
             self.facts.append(holds)
