@@ -299,6 +299,10 @@ NOT_RUN = "not run"
 """How the detail of an engine begins that was left out because another had
 already decided the obligation (``check_obligation(..., until_decided=True)``)."""
 
+TABULATED = ("tabulated: on this finite domain the target is evaluated at each input, by the exhaustive "
+             "engine alone, never built as one expression")
+"""The ``engine_choice`` of a result decided by its table (:func:`usim.engine.runner.check_obligation`)."""
+
 
 @dataclass(frozen=True)
 class EngineResult:

@@ -27,7 +27,7 @@ from usim.encodings.notation import shape_label
 from usim.engine.cache import CacheUse, VerdictCache
 from usim.engine.choice import choose
 from usim.engine.children import Task, run_tasks, under_deadline
-from usim.engine.claim import NOT_RUN, Claim, EngineResult, Obligation, ObligationResult, Status, claim_status
+from usim.engine.claim import NOT_RUN, TABULATED, Claim, EngineResult, Obligation, ObligationResult, Status, claim_status
 from usim.engine.definedness import ENGINE as DEFINEDNESS
 from usim.engine.definedness import check_definedness
 from usim.engine.engines import ENGINES
@@ -173,24 +173,27 @@ def check_obligation(
     if until_decided:
         names = cheapest_first(names, costs or {})
         results = earlier + _until_decided(ob, names, timeout, jobs)
-        if jobs is None:
-            results += [_run_engine(name, ob, timeout) for name in CHECKS]
-        else:
-            key = (ob.shape, ob.mutant)
-            ran = run_tasks([(key, name, lambda name=name: _run_engine(name, ob, timeout)) for name in CHECKS],
-                            timeout, jobs)
-            results += list(ran.get(key, ()))
+        results += _run_in_order(ob, [(name, _engine_task(name, ob, timeout)) for name in CHECKS], timeout, jobs)
         return _assemble(ob, results, print_, ob.mutant, choice)
-    tasks = names + list(CHECKS)
+    tasks = [(name, _engine_task(name, ob, timeout)) for name in names + list(CHECKS)]
+    return _assemble(ob, _run_in_order(ob, tasks, timeout, jobs), print_, ob.mutant, choice)
+
+
+def _engine_task(name: str, ob: Obligation, timeout: float) -> Callable[[], EngineResult]:
+    return lambda: _run_engine(name, ob, timeout)
+
+
+def _run_in_order(ob: Obligation, tasks: Sequence[tuple[str, Callable[[], EngineResult]]], timeout: float,
+                  jobs: int | None) -> list[EngineResult]:
+    """Each (name, task) of ``ob``: here, one after another (``jobs`` None), or in
+    forked children under :func:`run_tasks`' deadline, ``jobs`` at once; the
+    results in the order of ``tasks``."""
     if jobs is None:
-        results = [_run_engine(name, ob, timeout) for name in tasks]
-    else:
-        key = (ob.shape, ob.mutant)
-        ran = run_tasks([(key, name, lambda name=name: _run_engine(name, ob, timeout)) for name in tasks],
-                        timeout, jobs)
-        order = {name: index for index, name in enumerate(tasks)}
-        results = sorted(ran.get(key, ()), key=lambda r: order.get(r.engine, len(order)))
-    return _assemble(ob, results, print_, ob.mutant, choice)
+        return [work() for _, work in tasks]
+    key = (ob.shape, ob.mutant)
+    ran = run_tasks([(key, name, work) for name, work in tasks], timeout, jobs)
+    order = {name: index for index, (name, _) in enumerate(tasks)}
+    return sorted(ran.get(key, ()), key=lambda r: order.get(r.engine, len(order)))
 
 
 def cheapest_first(names: Sequence[str], costs: Mapping[str, float]) -> list[str]:
@@ -214,11 +217,7 @@ def _until_decided(ob: Obligation, names: Sequence[str], timeout: float, jobs: i
     """Each engine in turn until one proves or refutes; the rest recorded as not run."""
     results: list[EngineResult] = []
     for index, name in enumerate(names):
-        if jobs is None:
-            result = _run_engine(name, ob, timeout)
-        else:
-            key = (ob.shape, ob.mutant)
-            result = run_tasks([(key, name, lambda name=name: _run_engine(name, ob, timeout))], timeout, 1)[key][0]
+        result = _run_in_order(ob, [(name, _engine_task(name, ob, timeout))], timeout, 1 if jobs else None)[0]
         results.append(result)
         if result.status in (Status.PROVED, Status.REFUTED):
             why = f"{NOT_RUN}: {name} decided the shape first ({result.status.value} in {result.seconds:.2f} s)"
@@ -226,10 +225,6 @@ def _until_decided(ob: Obligation, names: Sequence[str], timeout: float, jobs: i
             break
     return results
 
-
-TABULATED = ("tabulated: on this finite domain the target is evaluated at each input, by the exhaustive "
-             "engine alone, never built as one expression")
-"""The ``engine_choice`` of a result decided by its table (:func:`check_obligation`)."""
 
 TABULATING = "evaluating the target at each input of the domain"
 """What :func:`check_obligation` does under the deadline for a target decided by its table."""
@@ -248,16 +243,10 @@ def _by_table(ob: Obligation, names: Sequence[str], timeout: float, jobs: int | 
     witness check, for an obligation decided by its table; the other engines
     not run, saying why."""
     tasks: list[tuple[str, Callable[[], EngineResult]]] = [
-        ("exhaustive", lambda: _run_engine("exhaustive", ob, timeout)),
+        ("exhaustive", _engine_task("exhaustive", ob, timeout)),
         (DEFINEDNESS, lambda: defined_everywhere(ob, timeout)),
-        (WITNESS, lambda: _run_engine(WITNESS, ob, timeout))]
-    if jobs is None:
-        results = [work() for _, work in tasks]
-    else:
-        key = (ob.shape, ob.mutant)
-        ran = run_tasks([(key, name, work) for name, work in tasks], timeout, jobs)
-        order = {name: index for index, (name, _) in enumerate(tasks)}
-        results = sorted(ran.get(key, ()), key=lambda r: order.get(r.engine, len(order)))
+        (WITNESS, _engine_task(WITNESS, ob, timeout))]
+    results = _run_in_order(ob, tasks, timeout, jobs)
     why = f"{NOT_RUN}: the exhaustive engine decides this finite domain, the target evaluated at each input"
     return results[:1] + [EngineResult(name, Status.UNKNOWN, 0.0, why) for name in names
                           if name != "exhaustive"] + results[1:]

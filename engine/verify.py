@@ -25,12 +25,12 @@ from typing import Callable, Mapping, Sequence
 
 from usim.encodings.notation import shape_label
 from usim.engine.certificate import Certificate, CertificateError
-from usim.engine.claim import Claim, Counterexample, Obligation, ObligationResult, Shape
+from usim.engine.claim import TABULATED, Claim, Counterexample, Obligation, ObligationResult, Shape
 from usim.engine.parametric.composed import ComposedClaim, prove_one_all_sizes
 from usim.engine.parametric.fresh import Locate
 from usim.engine.parametric.statement import FamilyClaim
 from usim.engine.replay import replayed_again
-from usim.engine.runner import TABULATED, check_obligation
+from usim.engine.runner import check_obligation
 from usim.engine.statement import fingerprint, table_fingerprint
 from usim.errors import DeadlineError, UsimError
 
@@ -145,6 +145,10 @@ def verify(cert: Certificate, source: ObligationSource, claim_engines: tuple[str
             out.differences.append(f"{where}: cannot be built again: {error}")
             continue
         by_table = recorded.engine_choice == TABULATED  # decided by its table: the table is the statement
+        if by_table and ob.values is None:
+            out.differences.append(f"{where}: the certificate says its target was evaluated at each input, but "
+                                   "its domain is not finite: there is no table to reproduce")
+            continue
         now = table_fingerprint(ob) if by_table else fingerprint(ob)
         if recorded.fingerprint is None:
             out.differences.append(f"{where}: the certificate records no fingerprint of the obligation "

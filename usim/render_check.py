@@ -15,7 +15,7 @@ import numpy as np
 
 from usim.encodings.digits import significant
 from usim.encodings.notation import shape_label
-from usim.engine.claim import NOT_RUN, Status
+from usim.engine.claim import NOT_RUN, TABULATED, Status
 from usim.listings.examples import ExampleRun, shown_counterexample
 from usim.listings.plan import ShapePlan
 from usim.listings.report import CheckReport, ListingCost, ShapeReport
@@ -106,8 +106,8 @@ def shape_lines(s: ShapeReport, spec: ListingSpec, alphabet: Any = None) -> list
     engines = ", ".join(f"{r.engine} not run" if r.detail.startswith(NOT_RUN) else
                         f"{r.engine} {r.status.value} {r.seconds:.2f}s" for r in s.result.results)
     lines.append(f"{head}: {s.status.value} ({engines})")
-    if s.result.engine_choice and s.result.engine_choice.startswith("tabulated:"):
-        lines.append("      target: " + s.result.engine_choice.split(": ", 1)[1])
+    if s.result.engine_choice == TABULATED:
+        lines.append("      target: " + TABULATED.split(": ", 1)[1])
     counter = s.result.counterexample
     described = None if counter is None else abbreviate(shown_counterexample(counter, alphabet, spec).describe())
     if s.mutant:  # a broken variant: its verdict and its counterexample say enough

@@ -35,6 +35,7 @@ that outlives :func:`child_deadline` is killed and gives UNKNOWN.
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import pickle
 import subprocess
@@ -116,6 +117,8 @@ def prove_fresh(locate: Locate, fc: "FamilyClaim", mutant: str | None = None, ti
         kind, value = pickle.loads(answer.read_bytes())
     if kind == "error":
         raise UsimError(value)
+    if not value.conditions:  # a child's ERROR names the conditions of the statement it was sent
+        value = dataclasses.replace(value, conditions=fc.describe_conditions())
     return value
 
 

@@ -12,8 +12,8 @@ import pytest
 import sympy
 
 from usim.cli import main
-from usim.engine.claim import Status
-from usim.engine.runner import TABULATED, check_obligation
+from usim.engine.claim import TABULATED, Status
+from usim.engine.runner import check_obligation
 from usim.engine.statement import table_fingerprint
 from usim.errors import UsimError
 from usim.proofs import get
@@ -125,3 +125,27 @@ def test_where_the_exhaustive_engine_does_not_decide_the_others_run_on_the_targe
     assert result.results[0].engine == "exhaustive" and result.results[0].status is Status.UNKNOWN
     assert any(r.status is Status.PROVED for r in result.results[1:])
     assert result.status is Status.PROVED
+
+
+def test_a_certificate_calling_a_real_domain_tabulated_is_not_reproduced(tmp_path, capsys):
+    """A re-sealed check certificate whose row says TABULATED on a domain that is not
+    finite: there is no table, so nothing is re-run as if there were one."""
+    import json
+    from pathlib import Path
+
+    from usim.engine.certificate import digest
+
+    examples = Path(__file__).resolve().parents[2] / "examples"
+    cert = tmp_path / "sort.json"
+    assert main(["check", str(examples / "rasp" / "tracr_like.rasp"), "--function", "sort_keys",
+                 "--spec-file", f"{examples / 'specs' / 'tracr_like.py'}:ascending", "--max-n", "2",
+                 "--json", str(cert)]) == 0
+    capsys.readouterr()
+    data = json.loads(cert.read_text())
+    for row in data["obligations"]:
+        row["engine_choice"] = TABULATED
+    data["digest"] = digest(data)
+    cert.write_text(json.dumps(data))
+    status = main(["verify", str(cert), "--run-spec-code"])
+    out = capsys.readouterr().out
+    assert status != 0 and "domain is not finite" in out, out
