@@ -23,8 +23,6 @@ from usim.encodings.evaluate import evaluate
 from usim.encodings.exact import EXACT
 from usim.encodings.exact import as_exact
 from usim.encodings.numeric import NumericInterpretation, RangeFault, type_name
-from usim.encodings.smt import SmtInterpretation
-from usim.encodings.symbolic import SymbolicInterpretation
 from usim.errors import EvaluationError, InputError, NotExactError, RangeError, UndefinedError
 from usim.rasp.program import Program
 
@@ -178,11 +176,15 @@ def run_exact(program: Program, tokens: Sequence[Any]) -> dict[str, list]:
 
 
 def run_symbolic(program: Program, tokens: Sequence[Any]) -> dict[str, list]:
+    from usim.encodings.symbolic import SymbolicInterpretation  # sympy: imported where it is used
+
     return evaluate(program, SymbolicInterpretation(), list(tokens))
 
 
 def run_smt(program: Program, tokens: Sequence[Any]) -> tuple[dict[str, list], list]:
     """Outputs as z3 terms, and the facts recorded (e.g. exp(t) > 0)."""
+    from usim.encodings.smt import SmtInterpretation  # z3: imported where it is used
+
     interp = SmtInterpretation()
     return evaluate(program, interp, list(tokens)), interp.facts
 

@@ -3,6 +3,17 @@
 The grammar is ``rasp.lark`` (LALR, lark); this module loads it once, turns lark's
 parse tree into :mod:`.tree` nodes with spans, and turns lark's errors into one-line
 :class:`RaspSyntaxError` messages with line, column and the offending text.
+
+Building the LALR tables takes lark about 0.14 s, a third of a ``usim run``'s
+start. So the tables lark computes are kept in the package, in the generated
+module :mod:`usim.repl.rasp_tables` (lark's own serialisation,
+``Lark.memo_serialize``, written as Python literals: no pickle, nothing read
+from outside the installed package). They are used only when that module was
+generated from this very grammar (its SHA-256) by this very lark version;
+otherwise the parser is built from ``rasp.lark`` as before, so a stale or
+foreign table is slower, never different. After editing the grammar, write
+them again with ``python -P -m usim.repl.write_tables`` (``tests/test_repl.py``
+fails until then).
 """
 
 from __future__ import annotations
@@ -32,8 +43,15 @@ _READABLE = {
 }
 
 
-@functools.lru_cache(maxsize=1)
-def _lark() -> Lark:
+def grammar_digest() -> str:
+    """The SHA-256 of ``rasp.lark``'s bytes (what :mod:`.rasp_tables` must be made from)."""
+    import hashlib
+
+    return hashlib.sha256(GRAMMAR.read_bytes()).hexdigest()
+
+
+def build_lark() -> Lark:
+    """The parser built from the grammar (lark computes the LALR tables)."""
     return Lark(
         GRAMMAR.read_text(encoding="utf-8"),
         parser="lalr",
@@ -41,6 +59,25 @@ def _lark() -> Lark:
         propagate_positions=True,
         maybe_placeholders=True,
     )
+
+
+def stored_lark() -> Lark | None:
+    """The parser from the stored tables, or None where they are missing or were
+    made from another grammar or by another lark version."""
+    try:
+        from usim.repl import rasp_tables
+    except ImportError:
+        return None
+    if rasp_tables.LARK_VERSION != lark.__version__ or rasp_tables.GRAMMAR_SHA256 != grammar_digest():
+        return None
+    return Lark._load_from_dict(rasp_tables.DATA, rasp_tables.MEMO)
+
+
+@functools.lru_cache(maxsize=1)
+def _lark() -> Lark:
+    return stored_lark() or build_lark()
+
+
 
 
 def _span(meta_or_token) -> T.Span:

@@ -141,3 +141,15 @@ def test_the_command_offers_exactly_the_runnable_blocks():
     from usim.constructions.options import BLOCK_NAMES
 
     assert BLOCK_NAMES == tuple(sorted(BLOCKS))
+
+
+def test_running_a_listing_imports_neither_sympy_nor_z3() -> None:
+    """usim run FILE.rasp needs the reader and the exact and numeric
+    interpretations only: sympy and z3 (half of its start-up) stay unloaded."""
+    code = ("import sys; from usim.cli import main; "
+            f"main(['run', {str(REPO / 'examples' / 'rasp' / 'transpose.rasp')!r}, '--function', 'transpose', "
+            "'--input', '[1, 2, 3, 4, 5, 6]']); "
+            "print(sorted(m for m in ('sympy', 'z3', 'mpmath', 'usim.constructions.blocks') if m in sys.modules))")
+    done = subprocess.run([sys.executable, "-P", "-c", code], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines() == ["[1, 3, 5, 2, 4, 6]", "[]"]

@@ -255,12 +255,12 @@ def show_sequence(values: Sequence[Any]) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
+    if is_listing(args.block):
+        return run_listing(args)  # imports only what the listing needs (no sympy, no z3)
     from usim.constructions.blocks import BLOCKS
     from usim.encodings.numeric import type_name
     from usim.encodings.runners import run_exact, run_numeric_in_range
 
-    if is_listing(args.block):
-        return run_listing(args)
     if args.block not in BLOCK_NAMES:
         raise InputError(f"no block {args.block!r}: give one of {', '.join(BLOCK_NAMES)}, or a .rasp file")
     if args.shape is None:
