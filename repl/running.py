@@ -60,18 +60,13 @@ def run_shown(sop: E.SOp, values: list[Any], tables: SymbolTables, exact_only: b
     if not values:
         raise InputError("the input is empty")
     alphabet = tables.alphabet
+    tokens = _tokens(values, tables)
     if alphabet is not None:
-        tokens = alphabet.encode(values)
         outside = sorted({v for v in values if v not in alphabet.inputs})
         if outside and tables.joins_strings(sop):
             raise InputError(f"the input holds {', '.join(map(repr, outside))}, outside the symbols it "
                              f"ranges over ({', '.join(map(repr, alphabet.inputs))}): the strings a + "
                              "makes are known only for those")
-    elif all(is_number(v) or isinstance(v, bool) for v in values):
-        tokens = values
-    else:
-        raise InputError("usim reads this input as numbers; an input of strings needs symbols "
-                         "(run it with strings as its input, or check it with --alphabet)")
     name = label or (sop.name if sop.has_name else "the sequence")
     program = Program.of(name, {name: sop})
     try:
@@ -81,6 +76,53 @@ def run_shown(sop: E.SOp, values: list[Any], tables: SymbolTables, exact_only: b
             raise
         out = [float(v) for v in run_numeric(program, [float(v) for v in tokens])[name][0]]
     return tables.shown(sop, out)
+
+
+def _tokens(values: list[Any], tables: SymbolTables) -> list[Any]:
+    """An input in the interpretations' domain: symbols as their codes, numbers as they are."""
+    if tables.alphabet is not None:
+        return tables.alphabet.encode(values)
+    if all(is_number(v) or isinstance(v, bool) for v in values):
+        return values
+    raise InputError("usim reads this input as numbers; an input of strings needs symbols "
+                     "(run it with strings as its input, or check it with --alphabet)")
+
+
+def selection_shown(selector: E.Selector, values: list[Any], tables: SymbolTables) -> list[list[bool]]:
+    """Which keys each query selects, on one input (what the REPL's ``draw`` shows).
+
+    Args:
+        selector: the selector.
+        values: the input (symbols when ``tables`` has an alphabet, else numbers).
+        tables: the kinds and symbol tables of the reading that built ``selector``.
+
+    Returns:
+        Row q, column k: whether query q selects key k (exactly where the
+        values are exact, else in float64, as :func:`run_shown` runs).
+    """
+    import numpy as np
+
+    from usim.encodings.evaluate import evaluate_all
+    from usim.encodings.exact import EXACT
+    from usim.encodings.numeric import NumericInterpretation
+    from usim.encodings.selection import StaticSelection
+
+    if not values:
+        raise InputError("the input is empty")
+    tokens = _tokens(values, tables)
+    program = Program.of("width", {"width": E.SelectorWidth(selector)})
+    try:
+        selection = evaluate_all(program, EXACT, list(tokens))[selector.id]
+    except NotExactError:
+        array = np.asarray([[float(t) for t in tokens]], dtype=np.float64)
+        selection = evaluate_all(program, NumericInterpretation(), array)[selector.id]
+    if isinstance(selection, StaticSelection):
+        matrix = selection.dense()
+    else:
+        matrix = np.asarray(selection, dtype=bool)
+        matrix = matrix[0] if matrix.ndim == 3 else matrix
+    n = len(values)
+    return [[bool(x) for x in row] for row in np.broadcast_to(matrix, (n, n))]
 
 
 def run_numbers(sop: E.SOp, label: str, tokens: Sequence[Any], exact: bool, boolean: bool) -> list[Any]:

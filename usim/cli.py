@@ -15,7 +15,7 @@ from typing import NoReturn
 from usim import __version__
 from usim.errors import UsimError
 
-COMMANDS = ("run", "prove", "report", "verify", "check", "show", "simulate", "compile", "site", "paper-map")
+COMMANDS = ("run", "repl", "prove", "report", "verify", "check", "show", "simulate", "compile", "site", "paper-map")
 
 
 class OneLineParser(argparse.ArgumentParser):

@@ -46,13 +46,14 @@ class _Printer:
     """Prints the plan, the alphabet and each shape as :func:`usim.listings.check.check`
     goes (a :class:`~usim.listings.check.CheckObserver`)."""
 
-    def __init__(self, spec: "ListingSpec") -> None:
-        self.spec, self.alphabet, self.shapes_begun = spec, None, False
+    def __init__(self, spec: "ListingSpec", brief: bool = False) -> None:
+        self.spec, self.alphabet, self.shapes_begun, self.brief = spec, None, False, brief
 
     def planned(self, plan: "ShapePlan") -> None:
         from usim.render_check import plan_lines
 
-        _print(plan_lines(plan, self.spec))
+        if not self.brief:
+            _print(plan_lines(plan, self.spec))
 
     def ready(self, alphabet: Any) -> None:
         from usim.render_check import alphabet_lines
@@ -66,7 +67,14 @@ class _Printer:
         if not self.shapes_begun:
             self.shapes_begun = True
             print("shapes:")
-        _print(shape_lines(shape, self.spec, self.alphabet))
+        lines = shape_lines(shape, self.spec, self.alphabet)
+        if self.brief:  # the verdict and, where refuted, the counterexample
+            lines = lines[:1] + [line for line in lines[1:] if line.lstrip().startswith(BRIEF)]
+        _print(lines)
+
+
+BRIEF = ("counterexample:",)
+"""The lines of a shape a brief check keeps beside its verdict."""
 
 
 def _print(lines: list[str]) -> None:
@@ -74,7 +82,10 @@ def _print(lines: list[str]) -> None:
         print(line)
 
 
-def run(args: argparse.Namespace) -> int:
+def run(args: argparse.Namespace, text: str | None = None, brief: bool = False) -> int:
+    """``usim check``; ``text``: the listing's source, where it is not read from
+    ``args.file`` (``check`` inside ``usim repl``: the session's statements);
+    ``brief``: each shape's verdict and counterexample, then the summary."""
     from usim.commands.options import CHECK_LARGEST_N, check_max_n, check_timeout, check_writable, engines_option
     from usim.encodings.notation import parse_dims
     from usim.listings.certificate import listing_certificate
@@ -90,13 +101,15 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         check_writable(args.json, "--json")
     engines = engines_option(args.engine)
-    _print(header_lines(args.file, args.function, spec, shapes is not None or args.max_n is not None))
+    if not brief:
+        _print(header_lines(args.file, args.function, spec, shapes is not None or args.max_n is not None))
     alphabet = parse_alphabet(args.alphabet) if args.alphabet is not None else None
     request = CheckRequest(args.file, args.function, spec, shapes, args.max_n, engines, args.timeout,
                            args.seed, args.samples, padding=args.padding, mutants=args.mutants,
-                           alphabet=alphabet, every_engine=args.every_engine)
-    report = check(request, _Printer(spec))
-    _print(report_lines(report, args.samples, args.mutants))
+                           alphabet=alphabet, every_engine=args.every_engine, text=text)
+    report = check(request, _Printer(spec, brief))
+    lines = report_lines(report, args.samples, args.mutants)
+    _print([line for line in lines if line.startswith(("summary", "broken variants"))] if brief else lines)
     if args.json:
         import json
         from pathlib import Path

@@ -30,7 +30,7 @@ from usim.rasp.expr import Expr, Indices, Length, Semantics, Tokens
 from usim.show import style
 from usim.show.model import Model, ShownHead, format_value
 
-INSTALL_HINT = "usim show draws with matplotlib, which is not installed: pip install 'usim[plot]'"
+INSTALL_HINT = "usim draws pictures with matplotlib, which is not installed: pip install 'usim[plot]'"
 
 
 def pyplot():
