@@ -243,6 +243,9 @@ def string_literals(module: tree.Module) -> set[str]:
     stack: list[Any] = list(module.statements)
     while stack:
         node = stack.pop()
+        if isinstance(node, tree.SetExample) and isinstance(node.expr, tree.String):
+            found.update(node.expr.value)  # an example's string is its characters, never one symbol
+            continue
         if isinstance(node, tree.String):
             found.add(node.value)
             found.update(node.value)

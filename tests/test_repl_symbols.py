@@ -195,3 +195,10 @@ def test_a_file_making_too_many_strings_is_refused_while_it_is_read():
     text = "x = tokens; " + " ".join(f'x = x + "{c}";' for c in "abcdefghij") + " y = x + x;"
     with pytest.raises(UsimError, match="more than 128 strings"):
         load_text(text, "t.rasp", symbols=True, inputs=list("abcdefghijklmn"))
+
+
+def test_an_example_string_gives_its_characters_not_a_symbol_of_its_own() -> None:
+    from usim.repl import load_text
+
+    rasp = load_text('set example "(x)()"\ny = tokens == "x";\n', symbols=True)
+    assert rasp.alphabet.symbols == ("(", ")", "x")
