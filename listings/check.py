@@ -54,7 +54,9 @@ class CheckRequest:
     run every engine at each shape (they must all agree, as ``usim prove``
     runs them); by default they are tried cheapest first, ordered by their
     times on the previous shape, and the first that proves or refutes a shape
-    decides it (the others are not run there, and say so).
+    decides it (the others are not run there, and say so). ``files``: the text
+    of files the listing loads, by path, where they are not to be read from
+    disk (``check`` inside ``usim repl``: what the session loaded).
     """
 
     path: str
@@ -71,6 +73,7 @@ class CheckRequest:
     text: str | None = None
     alphabet: Sequence[str] | None = None
     every_engine: bool = False
+    files: Mapping[str, str] | None = None
 
 
 class CheckObserver(Protocol):
@@ -147,7 +150,8 @@ def check(request: CheckRequest, observer: CheckObserver | None = None) -> Check
         rasp = load_file(request.path, symbols, request.alphabet)
         text = rasp.source
     else:
-        rasp = load_text(text, request.path, symbols, request.alphabet)
+        files = dict(request.files) if request.files is not None else None
+        rasp = load_text(text, request.path, symbols, request.alphabet, files=files)
     rasp.get(function)
     plan = plan_shapes(rasp, function, spec, request.shapes, request.max_n)
     observer.planned(plan)

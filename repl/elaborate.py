@@ -223,6 +223,10 @@ class Elaborator(Operators):
             module = self.loader(path, frame.filename)
         except FileNotFoundError:
             raise self.error(node, f"could not find the file {path}") from None
+        except UnicodeDecodeError:
+            raise self.error(node, f"{path} is not UTF-8 text") from None
+        except OSError as error:  # a folder, no permission, ...
+            raise self.error(node, f"cannot read {path}: {error.strerror or error}") from None
         # As in the REPL: the file runs in its own scope over the library, and
         # every name not starting with "_" is copied into the loading scope.
         root = env

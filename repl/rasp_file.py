@@ -112,7 +112,7 @@ class RaspFile:
         alphabet = self.alphabet
         assert alphabet is not None  # only symbols are joined
         collecting = Collecting(alphabet.inputs)
-        action(_run(self.tree, collecting))
+        action(_run(self.tree, collecting, self.elaborator.loader))
         self.widen(collecting.seen)
 
     def widen(self, symbols: Sequence[str]) -> None:
@@ -126,7 +126,7 @@ class RaspFile:
         if every == set(alphabet.symbols):
             return
         within_limit(len(every), self.filename)
-        wider = _run(self.tree, Alphabet.of(every, alphabet.inputs))
+        wider = _run(self.tree, Alphabet.of(every, alphabet.inputs), self.elaborator.loader)
         self.env, self.elaborator = wider.env, wider.elaborator
 
     def _build(self, name: str, args: Mapping[str, Any] | None = None) -> Built:
@@ -139,7 +139,7 @@ class RaspFile:
             missing = [p for p in value.params if p not in args]
             if missing:
                 raise RaspEvaluationError(
-                    self.filename, value.span.line, value.span.column,
+                    value.filename, value.span.line, value.span.column,
                     f"cannot call {name}: no value for its parameter(s) {', '.join(missing)} "
                     f"(write the call itself, e.g. {name}({', '.join('...' for _ in value.params)}))",
                     f"def {name}({', '.join(value.params)})")
@@ -201,7 +201,8 @@ def is_name(text: str) -> bool:
 
 
 def load_text(text: str, filename: str = "<string>", symbols: bool = False,
-              inputs: Sequence[str] | None = None, with_examples: bool = False) -> RaspFile:
+              inputs: Sequence[str] | None = None, with_examples: bool = False,
+              files: dict[str, str] | None = None) -> RaspFile:
     """Parse and run RASP source text.
 
     By default the input and every sequence hold numbers (a string meeting a
@@ -213,11 +214,14 @@ def load_text(text: str, filename: str = "<string>", symbols: bool = False,
     :mod:`usim.repl.symbols`). The input ranges over ``inputs`` (by
     default the symbols of the file's examples, else every symbol it uses; with
     ``with_examples``, the examples' symbols as well as ``inputs``: a run on one
-    input, where the file's own applications must run too)."""
+    input, where the file's own applications must run too). ``files``: the text
+    of each file a ``load`` reads, by its path; a path not in it is read from
+    disk and added (a session keeps what it loaded, whatever the disk holds later)."""
     module = parse(text, filename)
+    loader = _loader if files is None else _keeping(files)
     alphabet = None
     if symbols:
-        first = _run(module, Collecting(inputs or ()))
+        first = _run(module, Collecting(inputs or ()), loader)
         seen = set(first.elaborator.alphabet.seen) | string_literals(module)  # type: ignore[union-attr]
         examples = {v for e in first.examples for v in e.values if isinstance(v, str)}
         chosen = list(inputs) if inputs else (sorted(examples) or sorted(seen))
@@ -229,11 +233,11 @@ def load_text(text: str, filename: str = "<string>", symbols: bool = False,
         if CONCATENATION in first.uses and not set(chosen) <= set(inputs or ()):
             # the first reading did not know the input's symbols, so it could
             # not make the strings a + joins to them: read it again knowing them
-            again = _run(module, Collecting(chosen))
+            again = _run(module, Collecting(chosen), loader)
             seen |= set(again.elaborator.alphabet.seen)  # type: ignore[union-attr]
         within_limit(len(seen | examples), filename)
         alphabet = Alphabet.of(seen | examples, chosen)
-    return _run(module, alphabet)
+    return _run(module, alphabet, loader)
 
 
 def string_literals(module: tree.Module) -> set[str]:
@@ -256,8 +260,9 @@ def string_literals(module: tree.Module) -> set[str]:
     return found
 
 
-def _run(module: tree.Module, alphabet: Alphabet | None) -> RaspFile:
-    elaborator = Elaborator(loader=_loader, alphabet=alphabet)
+def _run(module: tree.Module, alphabet: Alphabet | None,
+         loader: Callable[[str, str], tree.Module] | None = None) -> RaspFile:
+    elaborator = Elaborator(loader=loader or _loader, alphabet=alphabet)
     library = base_env(elaborator)
     env = Env(library, name=module.filename)
     elaborator.run_module(module, env)
@@ -286,3 +291,12 @@ def load_file(path: str | Path, symbols: bool = False, inputs: Sequence[str] | N
 
 def _loader(path: str, from_file: str) -> tree.Module:
     return parse(Path(path).read_text(encoding="utf-8"), path)
+
+
+def _keeping(files: dict[str, str]) -> Callable[[str, str], tree.Module]:
+    """A loader that reads each file once: from ``files``, else from disk into ``files``."""
+    def load(path: str, from_file: str) -> tree.Module:
+        if path not in files:
+            files[path] = Path(path).read_text(encoding="utf-8")
+        return parse(files[path], path)
+    return load

@@ -60,7 +60,7 @@ def run_shown(sop: E.SOp, values: list[Any], tables: SymbolTables, exact_only: b
     if not values:
         raise InputError("the input is empty")
     alphabet = tables.alphabet
-    tokens = _tokens(values, tables)
+    tokens = encode_input(values, tables)
     if alphabet is not None:
         outside = sorted({v for v in values if v not in alphabet.inputs})
         if outside and tables.joins_strings(sop):
@@ -78,8 +78,20 @@ def run_shown(sop: E.SOp, values: list[Any], tables: SymbolTables, exact_only: b
     return tables.shown(sop, out)
 
 
-def _tokens(values: list[Any], tables: SymbolTables) -> list[Any]:
-    """An input in the interpretations' domain: symbols as their codes, numbers as they are."""
+def encode_input(values: Sequence[Any], tables: SymbolTables) -> list[Any]:
+    """An input in the interpretations' domain.
+
+    Args:
+        values: the input (symbols when ``tables`` has an alphabet, else numbers).
+        tables: the kinds and symbol tables of a reading.
+
+    Returns:
+        Symbols as their codes, numbers as they are.
+
+    Raises:
+        InputError: strings where the reading reads numbers.
+    """
+    values = list(values)
     if tables.alphabet is not None:
         return tables.alphabet.encode(values)
     if all(is_number(v) or isinstance(v, bool) for v in values):
@@ -109,7 +121,7 @@ def selection_shown(selector: E.Selector, values: list[Any], tables: SymbolTable
 
     if not values:
         raise InputError("the input is empty")
-    tokens = _tokens(values, tables)
+    tokens = encode_input(values, tables)
     program = Program.of("width", {"width": E.SelectorWidth(selector)})
     try:
         selection = evaluate_all(program, EXACT, list(tokens))[selector.id]

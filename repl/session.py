@@ -32,7 +32,9 @@ input of one kind must not stop the session from taking an example of another.
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
+from fractions import Fraction
 from typing import Any, Sequence
 
 from usim.errors import UsimError
@@ -41,9 +43,9 @@ from usim.rasp.program import topological_order
 from usim.repl import tree as T
 from usim.repl.errors import RaspFileError, RaspSyntaxError
 from usim.repl.parser import parse
-from usim.repl.rasp_file import RaspFile, load_text
+from usim.repl.rasp_file import EXPRESSION_FILE, RaspFile, load_text
 from usim.repl.running import selection_shown
-from usim.repl.values import Env, RaspFunction
+from usim.repl.values import Env, RaspFunction, describe
 
 SESSION = "<session>"
 """The file name a session's statements are read under (in messages)."""
@@ -65,8 +67,8 @@ class Shown:
     selection on the example, row q column k: query q selects key k),
     :data:`FUNCTION` (``value``: its parameters), :data:`VALUE` (a number, string,
     list, dict or boolean), :data:`EXAMPLE` (``value``: the example),
-    :data:`NOTE` (``value``: a sentence), :data:`DRAWING` (``value``: a tuple of
-    :class:`DrawnHead`) and :data:`ERROR` (``value``: the one-line message).
+    :data:`NOTE` (``value``: a sentence), :data:`DRAWING` (``value``: a
+    :class:`Drawing`) and :data:`ERROR` (``value``: the one-line message).
     ``example`` is the input a value was shown on; ``problem`` says why a
     sequence or selector defined without error could not be shown on it.
     """
@@ -102,48 +104,108 @@ class Reply:
 
     @property
     def errors(self) -> tuple[str, ...]:
+        """The one-line message of every statement that was refused."""
         return tuple(s.value for s in self.shown if s.what == ERROR)
+
+
+@dataclass(frozen=True)
+class Drawing:
+    """What ``draw`` shows: the first heads (at most :data:`MAX_DRAWN_HEADS`) and how many there are."""
+
+    heads: tuple[DrawnHead, ...]
+    total: int
 
 
 def message(error: UsimError) -> str:
     """An error as one line, without the session's own file name and line (they
-    count the session's statements, not what was typed)."""
-    if isinstance(error, RaspFileError) and error.filename == SESSION:
+    count the session's statements, not what was typed).
+
+    Args:
+        error: what a statement or command raised.
+
+    Returns:
+        ``error: ...`` or ``syntax error: ...`` with the offending text, or the
+        error's own message where it points into a file the session loaded.
+    """
+    if isinstance(error, RaspFileError) and error.filename in (SESSION, EXPRESSION_FILE):
         shown = f" (at `{error.text}`)" if error.text else ""
         kind = "syntax error" if isinstance(error, RaspSyntaxError) else "error"
         return f"{kind}: {error.message}{shown}"
     return str(error)
 
 
-def example_literal(values: Sequence[Any]) -> str:
-    """An input written in the REPL's language: ``"hello"`` where every entry is
-    one character (not a quote), else a list such as ``[1, 1/3, "ab", True]``."""
-    from fractions import Fraction
+def value_literal(value: Any) -> str:
+    """A value written in the REPL's language: ``"ab"``, ``1/3``, ``True``, a
+    list or a dict of them (what the session shows and writes)."""
+    if isinstance(value, str):
+        return '"' + value + '"'
+    if isinstance(value, Fraction):
+        return str(value.numerator) if value.denominator == 1 else f"{value.numerator}/{value.denominator}"
+    if isinstance(value, (list, tuple)):
+        return "[" + ", ".join(value_literal(v) for v in value) + "]"
+    if isinstance(value, dict):
+        return "{" + ", ".join(f"{value_literal(k)}: {value_literal(v)}" for k, v in value.items()) + "}"
+    return str(value)
 
+
+def example_literal(values: Sequence[Any]) -> str:
+    """An input written in the REPL's language.
+
+    Args:
+        values: the input's entries.
+
+    Returns:
+        ``"hello"`` where every entry is one character (not a quote or a
+        backslash), else a list such as ``[1, 1/3, "ab", True]``.
+    """
     if values and all(isinstance(v, str) and len(v) == 1 and v not in '"\\' for v in values):
         return '"' + "".join(values) + '"'
+    return value_literal(list(values))
 
-    def one(v: Any) -> str:
-        if isinstance(v, str):
-            return '"' + v + '"'
-        if isinstance(v, Fraction) and v.denominator != 1:
-            return f"{v.numerator}/{v.denominator}"
-        return str(v)
-    return "[" + ", ".join(one(v) for v in values) + "]"
+
+def checked_example(value: Any) -> tuple[Any, ...]:
+    """An example as the session takes one: a non-empty list (or string) of
+    numbers and booleans, or of strings (strings without quotes or backslashes,
+    so that the session's file can write it).
+
+    Args:
+        value: the value ``set example`` (or ``--example``) gave.
+
+    Returns:
+        Its entries.
+
+    Raises:
+        UsimError: anything else, naming what is wrong.
+    """
+    if isinstance(value, str):
+        value = list(value)
+    if not isinstance(value, (list, tuple)) or not value:
+        raise UsimError("an example is a non-empty list or string, e.g. set example [1, 2, 3]")
+    strings = [isinstance(v, str) for v in value]
+    for v in value:
+        if not (isinstance(v, (str, bool, int, Fraction))):
+            raise UsimError(f"an example holds numbers, booleans or strings, not {describe(v)}")
+        if isinstance(v, str) and ('"' in v or "\\" in v):
+            raise UsimError(f"an example's strings hold no quote or backslash, not {v!r}")
+    if any(strings) and not all(strings):
+        raise UsimError("an example holds strings or numbers, not both (the REPL refuses a mixed sequence)")
+    return tuple(value)
 
 
 def _symbols(values: Sequence[Any]) -> bool:
     return any(isinstance(v, str) for v in values)
 
 
-def read_session(statements: Sequence[str], example: Sequence[Any],
-                 more: Sequence[Any] = ()) -> RaspFile:
+def read_session(statements: Sequence[str], example: Sequence[Any], more: Sequence[Any] = (),
+                 files: dict[str, str] | None = None) -> RaspFile:
     """The session's statements read as one file, the input read as the example is.
 
     Args:
         statements: the accepted statements' text, in order.
         example: the running example (strings: the input is read as symbols).
         more: further symbols an input may hold (an input given to a command).
+        files: the text of every file the session loaded, by path (a file
+            not in it is read from disk and added).
 
     Returns:
         The reading (:class:`~usim.repl.rasp_file.RaspFile`).
@@ -151,8 +213,8 @@ def read_session(statements: Sequence[str], example: Sequence[Any],
     source = "".join(s + "\n" for s in statements)
     if _symbols(example) or _symbols(more):
         inputs = sorted({v for v in (*example, *more) if isinstance(v, str)})
-        return load_text(source, SESSION, symbols=True, inputs=inputs, with_examples=True)
-    return load_text(source, SESSION)
+        return load_text(source, SESSION, symbols=True, inputs=inputs, with_examples=True, files=files)
+    return load_text(source, SESSION, files=files)
 
 
 class Session:
@@ -173,10 +235,17 @@ class Session:
 
     def __init__(self, example: Sequence[Any] = DEFAULT_EXAMPLE) -> None:
         self.statements: list[str] = []
-        self.example: tuple[Any, ...] = tuple(example)
+        self.example: tuple[Any, ...] = checked_example(example)
         self.examples_on = True
+        self.files: dict[str, str] = {}
+        """The text of every file loaded, as it was when first loaded (the session
+        and its checks read these, whatever the disk holds later)."""
+        self._loads: dict[int, str] = {}  # statement index -> the loaded file's absolute path
         self._buffer = ""
-        self.file = read_session(self.statements, self.example)
+        self.file = self._read(self.statements, self.example)
+
+    def _read(self, statements: Sequence[str], example: Sequence[Any], more: Sequence[Any] = ()) -> RaspFile:
+        return read_session(statements, example, more, self.files)
 
     @property
     def source(self) -> str:
@@ -185,17 +254,54 @@ class Session:
         the example's symbols as the alphabet, and what ``save`` writes)."""
         return f"set example {example_literal(self.example)}\n" + "".join(s + "\n" for s in self.statements)
 
+    def saved(self, folder: str) -> str:
+        """The session as a file placed in ``folder``: :attr:`source`, each
+        ``load`` written relative to that folder (a load is read beside its file).
+
+        Args:
+            folder: where the file will be.
+
+        Returns:
+            The file's text.
+        """
+        lines = [f"set example {example_literal(self.example)}"]
+        for i, statement in enumerate(self.statements):
+            if i in self._loads:
+                statement = f'load "{os.path.relpath(self._loads[i], os.path.abspath(folder))}";'
+            lines.append(statement)
+        return "".join(line + "\n" for line in lines)
+
     def names(self) -> list[str]:
-        """The names the session defines (its own and those it loaded)."""
+        """The names the session defines.
+
+        Returns:
+            Its own and those it loaded, sorted.
+        """
         return self.file.names()
 
     def reading_for(self, values: Sequence[Any]) -> RaspFile:
-        """The session read so that ``values`` can be its input (their symbols
-        join the alphabet); the current reading where they already can."""
+        """The session read so that ``values`` can be its input.
+
+        Args:
+            values: an input (its symbols join the alphabet).
+
+        Returns:
+            The current reading where it already can take them, else a new one.
+
+        Raises:
+            UsimError: a statement of the session cannot be read with this
+                input (strings where it reads numbers), naming it.
+        """
         alphabet = self.file.alphabet
         if not _symbols(values) or (alphabet is not None and set(values) <= set(alphabet.inputs)):
             return self.file
-        return read_session(self.statements, self.example, values)
+        checked_example(values)
+        try:
+            return self._read(self.statements, self.example, values)
+        except UsimError as error:
+            why = message(error).removeprefix("error: ")
+            raise UsimError(f"the input {example_literal(values)} cannot be given: "
+                            f"{self._statement_at(error)}cannot be read with it ({why})") from None
 
     # -- feeding lines --------------------------------------------------------------
     def feed(self, line: str) -> Reply:
@@ -249,10 +355,12 @@ class Session:
         if isinstance(node, T.Draw):
             return [self._draw(node, text)]
         before = set(self.names())
-        reading = read_session([*self.statements, source], self.example)
+        reading = self._read([*self.statements, source], self.example)
         if isinstance(node, T.ExprStatement):  # shown, not kept: a later example may not read it
             return [self._show("out", reading)]
         self.file = reading
+        if isinstance(node, T.Load):
+            self._loads[len(self.statements)] = os.path.abspath(node.filename)
         self.statements.append(source)
         if isinstance(node, T.Assign):
             return [self._show(name) for name in node.names]
@@ -269,14 +377,9 @@ class Session:
         return self.file.elaborator.evaluate_outside(node, Env(self.file.env), SESSION, text)[0]
 
     def _set_example(self, node: T.SetExample, text: str) -> Shown:
-        value = self._value(node.expr, text)
-        if isinstance(value, str):
-            value = list(value)
-        if not isinstance(value, (list, tuple)) or not value:
-            raise UsimError("an example is a non-empty list or string, e.g. set example [1, 2, 3]")
-        example = tuple(value)
+        example = checked_example(self._value(node.expr, text))
         try:
-            reading = read_session(self.statements, example)
+            reading = self._read(self.statements, example)
         except UsimError as error:
             where = self._statement_at(error)
             why = message(error).removeprefix("error: ")
@@ -331,14 +434,11 @@ class Session:
     def _draw(self, node: T.Draw, text: str) -> Shown:
         example = self.example
         if node.input is not None:
-            given = self._value(node.input, text)
-            example = tuple(given) if isinstance(given, (str, list, tuple)) else ()
-            if not example:
-                raise UsimError("draw's input is a non-empty list or string, e.g. draw(x, [1, 2, 3])")
+            example = checked_example(self._value(node.input, text))
         expression = node.expr.span.text(text)
         return Shown(DRAWING, expression, self.heads(expression, example), example=example)
 
-    def heads(self, expression: str, example: Sequence[Any]) -> tuple[DrawnHead, ...]:
+    def heads(self, expression: str, example: Sequence[Any]) -> Drawing:
         """The heads of a selector or sequence on an input: each selector's
         selection and each head's result, in the order they are computed.
 
@@ -348,22 +448,23 @@ class Session:
             example: the input.
 
         Returns:
-            The heads (at most :data:`MAX_DRAWN_HEADS`).
+            The first heads (at most :data:`MAX_DRAWN_HEADS`) and how many there are.
         """
         reading = self.reading_for(example)
         value = reading.evaluate(expression)
         symbols = reading.elaborator.symbols
         if isinstance(value, E.Selector):
-            return (DrawnHead(value.name, value.name, _rows(selection_shown(value, list(example), symbols)), ()),)
+            selection = _rows(selection_shown(value, list(example), symbols))
+            return Drawing((DrawnHead(value.name, value.name, selection, ()),), 1)
         if not isinstance(value, E.SOp):
             raise UsimError(f"{expression} is not a selector or a sequence: draw shows the heads of one")
+        every = [node for node in topological_order([value]) if isinstance(node, (E.Aggregate, E.SelectorWidth))]
         heads = []
-        for node in topological_order([value]):
-            if isinstance(node, (E.Aggregate, E.SelectorWidth)) and len(heads) < MAX_DRAWN_HEADS:
-                selection = selection_shown(node.selector, list(example), symbols)
-                result = reading.elaborator.run(node, list(example), label=node.name)
-                heads.append(DrawnHead(node.name, node.selector.name, _rows(selection), tuple(result)))
-        return tuple(heads)
+        for node in every[:MAX_DRAWN_HEADS]:
+            selection = selection_shown(node.selector, list(example), symbols)
+            result = reading.elaborator.run(node, list(example), label=node.name)
+            heads.append(DrawnHead(node.name, node.selector.name, _rows(selection), tuple(result)))
+        return Drawing(tuple(heads), len(every))
 
 
 def _rows(matrix: list[list[bool]]) -> tuple[tuple[bool, ...], ...]:

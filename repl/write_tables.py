@@ -6,6 +6,7 @@ Run ``python -P -m usim.repl.write_tables`` after editing the grammar
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 from usim.repl.parser import build_lark, grammar_digest
@@ -26,7 +27,8 @@ def write_tables(path: Path | None = None) -> Path:
 
     data, memo = build_lark().memo_serialize([TerminalDef, Rule])
     path = path or Path(__file__).with_name("rasp_tables.py")
-    path.write_text(
+    temporary = path.with_name(f".{path.name}.tmp")
+    temporary.write_text(
         '"""The LALR tables of ``rasp.lark``, as lark computes them (generated: do not edit).\n\n'
         "Written by ``python -P -m usim.repl.write_tables``;\n"
         "used only with the grammar and the lark version below.\n"
@@ -35,6 +37,7 @@ def write_tables(path: Path | None = None) -> Path:
         f"LARK_VERSION = {lark.__version__!r}\n"
         f"DATA = {data!r}\n"
         f"MEMO = {memo!r}\n", encoding="utf-8")
+    os.replace(temporary, path)  # whole or not at all
     return path
 
 

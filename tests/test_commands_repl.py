@@ -100,6 +100,7 @@ def test_a_redefinition_replaces_the_name(transcript) -> None:
 def test_check_inside_the_session_proves_and_refutes_with_a_replayed_counterexample(transcript) -> None:
     out = transcript[0].stdout
     proved = _after(out, "check rev reverse --max-n 3")
+    assert proved[0] == "check rev against reverse:"
     assert proved[-1] == "summary: 3 shape(s): 3 PROVED, 0 REFUTED, 0 UNKNOWN"
     assert any("the input ranges over 'e', 'h', 'l', 'o'" in line for line in proved)  # the example's symbols
     refuted = _after(out, "check same reverse --max-n 2")
@@ -174,6 +175,9 @@ def test_a_file_given_starts_the_session(tmp_path) -> None:
     ("draw(x);", None),
     ("cost(x);", None),
     ("checked = 1;", None),
+    ("save /tmp/x.rasp", ("save", "/tmp/x.rasp")),
+    ("save ./x.rasp", ("save", "./x.rasp")),
+    ("run == 1;", ("run", "== 1;")),
 ])
 def test_a_command_is_told_from_a_rasp_statement(line, command) -> None:
     assert command_of(line) == command
@@ -231,3 +235,44 @@ def test_in_a_real_terminal_the_prompt_line_editing_and_history_work(tmp_path) -
         assert "x = tokens * 3;" in history and "x = tokens * 2;" in history
     finally:
         subprocess.run(["tmux", "kill-session", "-t", name], capture_output=True)
+
+
+@pytest.mark.parametrize("line, said", [
+    ("check same reverse --function rev", "--function cannot be given again"),
+    ("check same --spec sort", "name a spec"),
+    ('check same reverse "open', "cannot split the arguments"),
+    ("save", "one file name ending in .rasp"),
+    ("save notes.txt", "one file name ending in .rasp"),
+    ("save nowhere/x.rasp", "cannot write nowhere/x.rasp"),
+    ("draw same x.txt", "draw writes .png, .svg or .pdf"),
+    ("run", "run needs a function or sequence"),
+    ('draw(same, [1, "a"]);', "not both"),
+    ('load "nothere";', "could not find the file nothere.rasp"),
+])
+def test_a_command_or_statement_that_cannot_be_done_is_one_line_and_the_session_goes_on(line, said, tmp_path) -> None:
+    done = _session(f"same = tokens;\n{line}\nsame;\n", cwd=tmp_path)
+    printed = _after(done.stdout, line)
+    assert len(printed) == 1 and printed[0].startswith(("error:", "syntax error:")) and said in printed[0], printed
+    assert "<session>" not in printed[0]
+    assert _after(done.stdout, "same;")[0] == "sequence of symbols: out"  # the session went on
+    assert done.returncode == 1 and not list(tmp_path.glob(".*.tmp"))
+
+
+def test_a_file_given_with_a_refused_statement_says_its_line_and_reads_the_rest(tmp_path) -> None:
+    path = tmp_path / "bad.rasp"
+    path.write_text("x = nosuch;\ny = tokens;\n")
+    done = _session("y;\n", str(path))
+    assert f"{path}:1: error: unknown name nosuch (at `nosuch`)" in done.stdout
+    assert f"read {path}: y" in done.stdout
+
+
+def test_a_brief_check_keeps_what_qualifies_a_verdict() -> None:
+    """The paper's softmax with the base 2.718: PROVED at 3x1 only beside an
+    interpretation that differs and a power that is not exp; both are said."""
+    listing = REPO / "examples" / "rasp" / "softmax_paper.rasp"
+    done = _session("check softmax softmax --max-n 2\n", str(listing))
+    printed = _after(done.stdout, "check softmax softmax --max-n 2")
+    assert any("shape 3x1: PROVED" in line for line in printed)
+    assert any("smt DIFFERS" in line for line in printed)
+    assert any(line.strip().startswith("power:") for line in printed)
+    assert "examples that disagree with the spec:" in printed

@@ -5,8 +5,10 @@ from __future__ import annotations
 
 import pytest
 
+from usim.errors import UsimError
 from usim.repl.session import (
     DRAWING,
+    MAX_DRAWN_HEADS,
     ERROR,
     EXAMPLE,
     FUNCTION,
@@ -109,7 +111,8 @@ def test_draw_gives_each_head_its_selection_and_result_on_the_input() -> None:
     session.feed("rev = aggregate(flip, tokens);")
     shown = _one(session, "draw(rev, [7, 8]);")
     assert shown.what == DRAWING and shown.example == (7, 8)
-    (head,) = shown.value
+    assert shown.value.total == 1
+    (head,) = shown.value.heads
     assert head.selector == "flip" and head.result == (8, 7)
     assert head.selection == ((False, True), (True, False))
 
@@ -155,3 +158,70 @@ def test_the_source_is_the_file_of_the_session_and_reads_back_the_same() -> None
 ])
 def test_an_example_is_written_as_it_would_be_typed(values, text) -> None:
     assert example_literal(values) == text
+
+
+def test_a_drawing_says_how_many_heads_it_leaves_out() -> None:
+    session = Session([1, 2])
+    session.feed("s = select(indices, indices, ==);")
+    session.feed("x = tokens;")
+    for _ in range(MAX_DRAWN_HEADS + 2):
+        session.feed("x = aggregate(s, x);")
+    drawing = _one(session, "draw(x);").value
+    assert (len(drawing.heads), drawing.total) == (MAX_DRAWN_HEADS, MAX_DRAWN_HEADS + 2)
+
+
+@pytest.mark.parametrize("example, why", [
+    ("[tokens]", "not the sequence tokens"),
+    ('[1, "a"]', "not both"),
+    ('[["a"], ["b"]]', "not a list"),
+    ("[]", "non-empty"),
+    ("3", "non-empty list or string"),
+])
+def test_an_example_that_is_not_an_input_is_refused(example, why) -> None:
+    session = Session([1, 2])
+    error = _one(session, f"set example {example}")
+    assert error.what == ERROR and why in error.value
+    assert session.example == (1, 2)
+
+
+def test_an_example_the_sessions_file_could_not_write_is_refused() -> None:
+    with pytest.raises(UsimError, match="no quote or backslash"):
+        Session(['a"b', "c"])
+
+
+def test_a_loaded_file_is_kept_as_it_was_loaded(tmp_path, monkeypatch) -> None:
+    """The session (and its checks) read what was loaded, not what the disk holds later:
+    a file edited or deleted after its load changes nothing the session says."""
+    lib = tmp_path / "lib.rasp"
+    lib.write_text("def rev(s) { return aggregate(select(length - indices - 1, indices, ==), s); }\n")
+    monkeypatch.chdir(tmp_path)
+    session = Session(list("ab"))
+    session.feed('load "lib";')
+    lib.write_text("def rev(s) { return s; }\n")
+    assert _one(session, "r = rev(tokens);").value == ["b", "a"]
+    lib.unlink()
+    assert _one(session, "q = r;").value == ["b", "a"]
+    assert set(session.files) == {"lib.rasp"}
+
+
+def test_a_saved_session_loads_its_files_from_where_it_is_saved(tmp_path, monkeypatch) -> None:
+    from usim.repl import load_file
+
+    (tmp_path / "lib.rasp").write_text("def inc(s) { return s + 1; }\n")
+    (tmp_path / "sub").mkdir()
+    monkeypatch.chdir(tmp_path)
+    session = Session([1, 2])
+    session.feed('load "lib";')
+    session.feed("y = inc(tokens);")
+    saved = session.saved("sub")
+    assert 'load "../lib";' in saved
+    (tmp_path / "sub" / "mine.rasp").write_text(saved)
+    monkeypatch.chdir(tmp_path / "sub")
+    assert load_file("mine.rasp").run("y", [1, 2], exact=True) == [2, 3]
+
+
+def test_an_input_the_session_cannot_read_names_the_statement() -> None:
+    session = Session([1, 2, 3])
+    session.feed("n = tokens * 2;")
+    with pytest.raises(UsimError, match=r"`n = tokens \* 2;` cannot be read with it"):
+        session.reading_for(["a", "b"])

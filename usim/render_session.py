@@ -8,7 +8,6 @@ selects, a function with its parameters, a value as it is.
 
 from __future__ import annotations
 
-from fractions import Fraction
 from typing import Any, Sequence
 
 from usim.commands.run import show_sequence
@@ -20,10 +19,12 @@ from usim.repl.session import (
     NOTE,
     SELECTOR,
     SEQUENCE,
+    Drawing,
     DrawnHead,
     Reply,
     Shown,
     example_literal,
+    value_literal,
 )
 
 KINDS = {"number": "numbers", "boolean": "booleans", "symbol": "symbols"}
@@ -31,17 +32,9 @@ MAX_GRID = 24
 """A selection on an input longer than this is summarised (how many keys each query selects)."""
 
 
-def value_text(value: Any) -> str:
-    """A value of the REPL's language (number, string, boolean, list, dict)."""
-    if isinstance(value, str):
-        return f'"{value}"'
-    if isinstance(value, Fraction):
-        return str(value.numerator) if value.denominator == 1 else f"{value.numerator}/{value.denominator}"
-    if isinstance(value, (list, tuple)):
-        return "[" + ", ".join(value_text(v) for v in value) + "]"
-    if isinstance(value, dict):
-        return "{" + ", ".join(f"{value_text(k)}: {value_text(v)}" for k, v in value.items()) + "}"
-    return str(value)
+def error_line(text: str) -> str:
+    """A refusal as the session prints it: one line starting ``error:`` (or ``syntax error:``)."""
+    return text if text.startswith(("error:", "syntax error:")) else f"error: {text}"
 
 
 def grid_lines(selection: Sequence[Sequence[bool]], example: Sequence[Any], indent: str = "    ") -> list[str]:
@@ -89,8 +82,7 @@ def shown_lines(shown: Shown) -> list[str]:
         The lines.
     """
     if shown.what == ERROR:
-        return [f"error: {shown.value}" if not str(shown.value).startswith(("error:", "syntax error:"))
-                else str(shown.value)]
+        return [error_line(str(shown.value))]
     if shown.what == NOTE:
         return [str(shown.value)]
     if shown.what == EXAMPLE:
@@ -109,15 +101,29 @@ def shown_lines(shown: Shown) -> list[str]:
         return [head + f" on {example_literal(shown.example)} (a row per query, # where it selects the key)",
                 *grid_lines(shown.value, shown.example)]
     if shown.what == DRAWING:
-        heads = shown.value
-        lines = [f"draw {shown.name} on {example_literal(shown.example)}: "
-                 + (f"{len(heads)} head(s)" if heads else "no heads (it reads no selector)")]
-        for head in heads:
+        drawing = shown.value
+        lines = [f"draw {shown.name} on {example_literal(shown.example)}: " + heads_text(drawing)]
+        for head in drawing.heads:
             lines += _head_lines(head, shown.example)
         return lines
-    return [f"value: {shown.name} = {value_text(shown.value)}"]
+    return [f"value: {shown.name} = {value_literal(shown.value)}"]
+
+
+def heads_text(drawing: Drawing) -> str:
+    """How many heads a drawing shows: ``2 head(s)``, ``12 of 14 heads``."""
+    if not drawing.total:
+        return "no heads (it reads no selector)"
+    shown = len(drawing.heads)
+    return f"{shown} head(s)" if shown == drawing.total else f"{shown} of {drawing.total} heads"
 
 
 def reply_lines(reply: Reply) -> list[str]:
-    """Every line for what one fed line gave."""
+    """Every line for what one fed line gave.
+
+    Args:
+        reply: what :meth:`usim.repl.session.Session.feed` returned.
+
+    Returns:
+        The lines, in the order of the statements.
+    """
     return [line for shown in reply.shown for line in shown_lines(shown)]

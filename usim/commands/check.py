@@ -68,13 +68,18 @@ class _Printer:
             self.shapes_begun = True
             print("shapes:")
         lines = shape_lines(shape, self.spec, self.alphabet)
-        if self.brief:  # the verdict and, where refuted, the counterexample
-            lines = lines[:1] + [line for line in lines[1:] if line.lstrip().startswith(BRIEF)]
+        if self.brief:
+            lines = lines[:1] + [line for line in lines[1:] if not _routine(line)]
         _print(lines)
 
 
-BRIEF = ("counterexample:",)
-"""The lines of a shape a brief check keeps beside its verdict."""
+def _routine(line: str) -> bool:
+    """A line of a shape that a brief check leaves out: it says nothing that
+    qualifies the verdict (how the target was built, interpretations that all
+    agree, an engine not run because another decided)."""
+    text = line.strip()
+    return (text.startswith("target:") or (text.startswith("interpretations:") and "DIFFERS" not in text)
+            or ": not run:" in text)
 
 
 def _print(lines: list[str]) -> None:
@@ -82,10 +87,22 @@ def _print(lines: list[str]) -> None:
         print(line)
 
 
-def run(args: argparse.Namespace, text: str | None = None, brief: bool = False) -> int:
-    """``usim check``; ``text``: the listing's source, where it is not read from
-    ``args.file`` (``check`` inside ``usim repl``: the session's statements);
-    ``brief``: each shape's verdict and counterexample, then the summary."""
+def run(args: argparse.Namespace, text: str | None = None, brief: bool = False,
+        files: dict[str, str] | None = None) -> int:
+    """``usim check``.
+
+    Args:
+        args: the parsed options.
+        text: the listing's source, where it is not read from ``args.file``
+            (``check`` inside ``usim repl``: the session's statements).
+        brief: print each shape's verdict and what qualifies it
+            (counterexamples, interpretations that differ, powers, an UNKNOWN's
+            reason, examples that disagree with the spec), then the summary.
+        files: the text of the files the listing loads, by path (the session's).
+
+    Returns:
+        The exit status: 0 only if every shape is PROVED.
+    """
     from usim.commands.options import CHECK_LARGEST_N, check_max_n, check_timeout, check_writable, engines_option
     from usim.encodings.notation import parse_dims
     from usim.listings.certificate import listing_certificate
@@ -106,10 +123,15 @@ def run(args: argparse.Namespace, text: str | None = None, brief: bool = False) 
     alphabet = parse_alphabet(args.alphabet) if args.alphabet is not None else None
     request = CheckRequest(args.file, args.function, spec, shapes, args.max_n, engines, args.timeout,
                            args.seed, args.samples, padding=args.padding, mutants=args.mutants,
-                           alphabet=alphabet, every_engine=args.every_engine, text=text)
+                           alphabet=alphabet, every_engine=args.every_engine, text=text,
+                           files=files)
     report = check(request, _Printer(spec, brief))
     lines = report_lines(report, args.samples, args.mutants)
-    _print([line for line in lines if line.startswith(("summary", "broken variants"))] if brief else lines)
+    if brief:  # the summary, and any example that disagrees with the spec
+        differing = [line for line in lines if "DIFFERS" in line]
+        lines = (["examples that disagree with the spec:"] if differing else []) + differing + [
+            line for line in lines if line.startswith(("summary", "broken variants"))]
+    _print(lines)
     if args.json:
         import json
         from pathlib import Path

@@ -77,8 +77,10 @@ def command_of(line: str) -> tuple[str, str] | None:
     if not found or found.group(2) not in COMMANDS:
         return None
     colon, word, rest = found.groups()
-    if colon or not rest.strip() or (rest[:1].isspace() and rest.strip()[0] not in "=;+-*/%^<>!.[(,"):
-        return word, rest.strip()
+    after = rest.strip()
+    rasp = not rest[:1].isspace() or after.startswith(";") or (after.startswith("=") and not after.startswith("=="))
+    if colon or not after or not rasp:  # a name followed by ; = ( [ ... is RASP: run = 3; names; draw(x);
+        return word, after
     return None
 
 
@@ -94,6 +96,14 @@ def _split_expression(text: str) -> tuple[str, str]:
         elif char.isspace() and depth == 0:
             return text[:i], text[i:].strip()
     return text, ""
+
+
+def _words(text: str) -> list[str]:
+    """A command's arguments, split as a shell splits them (quotes kept together)."""
+    try:
+        return shlex.split(text)
+    except ValueError as error:  # shlex: No closing quotation
+        raise Refused(f"cannot split the arguments: {error}") from None
 
 
 def _input(session: "Session", text: str) -> list[Any]:
@@ -121,8 +131,18 @@ class Shell:
 
     # -- one line ------------------------------------------------------------------
     def line(self, text: str) -> bool:
-        """Take one typed line; False once the session ends (``exit``)."""
+        """Take one typed line: one of usim's commands, or RASP for the session.
+
+        Args:
+            text: the line, without its newline.
+
+        Returns:
+            False once the session ends (``exit``), else True.
+        """
         from usim.render_session import reply_lines
+
+        from usim.render_session import error_line
+        from usim.repl.session import message
 
         command = None if self.session.pending else command_of(text)
         if command is not None:
@@ -133,8 +153,7 @@ class Shell:
                     self.failures += 1
             except UsimError as error:
                 self.failures += 1
-                self.write(str(error) if str(error).startswith(("error:", "syntax error:"))
-                           else f"error: {error}")
+                self.write(error_line(message(error)))
             return True
         reply = self.session.feed(text)
         self.failures += len(reply.errors)
@@ -142,21 +161,32 @@ class Shell:
         return not reply.ended
 
     def read_file(self, path: str) -> None:
-        """Start from a file's statements (as if typed), showing only its errors and names."""
-        from usim.render_session import reply_lines
+        """Start from a file's statements, each as if typed: a statement that is
+        refused is said with its line, and the rest are read; ``exit`` ends the file.
+
+        Args:
+            path: a file in the REPL's language.
+
+        Raises:
+            InputError: it cannot be read or is not in the REPL's language (one line).
+        """
+        from usim.render_session import error_line
+        from usim.repl import parse
 
         try:
             text = Path(path).read_text(encoding="utf-8")
         except OSError as error:
             raise InputError(f"cannot read {path}: {error.strerror or error}") from None
-        except UnicodeDecodeError as error:
-            raise InputError(f"{path} is not UTF-8 text: {error}") from None
-        reply = self.session.feed(text)
-        if self.session.pending:
-            self.session.cancel()
-            raise InputError(f"{path} ends inside a statement")
-        self.failures += len(reply.errors)
-        self.out([line for line in reply_lines(reply) if line.startswith(("error:", "syntax error:"))])
+        except UnicodeDecodeError:
+            raise InputError(f"{path} is not UTF-8 text") from None
+        for statement in parse(text, path).statements:
+            reply = self.session.feed(text[statement.span.start:statement.span.end])
+            for refused in reply.errors:
+                self.failures += 1
+                self.write(f"{path}:{statement.span.line}: {error_line(refused)}")
+            if reply.ended:
+                self.write(f"{path}:{statement.span.line}: exit: the rest of the file is not read")
+                break
         self.write(f"read {path}: " + (", ".join(self.session.names()) or "no names"))
 
     # -- usim's commands -------------------------------------------------------------
@@ -170,14 +200,16 @@ class Shell:
         self.out(self.session.source.splitlines() or ["(no statements yet)"])
 
     def do_save(self, rest: str) -> None:
-        if not rest:
-            raise Refused("save needs a file name, e.g. save mine.rasp")
-        path = Path(rest)
+        words = _words(rest)
+        if len(words) != 1 or not words[0].endswith(".rasp"):
+            raise Refused("save needs one file name ending in .rasp, e.g. save mine.rasp")
+        path = Path(words[0])
+        temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
         try:
-            temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-            temporary.write_text(self.session.source, encoding="utf-8")
+            temporary.write_text(self.session.saved(str(path.parent)), encoding="utf-8")
             os.replace(temporary, path)  # whole or not at all
         except OSError as error:
+            temporary.unlink(missing_ok=True)
             raise Refused(f"cannot write {path}: {error.strerror or error}") from None
         self.write(f"wrote {path} ({len(self.session.statements)} statement(s))")
 
@@ -212,6 +244,7 @@ class Shell:
         from usim.transformer import forward
         from usim.transformer.compiler import MAX_POSITIONS, compile_program
         from usim.transformer.size import size_of
+        from usim.repl.running import encode_input
 
         name, after = self._function(rest, "compile")
         values = _input(self.session, after)
@@ -219,7 +252,7 @@ class Shell:
             raise Refused(f"compile builds networks for at most {MAX_POSITIONS} positions, not {len(values)}")
         reading = self.session.reading_for(values)
         program = reading.program(name)
-        tokens = reading.alphabet.encode(values) if reading.alphabet is not None else values
+        tokens = encode_input(values, reading.elaborator.symbols)
         network = compile_program(program, len(values))
         self.write(f"compiled {name} at length {len(values)}: {size_of(network).summary()}")
         wanted = run_exact(program, list(tokens))[name]
@@ -233,6 +266,8 @@ class Shell:
             self.write(f"the network equals {name} on this input, exactly (every position)")
 
     def do_draw(self, rest: str) -> None:
+        from usim.render_session import heads_text
+
         name, after = self._function(rest, "draw")
         target, after = _split_expression(after)
         if not target:
@@ -241,11 +276,11 @@ class Shell:
         if path.suffix.lower() not in (".png", ".svg", ".pdf"):
             raise Refused(f"draw writes .png, .svg or .pdf, not {path.name}")
         values = _input(self.session, after)
-        heads = self.session.heads(name, values)
-        if not heads:
+        drawing = self.session.heads(name, values)
+        if not drawing.heads:
             raise Refused(f"{name} reads no selector: it has no heads to draw")
-        _draw_heads(heads, values, path)
-        self.write(f"drew {len(heads)} head(s) of {name} into {path}")
+        _draw_heads(drawing.heads, values, path)
+        self.write(f"drew {heads_text(drawing)} of {name} into {path}")
 
     def do_check(self, rest: str) -> None:
         from usim.cli import build_parser
@@ -253,14 +288,19 @@ class Shell:
         from usim.repl.session import SESSION
 
         name, after = self._function(rest, "check")
-        words = shlex.split(after)
+        words = _words(after)
         verbose = "--verbose" in words
         words = [w for w in words if w != "--verbose"]
         if not words or words[0].startswith("-"):
             raise Refused("check F SPEC: name a spec, e.g. check f sort (or SPEC.py:NAME)")
+        given = [w.split("=")[0] for w in words[1:] if w.split("=")[0] in ("--function", "-f", "--spec", "--spec-file")]
+        if given:
+            raise Refused(f"check F SPEC names the function and the spec; {given[0]} cannot be given again")
         spec = ["--spec-file", words[0]] if ":" in words[0] or words[0].endswith(".py") else ["--spec", words[0]]
         args = build_parser().parse_args(["check", SESSION, "--function", name, *spec, *words[1:]])
-        if check.run(args, text=self.session.source, brief=not verbose) != 0:
+        if not verbose:
+            self.write(f"check {name} against {words[0]}:")
+        if check.run(args, text=self.session.source, brief=not verbose, files=self.session.files) != 0:
             self.failures += 1
 
 
@@ -394,7 +434,13 @@ def register(sub: argparse._SubParsersAction) -> None:
     parser = sub.add_parser(
         "repl", help="an interactive session in the RASP REPL's language, with usim's check, run, "
         "cost, compile and draw inside it",
-        description=__doc__.split("\n\n")[1] + " " + __doc__.split("\n\n")[-1],
+        description="A session in the RASP REPL's language: statements, def, load \"file\", set example, "
+        "examples on/off, show example, draw(x); every value shown on the running example (\"hello\" "
+        "until set example). usim's commands inside it: check F SPEC [OPTIONS], run F [INPUT] [--exact], "
+        "cost F, compile F [INPUT], draw F FILE [INPUT], names, source, save FILE.rasp, help. An error is "
+        "one line and the session goes on. From a terminal: line editing, history and completion "
+        "(readline). From a file or a pipe (usim repl < session.txt): a transcript, exit status 1 when a "
+        "line was refused or a check was not PROVED.",
         epilog="Inside the session, type help for usim's commands.")
     parser.add_argument("files", nargs="*", metavar="FILE.rasp", help="files whose statements start the session")
     parser.add_argument("--example", help='the running example, e.g. \'"hello"\' (the default) or \'[1, 2, 3]\'')
