@@ -129,7 +129,30 @@ class RaspFile:
         wider = _run(self.tree, Alphabet.of(every, alphabet.inputs), self.elaborator.loader)
         self.env, self.elaborator = wider.env, wider.elaborator
 
+    def value_of(self, name: str) -> Any:
+        """What ``name`` is: a sequence, or any other value the file computes
+        (``a = 9;``, a function of no parameters returning a list, ``f(3)``).
+
+        Args:
+            name: a name of the file, or an expression.
+
+        Returns:
+            The value (a sequence as its expression graph).
+        """
+        try:
+            return self._value(name, None)[0]
+        except NewStrings:
+            self._widen(lambda wider: wider._value(name, None))
+            return self._value(name, None)[0]
+
     def _build(self, name: str, args: Mapping[str, Any] | None = None) -> Built:
+        value, scope = self._value(name, args)
+        if not isinstance(value, E.SOp):
+            raise UsimError(f"{name} in {self.filename} is {describe(value)}, not a sequence "
+                            "(usim checks a function that returns one sequence, or a sequence)")
+        return Built(name, value, scope)
+
+    def _value(self, name: str, args: Mapping[str, Any] | None) -> tuple[Any, Mapping[str, Any]]:
         args = dict(args or {})
         value = self.get(name)
         scope: Mapping[str, Any] = {}
@@ -145,10 +168,7 @@ class RaspFile:
                     f"def {name}({', '.join(value.params)})")
             result, env = self.elaborator.invoke(value, [args[p] for p in value.params])
             value, scope = result, dict(env.vars)
-        if not isinstance(value, E.SOp):
-            raise UsimError(f"{name} in {self.filename} is {describe(value)}, not a sequence "
-                            "(usim checks a function that returns one sequence, or a sequence)")
-        return Built(name, value, scope)
+        return value, scope
 
     def program(self, name: str, args: Mapping[str, Any] | None = None) -> Program:
         built = self.build(name, args)

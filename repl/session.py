@@ -45,7 +45,7 @@ from usim.repl.errors import RaspFileError, RaspSyntaxError
 from usim.repl.parser import parse
 from usim.repl.rasp_file import EXPRESSION_FILE, RaspFile, load_text
 from usim.repl.running import selection_shown
-from usim.repl.values import Env, RaspFunction, describe
+from usim.repl.values import Env, RaspFunction, describe, value_literal
 
 SESSION = "<session>"
 """The file name a session's statements are read under (in messages)."""
@@ -132,20 +132,6 @@ def message(error: UsimError) -> str:
         kind = "syntax error" if isinstance(error, RaspSyntaxError) else "error"
         return f"{kind}: {error.message}{shown}"
     return str(error)
-
-
-def value_literal(value: Any) -> str:
-    """A value written in the REPL's language: ``"ab"``, ``1/3``, ``True``, a
-    list or a dict of them (what the session shows and writes)."""
-    if isinstance(value, str):
-        return '"' + value + '"'
-    if isinstance(value, Fraction):
-        return str(value.numerator) if value.denominator == 1 else f"{value.numerator}/{value.denominator}"
-    if isinstance(value, (list, tuple)):
-        return "[" + ", ".join(value_literal(v) for v in value) + "]"
-    if isinstance(value, dict):
-        return "{" + ", ".join(f"{value_literal(k)}: {value_literal(v)}" for k, v in value.items()) + "}"
-    return str(value)
 
 
 def example_literal(values: Sequence[Any]) -> str:

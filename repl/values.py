@@ -57,6 +57,20 @@ def describe(value: Any) -> str:
     return repr(value)
 
 
+def value_literal(value: Any) -> str:
+    """A value written in the REPL's language: ``"ab"``, ``1/3``, ``True``, a
+    list or a dict of them (what the session shows and writes)."""
+    if isinstance(value, str):
+        return '"' + value + '"'
+    if isinstance(value, Fraction):
+        return str(value.numerator) if value.denominator == 1 else f"{value.numerator}/{value.denominator}"
+    if isinstance(value, (list, tuple)):
+        return "[" + ", ".join(value_literal(v) for v in value) + "]"
+    if isinstance(value, dict):
+        return "{" + ", ".join(f"{value_literal(k)}: {value_literal(v)}" for k, v in value.items()) + "}"
+    return str(value)
+
+
 class Env:
     """Variables of one scope; lookups fall back to the parent (the enclosing scope)."""
 

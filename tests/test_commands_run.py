@@ -153,3 +153,22 @@ def test_running_a_listing_imports_neither_sympy_nor_z3() -> None:
     done = subprocess.run([sys.executable, "-P", "-c", code], capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
     assert done.stdout.splitlines() == ["[1, 3, 5, 2, 4, 6]", "[]"]
+
+
+def test_a_listing_value_that_is_not_a_sequence_is_printed(tmp_path, capsys) -> None:
+    """The REPL's ``a = 9;``: usim run prints the value (it was an error, exit 2)."""
+    path = tmp_path / "values.rasp"
+    path.write_text('a = 9;\nb = [1, 2/3, "x"];\ndef f() { return {"k": 1}; }\n')
+    for name, shown in (("a", "9"), ("b", '[1, 2/3, "x"]'), ("f", '{"k": 1}'), ("f()", '{"k": 1}')):
+        assert main(["run", str(path), "--function", name, "--input", "[1, 2]"]) == 0
+        assert capsys.readouterr().out == shown + "\n"
+
+
+def test_the_help_names_every_block_and_the_listings(capsys) -> None:
+    from usim.constructions.options import BLOCK_NAMES
+
+    with pytest.raises(SystemExit):
+        main(["run", "--help"])
+    text = " ".join(capsys.readouterr().out.split())
+    assert "three blocks" not in text and "``" not in text
+    assert all(name in text for name in BLOCK_NAMES) and "RASP listing" in text

@@ -77,3 +77,12 @@ def test_the_standard_library_encodings_is_not_shadowed():
         done = subprocess.run([sys.executable, "-P", "-c", "import encodings.idna, usim, usim.encodings"],
                               cwd=cwd, capture_output=True, text=True)
         assert done.returncode == 0, done.stderr
+
+
+def test_the_parameters_file_the_readme_simulates_is_made_by_a_command_before_it() -> None:
+    """A newcomer runs the lines in order: ``usim simulate params.npz`` needs a
+    line before it that writes params.npz (it named a file that did not exist)."""
+    text = (Path(__file__).resolve().parents[1] / "README.md").read_text()
+    assert "usim simulate params.npz" in text
+    before = text[:text.index("usim simulate params.npz")]
+    assert "--save params.npz" in before

@@ -24,8 +24,8 @@ from usim.repl.session import (
     Reply,
     Shown,
     example_literal,
-    value_literal,
 )
+from usim.repl.values import value_literal
 
 KINDS = {"number": "numbers", "boolean": "booleans", "symbol": "symbols"}
 MAX_GRID = 24

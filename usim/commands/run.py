@@ -1,11 +1,14 @@
 """``usim run transpose|softmax|matmul|det3|inverse3 --shape S [--values V | --random --seed N]``,
 or ``usim run FILE.rasp --function F --input "[1, 2, 3]" [--exact]``.
 
-Runs one of the paper's three blocks on one input and shows the input matrices,
-the cost (attention layers and heads per layer, without and with the layer that
-computes ``length``), the output block, an independent reference (numpy's,
-sympy's, or mpmath's for softmax), what the positions past the result hold,
-and the largest difference.
+Runs one of the paper's blocks (transpose, softmax, matmul, det3, inverse3) on
+one input and shows the input matrices, the cost (attention layers and heads
+per layer, without and with the layer that computes length), the output block,
+an independent reference (numpy's, sympy's, or mpmath's for softmax), what the
+positions past the result hold, and the largest difference. Or runs a
+function of a RASP listing on one input and prints its output, as the REPL
+shows it (a value that is not a sequence, such as the REPL's a = 9, is
+printed as it is).
 
 Shapes: transpose ``RxC`` (Lemma 3), softmax ``RxC`` (Lemma 4), matmul ``RxKxC``
 (Lemma 5: A is R x K, B is K x C; the result must fit in the K*(R + C)
@@ -73,7 +76,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
         "run",
         help="run a block of the paper (transpose, softmax, matmul, det3, inverse3) on one input "
-        "and compare with numpy (sympy for det3 and inverse3, mpmath for softmax)",
+        "and compare with numpy (sympy for det3 and inverse3, mpmath for softmax), or a RASP "
+        "listing's function on one input",
         description=__doc__.split("\n\n")[1],
         epilog="Exit status: 0 when the output equals the reference (exactly, or softmax within 1e-9; "
         "always with --base), 1 when it does not, 2 for a mistake in the command. "
@@ -217,7 +221,9 @@ def is_listing(block: str) -> bool:
 
 def run_listing(args: argparse.Namespace) -> int:
     """``usim run FILE.rasp --function F --input "[...]"``: the output, as the REPL prints it."""
-    from usim.repl import load_file, read_input
+    from usim.rasp.expr import Selector, SOp
+    from usim.repl import RaspFunction, load_file, read_input
+    from usim.repl.values import value_literal
 
     for option in ("shape", "values", "base", "seed"):
         if getattr(args, option) is not None:
@@ -235,6 +241,10 @@ def run_listing(args: argparse.Namespace) -> int:
     if len(tokens) > MAX_LISTING_POSITIONS:
         raise InputError(f"the input has {len(tokens)} positions, above usim run's limit of "
                          f"{MAX_LISTING_POSITIONS}")
+    value = listing.value_of(args.function)
+    if not isinstance(value, SOp) and not isinstance(value, (Selector, RaspFunction)):
+        print(value_literal(value))  # a number, string, list or dict the file computes (the REPL's a = 9)
+        return 0
     print(show_sequence(listing.run(args.function, tokens, exact=args.exact)))
     return 0
 
