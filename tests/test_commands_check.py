@@ -244,3 +244,65 @@ def test_sympys_own_assertion_on_the_frequency_sort_leaves_the_length_to_the_oth
     assert status == 0, out
     assert "shape 3: PROVED (sympy UNKNOWN" in out and "z3 PROVED" in out and "exhaustive PROVED" in out
     assert "sympy: sympy failed in its own code: AssertionError" in out
+
+
+EXPECTED = EXAMPLES.parent / "expected"
+DOCUMENTED = [  # (listing, options, expectations): usim's listings with documented faults
+    ("documented_faults.rasp", ["--function", "transpose_side_3", "--spec", "transpose", "--max-n", "4"],
+     ["--expect-file", str(EXPECTED / "transpose_side_3.txt")]),
+    ("documented_faults.rasp", ["--function", "det_everywhere", "--spec", "det3"],
+     ["--expect-file", str(EXPECTED / "det_everywhere.txt")]),
+    ("documented_faults.rasp", ["--function", "det_everywhere", "--spec", "det3", "--padding", "any"],
+     ["--expect", "proved"]),
+    ("maxmin.rasp", ["--function", "maxmin_unguarded", "--spec", "maxmin", "--max-n", "4"],
+     ["--expect-file", str(EXPECTED / "maxmin_unguarded.txt")]),
+    ("match2.rasp", ["--function", "match2_no_wrap", "--spec", "match2", "--max-n", "3"], ["--expect", "refuted"]),
+    ("transpose_off_by_one.rasp", ["--function", "transpose", "--spec", "transpose", "--max-n", "3"],
+     ["--expect", "refuted"]),
+    ("heads.rasp", ["--function", "softmax_heads_273", "--spec", "softmax_heads", "--max-n", "2"],
+     ["--expect-file", str(EXPECTED / "softmax_heads_273.txt")]),
+    ("heads.rasp", ["--function", "softmax_heads_273", "--spec", "softmax_heads", "--base", "2.73", "--max-n", "2"],
+     ["--expect", "proved"]),
+    ("softmax_paper.rasp", ["--function", "softmax", "--spec", "softmax", "--max-n", "2"],
+     ["--expect-file", str(EXPECTED / "softmax_paper.txt")]),
+]
+
+
+@pytest.mark.parametrize("listing, options, expect", DOCUMENTED, ids=lambda row: str(row)[:40])
+def test_a_documented_verdict_exits_0(listing, options, expect, capsys) -> None:
+    status = main(["check", str(EXAMPLES / listing), *options, *expect])
+    out = capsys.readouterr().out
+    assert status == 0, out
+    assert "expected verdicts: all " in out
+
+
+def test_a_regression_from_a_documented_verdict_exits_1_naming_the_shape(tmp_path, capsys) -> None:
+    """transpose_side_3 documented right at 3x3: an expectation file that says
+    otherwise (as a regression would make the check) fails, naming the shape."""
+    changed = tmp_path / "expected.txt"
+    changed.write_text((EXPECTED / "transpose_side_3.txt").read_text() + "3x3 refuted\n")
+    status = main(["check", str(EXAMPLES / "documented_faults.rasp"), "--function",
+                   "transpose_side_3", "--spec", "transpose", "--max-n", "4", "--expect-file", str(changed)])
+    out = capsys.readouterr().out
+    assert status == 1
+    assert "  shape 3x3: expected REFUTED, got PROVED" in out
+
+
+def test_without_expectations_a_documented_refutation_still_exits_1(capsys) -> None:
+    assert main(["check", str(EXAMPLES / "transpose_off_by_one.rasp"), "--function",
+                 "transpose", "--spec", "transpose", "--max-n", "2"]) == 1
+
+
+def test_an_expected_shape_the_check_does_not_reach_is_not_met(capsys) -> None:
+    status = main(["check", str(EXAMPLES / "transpose_off_by_one.rasp"), "--function",
+                   "transpose", "--spec", "transpose", "--max-n", "2", "--expect", "3x9=refuted,*=refuted"])
+    assert status == 1
+    assert "shape 3x9: expected REFUTED, got not checked" in capsys.readouterr().out
+
+
+def test_an_expectation_that_is_not_one_is_one_line_before_anything_is_checked(capsys) -> None:
+    status = main(["check", str(EXAMPLES / "transpose_off_by_one.rasp"), "--function",
+                   "transpose", "--spec", "transpose", "--expect", "bogus"])
+    captured = capsys.readouterr()
+    assert status == 2 and "shapes:" not in captured.out
+    assert captured.err.count("\n") == 1 and "'bogus' is not a verdict" in captured.err

@@ -17,6 +17,7 @@ from usim.encodings.digits import significant
 from usim.encodings.notation import shape_label
 from usim.engine.claim import NOT_RUN, TABULATED, Status
 from usim.listings.examples import ExampleRun, shown_counterexample
+from usim.listings.expect import Unmet
 from usim.listings.plan import ShapePlan
 from usim.listings.report import CheckReport, ListingCost, ShapeReport
 from usim.listings.spec import ListingSpec
@@ -242,4 +243,23 @@ def report_lines(report: CheckReport, samples: int, mutants: bool) -> list[str]:
                      + ("every one refuted" if report.mutants_refuted else "NOT every one refuted")
                      + f" ({report.count(Status.REFUTED, mutants=True)} REFUTED, "
                        f"{report.count(Status.PROVED, mutants=True)} PROVED where the variant happens to be right)")
+    return lines
+
+
+def expectation_lines(unmet: Sequence[Unmet], shapes: int) -> list[str]:
+    """Whether every shape got its expected verdict (``usim check --expect``).
+
+    Args:
+        unmet: the shapes whose verdict is not the expected one.
+        shapes: how many shapes were checked.
+
+    Returns:
+        One line when every verdict is the expected one, else a line per shape that is not.
+    """
+    if not unmet:
+        return [f"expected verdicts: all {shapes} met (documented refutations included)"]
+    lines = [f"expected verdicts: {len(unmet)} not met (a regression, or expectations to update)"]
+    for u in unmet:
+        got = "not checked (not a shape of this check)" if u.got is None else u.got.name
+        lines.append(f"  shape {u.label}: expected {u.expected.name}, got {got}")
     return lines

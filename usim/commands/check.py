@@ -8,7 +8,9 @@ runs the program on the file's examples, reports the cost as usim and as the
 REPL count it, and flags non-integral powers. Every answer is computed in the
 run: it never reads or writes the verdict cache. The exit status is 0 only if
 every shape is PROVED (and, with --mutants, every broken variant is refuted);
-1 otherwise; 2 for bad input.
+1 otherwise; 2 for bad input. With ``--expect`` (or ``--expect-file``), 0
+exactly when every shape gets its expected verdict: a documented refutation is
+then not a failure, and a regression is (:mod:`usim.listings.expect`).
 """
 
 from __future__ import annotations
@@ -117,6 +119,7 @@ def run(args: argparse.Namespace, text: str | None = None, brief: bool = False,
     check_timeout(args.timeout)
     if args.json:
         check_writable(args.json, "--json")
+    expectations = _expectations(args)
     engines = engines_option(args.engine)
     if not brief:
         _print(header_lines(args.file, args.function, spec, shapes is not None or args.max_n is not None))
@@ -139,7 +142,33 @@ def run(args: argparse.Namespace, text: str | None = None, brief: bool = False,
         Path(args.json).write_text(json.dumps(
             listing_certificate(report, args.timeout, time.perf_counter() - started), indent=2) + "\n")
         print(f"certificate written to {args.json} (check it again with usim verify {args.json})")
+    if expectations is not None:
+        from usim.listings.expect import unmet
+        from usim.render_check import expectation_lines
+
+        missed = unmet(report, expectations)
+        _print(expectation_lines(missed, len(report.shapes)))
+        return 0 if not missed and (report.mutants_refuted or not args.mutants) else 1
     return 0 if report.ok else 1
+
+
+def _expectations(args: argparse.Namespace):
+    """--expect or --expect-file read (None: neither given, every shape must be PROVED)."""
+    from usim.listings.expect import parse_expectations, read_expectations
+
+    if args.expect is not None and args.expect_file is not None:
+        raise UsimError("give --expect or --expect-file, not both")
+    if args.expect is not None:
+        return parse_expectations(args.expect.split(","))
+    if args.expect_file is not None:
+        from pathlib import Path
+
+        try:
+            text = Path(args.expect_file).read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as error:
+            raise UsimError(f"cannot read {args.expect_file}: {getattr(error, 'strerror', None) or error}") from None
+        return read_expectations(text, args.expect_file)
+    return None
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -193,6 +222,12 @@ def register(sub: argparse._SubParsersAction) -> None:
     parser.add_argument("--samples", type=int, default=500,
                         help="random inputs per scale for measured deviations (default 500)")
     parser.add_argument("--seed", type=int, default=0, help="seed of the random inputs")
+    parser.add_argument("--expect", metavar="VERDICTS",
+                        help="the verdicts the listing is documented to get: one for every shape (refuted), or "
+                        "SHAPE=VERDICT pairs such as 2x2x2=refuted,4x4x4=proved,*=refuted (a shape not named: "
+                        "*, else proved); the exit status is then 0 exactly when every verdict is the expected one")
+    parser.add_argument("--expect-file", metavar="FILE",
+                        help="--expect's pairs from a file, one SHAPE=VERDICT (or SHAPE VERDICT) per line, # comments")
     parser.add_argument("--json", metavar="FILE",
                         help="write a certificate (JSON) with the listing embedded; usim verify re-runs it")
     parser.set_defaults(func=run)
