@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
-from usim.cli import main
+from usim.cli import COMMANDS, main
 from usim.commands.options import CHECK_LARGEST_N, PROVE_LARGEST_N, check_max_n, check_timeout
 from usim.engine.options import MAX_BOUND
 from usim.errors import UsimError
@@ -53,3 +54,21 @@ def test_usim_check_refuses_a_bad_bound_or_timeout_in_one_line(argv, message, ca
     assert main(MATMUL + argv) == 2
     captured = capsys.readouterr()
     assert captured.err.strip() == message and captured.out == ""
+
+
+@pytest.mark.parametrize("command", ["", *COMMANDS])
+def test_every_help_is_plain_text_within_100_columns(command, monkeypatch, capsys) -> None:
+    """--help shows no reST (``x``, :mod:`x`) and, at 100 columns, no line wider (show's was 250)."""
+    monkeypatch.setenv("COLUMNS", "100")
+    with pytest.raises(SystemExit):
+        main([command, "--help"] if command else ["--help"])
+    out = capsys.readouterr().out
+    assert "``" not in out and not re.search(r":(mod|func|class|data|meth):`", out)
+    assert max(len(line) for line in out.splitlines()) <= 100
+
+
+def test_help_text_reads_rest_roles_as_plain_words() -> None:
+    from usim.commands.options import help_text
+
+    assert help_text("see :mod:`usim.engine.verify` and ``--max-n`` (:data:`~usim.engine.options.MAX_BOUND`)") == (
+        "see usim.engine.verify and --max-n (MAX_BOUND)")

@@ -46,6 +46,7 @@ from pathlib import Path
 
 import numpy as np
 
+from usim.commands.options import help_text
 from usim.encodings.notation import parse_dims, shape_label
 from usim.errors import InputError, ShapeError
 
@@ -57,7 +58,7 @@ SAMPLES = 64
 def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
         "compile", help="compile a claim's RASP program to transformer weights (.npz, PyTorch) and report its size",
-        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+        description=help_text(__doc__), formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("claim", help="the claim's id (usim prove --list), e.g. theorem6 or lemma5_weights")
     parser.add_argument("--shape", help="the shape, e.g. 2x3 (lemma3), 2x3x2 (lemma5), 3x3 (theorem6)")
     parser.add_argument("--out", metavar="DIR", help="write network.npz, report.md (and model.pt2) into DIR")

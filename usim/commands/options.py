@@ -15,6 +15,7 @@ from __future__ import annotations
 import argparse
 import math
 import os
+import re
 from pathlib import Path
 
 from usim.engine.options import DEFAULT_TIMEOUT, ENGINE_NAMES, MAX_BOUND
@@ -24,6 +25,21 @@ PROVE_LARGEST_N: int | None = MAX_BOUND
 """The largest ``--max-n`` of ``usim prove``."""
 CHECK_LARGEST_N: int | None = None
 """The largest ``--max-n`` of ``usim check``: none of its own."""
+
+
+def help_text(doc: str) -> str:
+    """A module docstring as ``--help`` shows it: reST's roles and literals
+    (``:mod:`x```, ````x````) as plain text, the layout kept.
+
+    Args:
+        doc: the docstring (or a paragraph of it).
+
+    Returns:
+        The text.
+    """
+    text = re.sub(r":[a-z]+:`~?([^`]+)`", lambda m: m.group(1).rsplit(".", 1)[-1] if m.group(0).find("~") > 0
+                  else m.group(1), doc)
+    return text.replace("``", "")
 
 
 def add_max_n(parser: argparse.ArgumentParser, help: str) -> None:

@@ -25,7 +25,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         "written) when a certificate is damaged, inconsistent with its own rows, states something other "
         "than the registry, or shows an erratum PROVED.")
     parser.add_argument("--certificates", required=True, metavar="DIR", help="one certificate per claim")
-    parser.add_argument("--file", default="paper_map.md", help="the table's file (default paper_map.md)")
+    parser.add_argument("--file", default="paper_map.md", help="the table's file (default: paper_map.md in the current folder)")
     parser.add_argument("--write", action="store_true", help="rewrite the cells from the certificates")
     parser.set_defaults(func=run)
 

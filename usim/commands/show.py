@@ -23,7 +23,6 @@ def register(subparsers) -> None:
         "one picture per head (its selector, query positions x key positions), the layer "
         "diagram, the input and output as matrices, and a page (index.md, self-contained "
         "index.html). Needs matplotlib: pip install 'usim[plot]'.",
-        formatter_class=argparse.RawDescriptionHelpFormatter,
         epilog="The values are the input sequence in order (blocks one after another, row-major), "
         "separated by spaces, commas or semicolons; 1/2 and 0.5 are read exactly. "
         "Without --values a random input is drawn (small integers, seed 0 unless --seed).",

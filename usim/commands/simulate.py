@@ -84,6 +84,7 @@ from typing import IO, TYPE_CHECKING, Callable
 
 import numpy as np
 
+from usim.commands.options import help_text
 from usim.constructions.options import MAX_LENGTH, MAX_N
 from usim.errors import InputError, RangeError
 
@@ -101,7 +102,7 @@ def _one_line(error: BaseException) -> str:
 def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
         "simulate", help="run the universal simulator U on a layer's parameters (.npz) or a PyTorch layer",
-        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+        description=help_text(__doc__), formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("params", nargs="?", help="an .npz file of the layer's arrays (see above)")
     parser.add_argument("--bound", type=int, default=None,
                         help=f"build U for sequences up to this length (at most {MAX_N}) and pad (the hierarchy)")

@@ -19,11 +19,13 @@ from __future__ import annotations
 import argparse
 import sys
 
+from usim.commands.options import help_text
+
 
 def register(sub: argparse._SubParsersAction) -> None:
     parser = sub.add_parser(
         "verify", help="re-run a certificate and check that its verdicts are reproduced",
-        description=__doc__.split("\n\n")[1] if __doc__ else None)
+        description=help_text(__doc__.split("\n\n")[1]) if __doc__ else None)
     parser.add_argument("certificate", help="a JSON certificate from usim prove --json or usim check --json")
     parser.add_argument("--quiet", "-q", action="store_true", help="no progress lines")
     parser.add_argument("--run-spec-code", action="store_true",
