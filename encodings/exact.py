@@ -48,16 +48,24 @@ def _integer_root(x: int, degree: int) -> int:
         r = s
 
 
+def root_name(degree: int) -> str:
+    """A root in words: ``square root``, ``cube root``, ``4th root``, ``21st root``."""
+    if degree in (2, 3):
+        return "square root" if degree == 2 else "cube root"
+    suffix = "th" if 10 <= degree % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(degree % 10, "th")
+    return f"{degree}{suffix} root"
+
+
 def _exact_root(x: Fraction | int, degree: int) -> Fraction | int:
     """The exact degree-th root of x >= 0 if it is rational, else NotExactError."""
     x = Fraction(x)
     if x < 0:  # pragma: no cover - the domain rule keeps negative numbers out
-        raise UndefinedError(f"the {degree}-th root of the negative number {x} is not real")
+        raise UndefinedError(f"the {root_name(degree)} of the negative number {x} is not real")
     num, den = x.numerator, x.denominator
     a, b = _integer_root(num, degree), _integer_root(den, degree)
     if a**degree == num and b**degree == den:
         return _normal(Fraction(a, b))
-    raise NotExactError(f"the {degree}-th root of {x} is irrational")
+    raise NotExactError(f"the {root_name(degree)} of {x} is irrational")
 
 
 def exact_pow(base: Fraction | int, exponent: Fraction | int) -> Fraction | int:

@@ -71,6 +71,8 @@ def header_lines(path: str, function: str, spec: ListingSpec, bound_given: bool)
              + (f"; claim {spec.claim_id}" if spec.claim_id else "") + ")"]
     if not bound_given:
         lines.append(f"bound: N = {spec.default_max_n} (the spec's default; --max-n N or --shape S to choose)")
+    lines += ["interpretations: at each shape the listing also runs at one random input in every",
+              "  interpretation, each against the exact run: a check of usim, not of the listing"]
     return lines
 
 
