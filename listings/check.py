@@ -25,12 +25,13 @@ each step as it is done (the command line prints as it goes).
 from __future__ import annotations
 
 import time
+from fractions import Fraction
 from dataclasses import dataclass
 from typing import Any, Mapping, Protocol, Sequence
 
 from usim.engine.claim import NOT_RUN, EngineResult, Obligation, Shape, Status
 from usim.errors import DeadlineError, ShapeError, UsimError
-from usim.listings.crosscheck import interpretations, power_findings, relative_deviation
+from usim.listings.crosscheck import input_power_bases, interpretations, power_findings, relative_deviation
 from usim.listings.examples import run_examples
 from usim.listings.obligation import PADDING_MODES, mutant_obligation, obligation_for
 from usim.listings.plan import ShapePlan, call_arguments, plan_shapes
@@ -167,6 +168,7 @@ def check(request: CheckRequest, observer: CheckObserver | None = None) -> Check
     broken_variants: list[ShapeReport] = []
     deviation: tuple[float, str, str] | None = None
     unmeasured: list[str] = []  # shapes whose deviation has no right number (its line says why)
+    bases: set[Fraction] = set()  # the constants raised to input-dependent powers, at every shape
     costs: dict[str, float] = {}  # each engine's seconds on the last shape it ran: cheapest first
     for shape in plan.shapes:
         start = time.perf_counter()
@@ -186,6 +188,7 @@ def check(request: CheckRequest, observer: CheckObserver | None = None) -> Check
             observer.checked(shape_report)
             continue
         program = ob.construction.program
+        bases |= set(input_power_bases(program))
         findings = tuple(power_findings(program, spec, ob.construction.input_layout.length))
         interp = _cross_checked(ob, request.seed, timeout)
         cost = ListingCost.of(program)
@@ -219,7 +222,7 @@ def check(request: CheckRequest, observer: CheckObserver | None = None) -> Check
         deviation = (value, f"{where}; not measured at {', '.join(unmeasured)}", label)
     return CheckReport(request.path, function, spec, plan, frozenset(rasp.uses), tuple(examples),
                        tuple(shapes), deviation, padding, tuple(broken_variants), text,
-                       dict(plan.parameters), alphabet)
+                       dict(plan.parameters), alphabet, tuple(sorted(bases)))
 
 
 def _costs(results: Sequence[EngineResult], before: Mapping[str, float]) -> dict[str, float]:

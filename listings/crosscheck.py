@@ -171,6 +171,28 @@ def interpretations(ob: Obligation, seed: int = 0) -> dict[str, str]:
     return out
 
 
+def input_power_base(node: E.Expr) -> Fraction | None:
+    """The base of ``node`` where it is a constant raised to a power that
+    depends on the input (``2.718 ^ tokens``: a listing's stand-in for exp), else None."""
+    if isinstance(node, E.Map) and node.op is E.Op.POW:
+        base, exponent = node.args
+        if isinstance(base, E.Constant) and depends_on_tokens(exponent):
+            return Fraction(base.value)
+    return None
+
+
+def input_power_bases(program: Program) -> tuple[Fraction, ...]:
+    """Every constant a listing raises to an input-dependent power, sorted.
+
+    Args:
+        program: the listing's program at one shape.
+
+    Returns:
+        The bases (none: the listing has no such power).
+    """
+    return tuple(sorted({b for b in map(input_power_base, program.nodes()) if b is not None}))
+
+
 def power_findings(program: Program, spec: ListingSpec, n: int) -> list[str]:
     """Non-integral powers in ``program`` at length n, said plainly.
 
@@ -194,8 +216,8 @@ def power_findings(program: Program, spec: ListingSpec, n: int) -> list[str]:
             continue
         base, exponent = node.args
         text = expression(node)[0]
-        if isinstance(base, E.Constant) and depends_on_tokens(exponent):
-            b = Fraction(base.value)
+        b = input_power_base(node)
+        if b is not None:
             found.append(
                 f"{text}: a power to the base {b} ({significant(b, 12)}), not exp"
                 + (" (the spec asks for exp; deviation measured below)" if spec.wants_exp else ""))

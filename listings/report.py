@@ -6,6 +6,8 @@ them (:mod:`usim.listings.certificate`).
 
 from __future__ import annotations
 
+from fractions import Fraction
+
 from dataclasses import dataclass, field
 from typing import Any, Mapping
 
@@ -135,6 +137,8 @@ class CheckReport:
     source_text: str = ""
     parameters: Mapping[str, str] = field(default_factory=dict)
     alphabet: Any = None
+    bases: tuple[Fraction, ...] = ()
+    """The constants the listing raises to input-dependent powers (its stand-ins for e), at any shape."""
 
     def counterexample(self, shape: ShapeReport) -> Counterexample | None:
         """The shape's counterexample, symbols as themselves (not their codes)."""

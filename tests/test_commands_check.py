@@ -306,3 +306,18 @@ def test_an_expectation_that_is_not_one_is_one_line_before_anything_is_checked(c
     captured = capsys.readouterr()
     assert status == 2 and "shapes:" not in captured.out
     assert captured.err.count("\n") == 1 and "'bogus' is not a verdict" in captured.err
+
+
+def test_a_base_the_listing_does_not_use_is_said_in_one_line(capsys) -> None:
+    """softmax_heads_273 raises 2.73 to the input: --base 2.718 checks it against
+    another function, and the output says so plainly (it said only 'a power to
+    the base 273/100' under a header naming 2.718)."""
+    listing = str(EXAMPLES / "heads.rasp")
+    main(["check", listing, "--function", "softmax_heads_273", "--spec", "softmax_heads", "--base", "2.718",
+          "--max-n", "1"])
+    warned = [line for line in capsys.readouterr().out.splitlines() if line.startswith("warning: --base")]
+    assert warned == ["warning: --base 1359/500 (2.718) is not a base the listing uses (it raises 273/100 (2.73) "
+                      "to the input): the verdicts are against a softmax to the base given"]
+    main(["check", listing, "--function", "softmax_heads_273", "--spec", "softmax_heads", "--base", "2.73",
+          "--max-n", "1"])
+    assert "warning: --base" not in capsys.readouterr().out

@@ -11,6 +11,7 @@ by hand in a copy of the table is caught.
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -115,3 +116,29 @@ def test_a_file_that_is_no_text_or_a_certificates_path_that_is_a_file_is_one_lin
     assert main(["paper-map", "--certificates", str(binary), "--file", str(ROOT / "paper_map.md")]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "is a file, not a folder" in err[0]
+
+
+def _authors_rows() -> list[list[str]]:
+    text = (Path(__file__).resolve().parent.parent / "paper_map.md").read_text()
+    start = text.index("| file | commit | function |")
+    rows = []
+    for line in text[start:].splitlines()[2:]:
+        if not line.startswith("|"):
+            break
+        rows.append([cell.strip() for cell in line.strip().strip("|").split("|")])
+    return rows
+
+
+def test_every_row_of_the_authors_table_names_the_commit_it_checked() -> None:
+    rows = _authors_rows()
+    assert len(rows) >= 20
+    for row in rows:
+        assert re.fullmatch(r"[0-9a-f]{7}", row[1]), row[:3]
+        shown = re.search(r"git show ([0-9a-f]{7}):", row[-1])
+        assert shown is None or shown.group(1) == row[1], row[:3]  # an older version is written out of the clone
+
+
+def test_a_row_for_a_version_not_on_the_main_branch_says_how_to_get_it() -> None:
+    for row in _authors_rows():
+        if "earlier" in row[0] or "before" in row[0] or "branch" in row[0]:
+            assert "git show " in row[-1], row[:3]

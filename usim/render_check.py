@@ -196,6 +196,17 @@ def example_lines(runs: Sequence[ExampleRun], spec: ListingSpec, function: str) 
     return lines
 
 
+def base_warning(report: CheckReport) -> list[str]:
+    """One line where the base given (``--base``) is none of the bases the listing
+    raises to the input: the verdicts are then against a softmax to another base."""
+    given = report.spec.source.get("base")
+    if given is None or not report.bases or Fraction(given) in report.bases:
+        return []
+    used = ", ".join(f"{b} ({significant(b, 12)})" for b in report.bases)
+    return [f"warning: --base {Fraction(given)} ({significant(Fraction(given), 12)}) is not a base the listing "
+            f"uses (it raises {used} to the input): the verdicts are against a softmax to the base given"]
+
+
 def report_lines(report: CheckReport, samples: int, mutants: bool) -> list[str]:
     """What follows the shapes: what the listing reads, the examples, the costs, the deviation, the summary.
 
@@ -207,7 +218,7 @@ def report_lines(report: CheckReport, samples: int, mutants: bool) -> list[str]:
     Returns:
         The lines.
     """
-    lines = []
+    lines = base_warning(report)
     uses = sorted(report.uses)
     if uses:
         lines.append("reads/uses: " + ", ".join(uses)

@@ -133,7 +133,7 @@ def run(args: argparse.Namespace, text: str | None = None, brief: bool = False,
     if brief:  # the summary, and any example that disagrees with the spec
         differing = [line for line in lines if "DIFFERS" in line]
         lines = (["examples that disagree with the spec:"] if differing else []) + differing + [
-            line for line in lines if line.startswith(("summary", "broken variants"))]
+            line for line in lines if line.startswith(("warning:", "summary", "broken variants"))]
     _print(lines)
     if args.json:
         import json
