@@ -254,6 +254,8 @@ DOCUMENTED = [  # (listing, options, expectations): usim's listings with documen
      ["--expect-file", str(EXPECTED / "det_everywhere.txt")]),
     ("documented_faults.rasp", ["--function", "det_everywhere", "--spec", "det3", "--padding", "any"],
      ["--expect", "proved"]),
+    ("documented_faults.rasp", ["--function", "matmul_stride_k", "--spec", "matmul", "--max-n", "4"],
+     ["--expect-file", str(EXPECTED / "matmul_stride_k.txt")]),
     ("maxmin.rasp", ["--function", "maxmin_unguarded", "--spec", "maxmin", "--max-n", "4"],
      ["--expect-file", str(EXPECTED / "maxmin_unguarded.txt")]),
     ("match2.rasp", ["--function", "match2_no_wrap", "--spec", "match2", "--max-n", "3"], ["--expect", "refuted"]),
