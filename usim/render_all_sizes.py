@@ -14,6 +14,7 @@ from usim.engine.claim import Status
 from usim.engine.parametric.allsizes import AllSizesReport, AllSizesResult, rests_on
 from usim.engine.parametric.composed import ComposedReport, ComposedResult
 from usim.engine.parametric.statement import ABOUT_CLAIM
+from usim.render import fitted
 
 
 def _refutation(result: AllSizesResult) -> str:
@@ -52,7 +53,7 @@ def composed_lines(report: ComposedReport) -> list[str]:
         lines.append("  broken variants for every size (each must be REFUTED at a concrete size, replayed):")
         for m in report.mutants:
             lines.append(f"    {m.mutant}: {composed_line(m)}")
-    return lines
+    return fitted(lines)
 
 
 def all_sizes_lines(report: AllSizesReport | ComposedReport) -> list[str]:
@@ -72,7 +73,7 @@ def all_sizes_lines(report: AllSizesReport | ComposedReport) -> list[str]:
         lines.append("  broken variants for every size (each must be REFUTED at a concrete size, replayed):")
         for m in report.mutants:
             lines.append(f"    {m.mutant}: {result_line(m)}")
-    return lines
+    return fitted(lines)
 
 
 def cross_check_note(status: str, max_n: Any) -> str:

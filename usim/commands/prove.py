@@ -121,10 +121,10 @@ def run(args: argparse.Namespace) -> int:
     from usim.proofs import all_claims
     from usim.engine.runner import prove_claim
     from usim.progress import ProveDisplay, summary
-    from usim.render import SUMMARY_HEADER, cache_problem, describe_failures, summary_row, table, verdict
+    from usim.render import LINE_WIDTH, SUMMARY_HEADER, cache_problem, describe_failures, summary_row, table, verdict
 
     if args.list:
-        print(table([[c.id, c.paper, c.title] for c in all_claims()], ["claim", "paper", "statement"]))
+        print(table([[c.id, c.paper, c.title] for c in all_claims()], ["claim", "paper", "statement"], width=LINE_WIDTH))
         return 0
     claims = claims_named(args.claim)
     engines = engines_option(args.engine)
@@ -146,7 +146,7 @@ def run(args: argparse.Namespace) -> int:
             reports.append(report)
     if args.verbose:
         print()
-        print(table([summary_row(r) for r in reports], SUMMARY_HEADER))
+        print(table([summary_row(r) for r in reports], SUMMARY_HEADER, width=LINE_WIDTH))
     for report in reports:
         notes = describe_failures(report, detail=args.verbose)
         if args.verbose:

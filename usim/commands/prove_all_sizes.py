@@ -30,7 +30,7 @@ def run_all_sizes(args: argparse.Namespace, claims: Sequence["Claim"], engines: 
     from usim.engine.parametric.composed import prove_claim_all_sizes
     from usim.progress import ProveDisplay
     from usim.proofs import family
-    from usim.render import SUMMARY_HEADER, cache_problem, describe_failures, summary_row, table
+    from usim.render import LINE_WIDTH, SUMMARY_HEADER, cache_problem, describe_failures, fitted, summary_row, table
     from usim.render_all_sizes import all_sizes_lines, all_sizes_verdict
 
     if getattr(args, "cluster", None):
@@ -42,7 +42,7 @@ def run_all_sizes(args: argparse.Namespace, claims: Sequence["Claim"], engines: 
         families = list(statements().values())
     else:
         families = [family(c.id) for c in claims]
-    show = (lambda line: print(line, file=sys.stderr, flush=True)) if not args.quiet else None
+    show = (lambda line: print("\n".join(fitted([line])), file=sys.stderr, flush=True)) if not args.quiet else None
     cache = None if args.no_cache else VerdictCache(default_folder())
     reports = []
     with ProveDisplay(len(families), quiet=args.quiet, verbose=args.verbose) as display:
@@ -56,7 +56,7 @@ def run_all_sizes(args: argparse.Namespace, claims: Sequence["Claim"], engines: 
                                            locate=family)
             display.claim_done(report.bounded)
             reports.append(report)
-    print(table([summary_row(r.bounded) for r in reports], SUMMARY_HEADER))
+    print(table([summary_row(r.bounded) for r in reports], SUMMARY_HEADER, width=LINE_WIDTH))
     for report in reports:
         failures = describe_failures(report.bounded)
         if failures:
