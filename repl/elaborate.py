@@ -43,11 +43,11 @@ from typing import Any, Callable
 from usim.errors import UsimError
 from usim.rasp import expr as E
 from usim.repl import tree as T
-from usim.repl.errors import RaspEvaluationError
+from usim.repl.errors import RaspEvaluationError, TableTooLarge
 from usim.repl.operators import Operators
 from usim.repl.running import Example, run_shown
 from usim.repl.symbols import Alphabet, Collecting, SymbolTables
-from usim.repl.values import BuiltinFunction, Env, LambdaValue, RaspFunction, describe
+from usim.repl.values import BuiltinFunction, Env, LambdaValue, RaspFunction, Unbuilt, describe
 
 # The REPL's reserved names: constants that cannot be assigned.
 RESERVED = frozenset({
@@ -88,13 +88,13 @@ class Elaborator(Operators):
         self.symbols = SymbolTables(self.alphabet)
 
     # -- errors ------------------------------------------------------------------
-    def error(self, node: T.Node, message: str) -> RaspEvaluationError:
+    def error(self, node: T.Node, message: str,
+              kind: type[RaspEvaluationError] = RaspEvaluationError) -> RaspEvaluationError:
         frame = self.frames[-1]
         calls = list(dict.fromkeys(f.call for f in reversed(self.frames) if f.call))
         if calls:
             message += " (" + "; ".join(calls[:3]) + ")"
-        return RaspEvaluationError(frame.filename, node.span.line, node.span.column, message,
-                                   node.span.text(frame.source))
+        return kind(frame.filename, node.span.line, node.span.column, message, node.span.text(frame.source))
 
     def _where(self, node: T.Node) -> str:
         frame = self.frames[-1]
@@ -106,7 +106,15 @@ class Elaborator(Operators):
         try:
             for statement in module.statements:
                 with self._depth_guard(statement):
-                    self.execute(statement, env)
+                    try:
+                        self.execute(statement, env)
+                    except TableTooLarge as error:
+                        if not isinstance(statement, T.Assign):
+                            raise
+                        # as the REPL, which builds a sequence only when it is shown: the
+                        # names stay unbuilt, and only what reads them is refused
+                        for name in statement.names:
+                            self.bind(statement, env, name, Unbuilt(name, error))
         except _Exit:
             pass
         finally:
@@ -268,6 +276,8 @@ class Elaborator(Operators):
                 hint = ("; a lambda body may use only its parameters, numbers, + - * / % ^, "
                         "comparisons, and/or/not, `a if c else b` and RASP functions")
             raise self.error(node, f"unknown name {node.id}{hint}")
+        if isinstance(value, Unbuilt):
+            raise value.error
         if node.id.startswith("tokens"):
             self.uses.add(node.id)
             if self.alphabet is not None and node.id in ("tokens_int", "tokens_float", "tokens_bool"):

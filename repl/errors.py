@@ -36,3 +36,10 @@ class RaspEvaluationError(RaspFileError):
     name, an operation usim cannot express in its closed set)."""
 
     kind = "error"
+
+
+class TableTooLarge(RaspEvaluationError):
+    """A ``+`` of symbols whose table of joined strings would pass usim's limit
+    (:data:`usim.repl.symbols.MAX_CONCATENATION_TABLE`). A top-level assignment
+    that meets it leaves its names unbuilt (:class:`usim.repl.values.Unbuilt`)
+    rather than failing the file: only what reads them is refused."""

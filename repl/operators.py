@@ -36,7 +36,7 @@ from typing import TYPE_CHECKING, Any
 from usim.errors import UsimError
 from usim.rasp import expr as E
 from usim.repl import tree as T
-from usim.repl.errors import RaspEvaluationError
+from usim.repl.errors import RaspEvaluationError, TableTooLarge
 from usim.repl.running import exact_power
 from usim.repl.symbols import (BOOLEAN, NUMBER, SYMBOL, Alphabet, CannotJoin, Collecting, NewString,
                                NewStrings, SymbolTables, undefined)
@@ -186,7 +186,7 @@ class Operators:
         except NewString as error:
             raise NewStrings(self.error(node, str(error))) from None
         except CannotJoin as error:
-            raise self.error(node, str(error)) from None
+            raise self.error(node, str(error), TableTooLarge) from None
 
     def _sequence(self, node: T.Node, value: Any) -> E.SOp:
         value = self.atom_for_sequence(node, value)

@@ -23,7 +23,7 @@ from usim.repl.library import base_env
 from usim.repl.parser import parse, parse_expression
 from usim.repl.running import Example, run_numbers
 from usim.repl.symbols import CONCATENATION, Alphabet, Collecting, NewStrings, within_limit
-from usim.repl.values import Env, RaspFunction, describe
+from usim.repl.values import Env, RaspFunction, Unbuilt, describe
 
 EXPRESSION_FILE = "<expression>"
 
@@ -76,7 +76,10 @@ class RaspFile:
         if name not in self.env.vars:
             defined = ", ".join(self.names()) or "nothing"
             raise UsimError(f"{self.filename} defines no {name!r} (it defines: {defined})")
-        return self.env.vars[name]
+        value = self.env.vars[name]
+        if isinstance(value, Unbuilt):
+            raise value.error
+        return value
 
     def parameters(self, name: str) -> tuple[str, ...]:
         value = self.get(name)

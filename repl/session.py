@@ -45,7 +45,7 @@ from usim.repl.errors import RaspFileError, RaspSyntaxError
 from usim.repl.parser import parse
 from usim.repl.rasp_file import EXPRESSION_FILE, RaspFile, load_text
 from usim.repl.running import selection_shown
-from usim.repl.values import Env, RaspFunction, describe, value_literal
+from usim.repl.values import Env, RaspFunction, Unbuilt, describe, value_literal
 
 SESSION = "<session>"
 """The file name a session's statements are read under (in messages)."""
@@ -344,6 +344,9 @@ class Session:
         reading = self._read([*self.statements, source], self.example)
         if isinstance(node, T.ExprStatement):  # shown, not kept: a later example may not read it
             return [self._show("out", reading)]
+        for name in node.names if isinstance(node, T.Assign) else ():
+            if isinstance(unbuilt := reading.env.vars.get(name), Unbuilt):
+                raise unbuilt.error  # refused here and not kept, as any statement in error
         self.file = reading
         if isinstance(node, T.Load):
             self._loads[len(self.statements)] = os.path.abspath(node.filename)
@@ -397,6 +400,8 @@ class Session:
     def _show(self, name: str, reading: RaspFile | None = None) -> Shown:
         reading = reading or self.file
         value = reading.env.vars.get(name)
+        if isinstance(value, Unbuilt):  # read, but too large to build: say why, as when it is run
+            raise value.error
         if isinstance(value, (E.SOp, E.Selector)):
             return self._on_example(name, value, reading)
         if isinstance(value, RaspFunction):

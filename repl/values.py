@@ -18,6 +18,7 @@ from usim.repl import tree as T
 
 if TYPE_CHECKING:
     from usim.repl.elaborate import Elaborator
+    from usim.repl.errors import TableTooLarge
 
 Atom = int | Fraction | bool | str
 
@@ -32,6 +33,20 @@ def normal(x: Any) -> Any:
 def is_number(x: Any) -> bool:
     """An int or a Fraction, not a boolean."""
     return isinstance(x, (int, Fraction)) and not isinstance(x, bool)
+
+
+@dataclass(frozen=True)
+class Unbuilt:
+    """A name a top-level assignment gives a value usim could not build within
+    its limits (a table of joined strings too large for the input's symbols).
+
+    The rest of the file is read as the REPL reads it, which builds nothing
+    until it is shown: reading this name (in a later statement, or as the
+    function to run or check) raises ``error``, the ``+`` that passed the limit.
+    """
+
+    name: str
+    error: "TableTooLarge"
 
 
 def describe(value: Any) -> str:

@@ -225,3 +225,12 @@ def test_an_input_the_session_cannot_read_names_the_statement() -> None:
     session.feed("n = tokens * 2;")
     with pytest.raises(UsimError, match=r"`n = tokens \* 2;` cannot be read with it"):
         session.reading_for(["a", "b"])
+
+
+def test_a_statement_joining_too_many_strings_is_refused_and_the_session_goes_on() -> None:
+    session = Session()
+    session.feed('set example "abcdefghijklmn"')
+    errors = session.feed("x = tokens + tokens;").errors
+    assert len(errors) == 1 and "a table of more than 128 strings" in errors[0]
+    assert "x" not in session.names()
+    assert session.feed("y = indices + 1;").errors == ()

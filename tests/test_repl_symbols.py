@@ -165,10 +165,11 @@ def test_a_run_outside_the_symbols_the_joins_were_made_for_is_refused():
         f.run("z", list("ac"))
 
 
-def test_a_join_with_too_many_strings_is_one_clear_error():
+def test_a_join_with_too_many_strings_is_one_clear_error_when_it_is_run():
     text = "x = tokens; " + " ".join("x = x + x;" for _ in range(4))
+    rasp = load_text(text, "t.rasp", symbols=True, inputs=list("abcdefghij"))
     with pytest.raises(UsimError, match="a table of more than 128 strings"):
-        load_text(text, "t.rasp", symbols=True, inputs=list("abcdefghij"))
+        rasp.run("x", list("ab"))
 
 
 def test_a_file_applying_a_join_to_its_own_input_loads_and_runs(capsys, tmp_path):
@@ -191,10 +192,12 @@ def test_numbers_functions_refuse_symbols():
         _values('def f() { return "pqrs"[abs(tokens)]; }', "f", "ab")
 
 
-def test_a_file_making_too_many_strings_is_refused_while_it_is_read():
+def test_a_name_joining_too_many_strings_is_refused_where_it_is_read():
     text = "x = tokens; " + " ".join(f'x = x + "{c}";' for c in "abcdefghij") + " y = x + x;"
+    rasp = load_text(text, "t.rasp", symbols=True, inputs=list("abcdefghijklmn"))
+    assert rasp.run("x", list("ab")) == ["aabcdefghij", "babcdefghij"]
     with pytest.raises(UsimError, match="more than 128 strings"):
-        load_text(text, "t.rasp", symbols=True, inputs=list("abcdefghijklmn"))
+        rasp.run("y", list("ab"))
 
 
 def test_an_example_string_gives_its_characters_not_a_symbol_of_its_own() -> None:
@@ -202,3 +205,19 @@ def test_an_example_string_gives_its_characters_not_a_symbol_of_its_own() -> Non
 
     rasp = load_text('set example "(x)()"\ny = tokens == "x";\n', symbols=True)
     assert rasp.alphabet.symbols == ("(", ")", "x")
+
+
+def test_a_join_too_large_leaves_only_its_own_names_unbuilt() -> None:
+    """paper_examples.rasp's dyck2_ptf joins 15 strings to 14 on a 14-symbol input, and
+    hist_bos, defined earlier and joining nothing, could not run (issue 28)."""
+    text = ("hist = selector_width(select(tokens, tokens, ==));\n"
+            "x = tokens; x = x + x; x = x + x;\n"
+            "after = indices + 1;\n"
+            "uses_x = x == \"a\";\n")
+    rasp = load_text(text, "t.rasp", symbols=True, inputs=list("abcdefghijklmn"))
+    assert rasp.run("hist", list("abca")) == [2, 1, 1, 2]
+    assert rasp.run("after", list("ab")) == [1, 2]
+    for name in ("x", "uses_x"):  # the join itself, and what reads it, are refused at the +
+        with pytest.raises(UsimError, match=r"t\.rasp:2:\d+: error: this \+ joins .* a table of more than 128"):
+            rasp.run(name, list("ab"))
+
