@@ -12,6 +12,7 @@ import ast
 from pathlib import Path
 
 from setuptools import find_packages, setup
+from setuptools.command.build_py import build_py
 
 HERE = Path(__file__).resolve().parent
 
@@ -28,7 +29,30 @@ def _literals(path: Path) -> dict[str, object]:
 _PACKAGES = _literals(HERE / "usim" / "packages.py")
 FOLDERS: dict[str, str] = _PACKAGES["FOLDERS"]
 
+
+def _provenance():
+    """usim.engine.provenance, loaded by its path (it imports only the standard library)."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("usim_provenance", HERE / "engine" / "provenance.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+class BuildWithProvenance(build_py):
+    """The packages, and the commit they were built from (read back in certificates)."""
+
+    def run(self) -> None:
+        super().run()
+        provenance = _provenance()
+        target = Path(self.build_lib) / "usim" / provenance.BUILD_INFO
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(provenance.build_info(HERE))
+
+
 setup(
+    cmdclass={"build_py": BuildWithProvenance},
     package_dir={package: folder for folder, package in FOLDERS.items()},
     packages=[name for folder, package in FOLDERS.items()
               for name in (package, *(f"{package}.{sub}" for sub in find_packages(str(HERE / folder))))],

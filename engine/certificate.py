@@ -54,17 +54,11 @@ class CertificateError(UsimError):
 # -- writing -----------------------------------------------------------------------
 
 def _git_commit() -> str:
-    here = Path(__file__).resolve().parent
-    try:
-        sha = subprocess.run(["git", "rev-parse", "HEAD"], cwd=here, capture_output=True,
-                             text=True, timeout=5).stdout.strip()
-        dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"], cwd=here,
-                               capture_output=True, text=True, timeout=5).stdout.strip()
-    except (OSError, subprocess.SubprocessError):
-        return "unknown"
-    if not sha:
-        return "unknown"
-    return sha + ("+modified" if dirty else "")
+    """The commit of the usim that runs (:func:`usim.engine.provenance.running_commit`)."""
+    import usim
+    from usim.engine.provenance import running_commit
+
+    return running_commit(Path(usim.__file__).parent)
 
 
 def versions() -> dict[str, str]:
