@@ -14,7 +14,7 @@ from usim.engine.claim import Status
 from usim.engine.parametric.allsizes import AllSizesReport, AllSizesResult, rests_on
 from usim.engine.parametric.composed import ComposedReport, ComposedResult
 from usim.engine.parametric.statement import ABOUT_CLAIM
-from usim.render import fitted
+from usim.text_layout import fitted
 
 
 def _refutation(result: AllSizesResult) -> str:

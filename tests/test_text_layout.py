@@ -1,9 +1,9 @@
-"""usim's terminal text (usim/render.py): tables and explanations fit 100 columns."""
+"""usim's terminal text (usim/text_layout.py): tables and explanations fit 100 columns."""
 
 from __future__ import annotations
 
 from usim.cli import main
-from usim.render import LINE_WIDTH, fitted, table
+from usim.text_layout import LINE_WIDTH, fitted, table
 
 
 def test_a_table_given_a_width_wraps_its_widest_column_under_itself() -> None:
