@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import re
 import struct
 import sys
 from fractions import Fraction
@@ -61,6 +62,22 @@ def check_png(path: Path) -> tuple[int, int]:
     return width, height
 
 
+def check_svg(path: Path) -> tuple[float, float]:
+    """An SVG a browser draws at its own size (width and height in points), its
+    text kept as text, at least 9 pt, and no wider than a page shows at 100 %."""
+    import xml.etree.ElementTree as ET
+
+    root = ET.fromstring(path.read_text())
+    assert root.tag.endswith("svg"), f"{path.name} is not an SVG"
+    width, height = (float(root.get(side).removesuffix("pt")) for side in ("width", "height"))
+    assert 300 <= width <= 10.6 * 72 + 1 and 100 <= height, f"{path.name} is {width}x{height} pt"
+    texts = [e for e in root.iter() if e.tag.endswith("text")]
+    assert texts, f"{path.name} draws its text as paths"
+    sizes = [float(size) for size in re.findall(r"font-size:\s*([\d.]+)px", path.read_text())]
+    assert sizes and min(sizes) >= 9.0, f"{path.name} has text of {min(sizes, default=0)} pt"
+    return width, height
+
+
 def head_selectors(program):
     """Every selector a head of the program uses: node id of the head -> selector."""
     return {node.id: node.selector for node in program.nodes()
@@ -94,7 +111,7 @@ def test_every_claim_is_drawn(claim_id, tmp_path):
         assert head.node.selector is selectors[head.node.id]
         assert picture.exists()
         check_png(picture)
-    check_png(done.layers)
+    check_svg(done.layers)
     check_png(done.sequences)
 
     # the page names every head of the cost table, with and without the length layer
@@ -105,8 +122,10 @@ def test_every_claim_is_drawn(claim_id, tmp_path):
         assert name in markdown and name in html, f"the page does not name the head {name}"
     assert claim.statement in markdown
     # the HTML is self-contained: every picture embedded, none linked
-    assert html.count('src="data:image/png;base64,') == len(selectors) + 2
-    assert 'src="head_' not in html and ".png\"" not in html
+    assert html.count('src="data:image/png;base64,') == len(selectors) + 1
+    assert html.count('src="data:image/svg+xml;base64,') == 1 + (done.whole_layers is not None)
+    assert 'src="head_' not in html and ".png\"" not in html and ".svg\"" not in html
+    assert "(layers.svg)" in markdown
     for picture in done.head_pictures:
         assert f"({picture.name})" in markdown
 
@@ -175,7 +194,7 @@ def test_lemma5_acceptance(tmp_path, capsys):
     assert len(pictures) == len(model.heads)
     for picture in pictures:
         check_png(picture)
-    assert {p.name for p in out.iterdir()} >= {"index.md", "index.html", "layers.png", "sequences.png"}
+    assert {p.name for p in out.iterdir()} >= {"index.md", "index.html", "layers.svg", "sequences.png"}
     page = (out / "index.md").read_text()
     for name in ("a0", "a1", "b0", "b1", "mean00", "mean01", "mean10", "mean11", "length"):
         assert name in page
@@ -388,3 +407,164 @@ def test_shapes_are_read_with_zero_flags():
     for bad in ("", "x3", "2x-1", "2.5x3"):
         with pytest.raises(ShapeError):
             parse_shape(bad)
+
+
+# -- one numbering, one meaning per colour, honest strips, the whole of U ----------------
+
+
+def _elements(model):
+    """The page's elements for a model, with the file names render gives its pictures."""
+    from usim.show import page
+    from usim.show.model import whole_program, whole_program_drawn_by
+
+    whole = whole_program(model)
+    pictures = {"layers": Path("layers.svg"), "sequences": Path("sequences.png")}
+    if whole is not None:
+        pictures["whole"] = Path("whole_layers.svg")
+    drawn_by = whole_program_drawn_by(model) if whole is not None else None
+    return page.build(model, None, pictures, [Path(f"{h.file_stem}.png") for h in model.heads],
+                      whole=whole, whole_drawn_by=drawn_by)
+
+
+@pytest.mark.parametrize("claim_id, shape", [("lemma5", (2, 3, 2)), ("theorem6", (2, 0, 0, 1))])
+def test_every_view_names_a_head_by_the_same_layer(claim_id, shape):
+    """A head's picture title, its heading on the page, its row of the layer
+    diagram and its row of the cost table give it one layer number, and the
+    page says once what the numbers count (Lemma 5 reads length: no view
+    numbers layers the other way)."""
+    from usim.show.diagram import layer_numbering
+    from usim.show.pictures import head_title
+
+    model = build_model(get(claim_id), shape, seed=0)
+    elements = _elements(model)
+    headings = {e.text for e in elements if e.kind == "h3"}
+    (table,) = [e for e in elements if e.kind == "table"]
+    rows = {label: names.split(", ") for label, _, names in table.rows[1:]}
+    diagram_rows = {box.node.id: row.label for row in model.diagram.rows if row.kind == "layer"
+                    for box in row.boxes}
+    for head in model.heads:
+        label = head.layer_label
+        assert head_title(head).endswith(label)
+        assert f"{head.name}: {label}" in headings
+        assert diagram_rows[head.node.id] == label
+        assert head.name in rows[label]
+    sentence = layer_numbering(model.cost.uses_length)
+    assert [e.text for e in elements].count(sentence) == 1
+    assert model.cost.uses_length == (claim_id == "lemma5")
+    texts = " ".join(e.text for e in elements) + " ".join(head_title(h) for h in model.heads)
+    assert not re.search(r"layer \d+ \(\d+", texts) and "without length" not in texts
+
+
+def _legend_models():
+    models = [build_model(get("lemma5"), (2, 2, 2), seed=0), build_model(get("theorem6"), (2, 0, 0, 1), seed=0)]
+    for model in models:
+        for head in model.heads:  # as drawn, and with both block strips drawn (both layouts pad)
+            yield model, head
+            yield model, dataclasses.replace(head, reads_input=True, writes_output=True)
+
+
+def test_a_head_legend_says_each_meaning_once():
+    from usim.show.pictures import head_legend
+
+    paddings = 0
+    for model, head in _legend_models():
+        labels = [label for _, label in head_legend(model, head)]
+        assert len(labels) == len(set(labels)), labels
+        paddings += sum(label.startswith("padding") for label in labels)
+        assert sum(label.startswith("padding") for label in labels) <= 1
+    assert paddings > 0  # the case of two padded layouts was met
+
+
+def test_the_selection_colour_means_selection_only():
+    """No block colour, value colour or other swatch is blue, purple or teal;
+    the rule is strict enough to catch the old palette (a light-blue block, a
+    value map that turned negative values blue)."""
+    import numpy as np
+    from matplotlib import colormaps
+
+    from usim.show import style
+    from usim.show.pictures import head_legend, value_colours
+
+    assert all(style.is_selection_hue(c) for c in style.SELECTION)
+    others = (style.INPUT_BLOCKS + style.OUTPUT_BLOCKS
+              + (style.PADDING, style.EMPTY_ROW, style.UNSELECTED, style.LENGTH, style.ELEMENTWISE,
+                 style.INPUT_BOX, style.GRIDLINE))
+    assert not any(style.is_selection_hue(c) for c in others)
+    assert not set(style.SELECTION) & set(others)
+    values = np.linspace(-5, 5, 81)
+    for strong in (False, True):
+        assert not any(style.is_selection_hue(tuple(c)) for c in value_colours(values, 5.0, strong))
+    for model, head in _legend_models():
+        swatches = [colour for colour, label in head_legend(model, head) if label != "selected"]
+        assert not any(style.is_selection_hue(c) for c in swatches)
+    # the old palette fails the rule: "key in input A" was #56b4e9, negative values RdBu_r's blues
+    assert style.is_selection_hue("#56b4e9")
+    assert style.is_selection_hue(tuple(colormaps["RdBu_r"](0.3)))
+
+
+def test_a_block_strip_is_drawn_only_over_the_input_itself():
+    """U's heads that read a sequence of its workspace (hierarchy's s1.Y1.a0
+    gathers `fixed`, made by the placement's head) get no input block strip and
+    say what their key positions are; the placement's head, which reads the
+    tokens, gets the input's blocks; a head the output reads position by
+    position gets the output's blocks."""
+    from usim.show.pictures import head_legend, layout_notes, strip_layouts
+
+    model = build_model(get("hierarchy"), (2, 2, 2), seed=0)
+    heads = {head.name: head for head in model.heads}
+    gather = heads["s1.Y1.a0"]
+    assert strip_layouts(model, gather) == (None, None)
+    assert "positions of fixed" in layout_notes(model, gather)[0]
+    assert not any(label.startswith(("key in input", "query in output", "padding"))
+                   for _, label in head_legend(model, gather))
+    embed = heads["embed"]
+    assert embed.read_name == "tokens"
+    assert strip_layouts(model, embed)[0] is model.input_layout
+    assert any(label.startswith("key in input X") for _, label in head_legend(model, embed))
+    lemma5 = build_model(get("lemma5"), (2, 2, 2), seed=0)
+    means = [head for head in lemma5.heads if head.name.startswith("mean")]
+    assert means and all(strip_layouts(lemma5, h) == (None, lemma5.output_layout) for h in means)
+    gathers = [head for head in lemma5.heads if not head.name.startswith("mean")]
+    assert all(strip_layouts(lemma5, h) == (lemma5.input_layout, None) for h in gathers)
+
+
+def test_rendered_lists_exactly_the_files_written(tmp_path):
+    done = render(get("lemma3"), (2, 2), tmp_path, seed=0)
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(p.name for p in done.files)
+    assert done.layers.suffix == ".svg" and done.whole_layers is None
+
+
+def test_theorem6_shows_a_stage_of_u_and_the_whole_u():
+    """Theorem 6's default shape is a stage with heads (stage 1, not the padding
+    lemma's 0 heads); its page carries the layer diagram of the whole U_2 and
+    points to `usim show hierarchy` for its heads. The lemmas keep their shapes."""
+    from usim.show.model import small_shape, whole_program
+
+    shape = small_shape(get("theorem6"))
+    assert shape[-1] >= 1  # k: a stage of U, not the padding lemma
+    model = build_model(get("theorem6"), shape, seed=0)
+    assert len(model.heads) > 0
+    whole = whole_program(model)
+    assert whole is not None and whole.program is model.obligation.cost_of
+    assert whole.cost.layers > model.cost.layers
+    layers = [row for row in whole.rows if row.kind == "layer"]
+    assert len(layers) == whole.cost.layers
+    elements = _elements(model)
+    assert any(e.kind == "img" and e.path == Path("whole_layers.svg") for e in elements)
+    assert any("`usim show hierarchy`" in e.text for e in elements if e.kind == "p")
+    assert {c: small_shape(get(c)) for c in ("lemma3", "lemma4", "lemma5")} == {
+        "lemma3": (2, 2), "lemma4": (2, 2), "lemma5": (2, 2, 2)}
+    assert small_shape(get("hierarchy")) == (2, 2, 2)
+
+
+def test_a_whole_program_is_pointed_to_only_where_it_is_drawn():
+    """Theorem 9's U (with W_O) is not the hierarchy's: its page draws its own
+    whole U but does not send the reader to `usim show hierarchy`; the
+    hierarchy, a whole program itself, has no companion."""
+    from usim.show.model import small_shape, whole_program
+
+    claim = get("theorem9")
+    model = build_model(claim, small_shape(claim), seed=0)
+    assert model.heads and whole_program(model) is not None
+    assert not any("usim show hierarchy" in e.text for e in _elements(model))
+    assert whole_program(build_model(get("hierarchy"), (2, 2, 2), seed=0)) is None

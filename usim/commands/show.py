@@ -4,9 +4,11 @@
               [--certificate FILE.json]
 
 Writes into DIR one PNG per head (its selector, query positions x key
-positions), ``layers.png`` (the layer diagram), ``sequences.png`` (input and
-output as the matrices they encode), and the page ``index.md`` and
-``index.html`` (self-contained). Needs matplotlib: ``pip install 'usim[plot]'``.
+positions), ``layers.svg`` (the layer diagram), ``sequences.png`` (input and
+output as the matrices they encode), ``whole_layers.svg`` when the program shown
+is a part of a larger one (a stage of U: the whole program's layer diagram),
+and the page ``index.md`` and ``index.html`` (self-contained). Needs
+matplotlib: ``pip install 'usim[plot]'``.
 """
 
 from __future__ import annotations
@@ -53,6 +55,7 @@ def run(args: argparse.Namespace) -> int:
     model = done.model
     print(f"{claim.id} at {model.shape_label}: {len(model.heads)} head(s) in "
           f"{model.cost.layers} layer(s); input {model.inputs_from}; the output {model.target_check}")
+    whole = f"{done.whole_layers.name}, " if done.whole_layers is not None else ""
     print(f"wrote {len(done.files)} files to {done.folder}: page {done.html.name} and {done.markdown.name}, "
-          f"{done.layers.name}, {done.sequences.name}, {len(done.head_pictures)} head picture(s)")
+          f"{done.layers.name}, {done.sequences.name}, {whole}{len(done.head_pictures)} head picture(s)")
     return 0

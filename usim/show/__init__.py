@@ -4,8 +4,9 @@ Everything is drawn from the very program a claim proves, run on one input:
 
 * :mod:`usim.show.model` runs the construction and collects each head's
   selection, the values it moves and what it writes (no drawing);
-* :mod:`usim.show.pictures` draws one picture per head, the layer diagram and
-  the input and output matrices (matplotlib, an optional extra);
+* :mod:`usim.show.pictures` draws one picture per head and the input and
+  output matrices (PNG), and the layer diagram (SVG, its text as text), with
+  matplotlib, an optional extra;
 * :mod:`usim.show.page` writes the page as Markdown and self-contained HTML;
 * :mod:`usim.show.certificate` reads the proof status from a certificate.
 
@@ -20,7 +21,7 @@ from pathlib import Path
 from usim.engine.claim import Claim, Shape
 from usim.errors import InputError
 from usim.show.certificate import ShownCertificate, read_certificate
-from usim.show.model import Model, ShownHead, build_model, small_shape
+from usim.show.model import Model, ShownHead, build_model, small_shape, whole_program, whole_program_drawn_by
 
 
 @dataclass(frozen=True)
@@ -29,24 +30,38 @@ class Rendered:
 
     model: Model
     folder: Path
-    head_pictures: tuple[Path, ...]  # one per head, in the order of model.heads
-    layers: Path
-    sequences: Path
+    head_pictures: tuple[Path, ...]  # one per head, in the order of model.heads (PNG)
+    layers: Path  # the layer diagram (SVG)
+    sequences: Path  # the input and output as matrices (PNG)
     markdown: Path
     html: Path
     certificate: ShownCertificate | None
+    whole_layers: Path | None = None  # the whole program's diagram (SVG), when a part is shown
 
     def picture_of(self, head: ShownHead) -> Path:
         return self.head_pictures[self.model.heads.index(head)]
 
     @property
     def files(self) -> tuple[Path, ...]:
-        return (self.markdown, self.html, self.layers, self.sequences) + self.head_pictures
+        whole = (self.whole_layers,) if self.whole_layers is not None else ()
+        return (self.markdown, self.html, self.layers, self.sequences) + whole + self.head_pictures
 
 
 def render(claim: Claim, shape: Shape, out: str | Path, values: str | None = None, seed: int = 0,
            certificate: str | Path | None = None) -> Rendered:
-    """Draw ``claim`` at ``shape`` into the folder ``out`` (created if needed)."""
+    """Draw ``claim`` at ``shape`` into the folder ``out`` (created if needed).
+
+    Args:
+        claim: the claim.
+        shape: the shape whose program is drawn.
+        out: the folder to write into.
+        values: the input sequence as text (None: a random one).
+        seed: the seed of the random input.
+        certificate: a certificate of ``usim prove CLAIM --json`` whose statuses the page shows.
+
+    Returns:
+        What was written.
+    """
     from usim.show import page, pictures
 
     pictures.pyplot()  # fail early, before any work, if matplotlib is missing
@@ -59,15 +74,20 @@ def render(claim: Claim, shape: Shape, out: str | Path, values: str | None = Non
         raise InputError(f"cannot create the output folder {str(folder)!r}: {error}") from None
     heads = tuple(pictures.draw_head(model, head, folder / f"{head.file_stem}.png")
                   for head in model.heads)
-    layers = pictures.draw_layers(model, folder / "layers.png")
+    layers = pictures.draw_layers(model.diagram, folder / "layers.svg")
     sequences = pictures.draw_sequences(model, folder / "sequences.png")
-    elements = page.build(model, cert, {"layers": layers, "sequences": sequences}, heads)
+    drawn = {"layers": layers, "sequences": sequences}
+    whole = whole_program(model)
+    if whole is not None:
+        drawn["whole"] = pictures.draw_layers(whole, folder / "whole_layers.svg")
+    elements = page.build(model, cert, drawn, heads, whole=whole,
+                          whole_drawn_by=whole_program_drawn_by(model) if whole is not None else None)
     title = f"usim show {claim.id} {model.shape_label}"
     markdown = folder / "index.md"
     markdown.write_text(page.to_markdown(elements, folder))
     html = folder / "index.html"
     html.write_text(page.to_html(elements, title))
-    return Rendered(model, folder, heads, layers, sequences, markdown, html, cert)
+    return Rendered(model, folder, heads, layers, sequences, markdown, html, cert, drawn.get("whole"))
 
 
 __all__ = ["Rendered", "render", "build_model", "small_shape", "read_certificate"]

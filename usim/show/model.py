@@ -14,16 +14,15 @@ selector is thereby concrete, whether it is decided by positions alone (the
 static pass of :func:`usim.encodings.evaluate.plan_for`) or by the input's
 values; the model records which.
 
-Layers follow :mod:`usim.rasp.cost`: an attention node (aggregate, selector
-width) sits one layer above the deepest attention node below it, element-wise
-maps cost nothing; the second count also treats ``length`` as an attention
-node of layer 1 (the RASP interpreter computes it with a head of its own).
+Layers are numbered and laid out by :mod:`usim.show.diagram` (one numbering
+for every view). A part of a larger program (a stage of U) is drawn beside the
+layer diagram of the whole program it belongs to (:func:`whole_program`, the
+one place that decides it), which is never run.
 """
 
 from __future__ import annotations
 
 import dataclasses
-import re
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any, Iterator, Mapping, Sequence
@@ -40,20 +39,23 @@ from usim.encodings.numeric import NumericInterpretation
 from usim.encodings.selection import StaticSelection
 from usim.engine.claim import Claim, Obligation, Shape
 from usim.errors import EvaluationError, InputError, NotExactError, ShapeError, UsimError
-from usim.rasp.cost import Cost, depths
-from usim.rasp.expr import (
-    Aggregate,
-    Expr,
-    Indices,
-    Length,
-    Map,
-    Predicate,
-    Select,
-    SelectorWidth,
-    Semantics,
-)
+from usim.rasp.cost import Cost, cost, depths
+from usim.rasp.expr import Aggregate, Length, Select, SelectorWidth, Semantics
 from usim.rasp.printing import expression
 from usim.rasp.program import Program
+from usim.show.diagram import (
+    LayerDiagram,
+    ShownStep,
+    attention_within,
+    describe_head,
+    diagram_of,
+    layer_diagram,
+    layer_name,
+    natural,
+    positionwise_heads,
+    short,
+    steps_of,
+)
 
 NUMERIC = NumericInterpretation()
 RANDOM_RANGE = (-3, 3)  # small integers read at a glance, and exact
@@ -73,8 +75,8 @@ class ShownHead:
     node: Expr
     number: int  # 1, 2, ... in program order
     name: str
-    layer: int  # without the length layer
-    layer_with_length: int
+    layer: int  # the layer every picture and the page name (layer_name): length is free
+    layer_with_length: int  # the count giving length a layer of its own (a count, never shown as a number)
     kind: str  # "aggregate" or "selector_width"
     selector: str  # the selector's expression, keys first
     values: str | None  # what the aggregate averages (None for a width)
@@ -87,23 +89,19 @@ class ShownHead:
     query_values: tuple[Any, ...] | None  # ... and its queries sequence
     keys_name: str | None
     queries_name: str | None
+    read_name: str  # the sequence read at the key positions (values; a width's keys)
+    reads_input: bool  # ... is computed position by position from the input (no head below it)
+    writes_output: bool  # the output is computed position by position from what the head writes
     default: Any = 0
     semantics: Semantics = Semantics.RASP
 
     @property
+    def layer_label(self) -> str:
+        return layer_name(self.layer)
+
+    @property
     def file_stem(self) -> str:
         return f"head_{self.number:02d}_L{self.layer}_{safe_name(self.name)}"
-
-
-@dataclass(frozen=True)
-class ShownStep:
-    """A named element-wise step (or an output) and the band it sits in."""
-
-    node: Expr
-    name: str
-    text: str
-    band: int  # computed after layer `band` (with length), before band + 1
-    is_output: bool
 
 
 @dataclass(frozen=True)
@@ -123,6 +121,7 @@ class Model:
     output: tuple[Any, ...]
     cost: Cost
     target_check: str  # what comparing the output with the claim's target found
+    diagram: LayerDiagram
 
     @property
     def program(self) -> Program:
@@ -142,7 +141,7 @@ class Model:
 
     @property
     def layers(self) -> int:
-        return max((h.layer_with_length for h in self.heads), default=0)
+        return max((h.layer for h in self.heads), default=0)
 
 
 def safe_name(name: str) -> str:
@@ -166,13 +165,38 @@ def shape_arity(claim: Claim) -> int | None:
 
 
 def small_shape(claim: Claim) -> Shape:
-    """A small shape of the claim: the last one of ``claim.shapes(2)``
-    (every dimension at most 2), else of a larger bound."""
+    """The shape ``usim show`` draws when none is given: the last one of
+    ``claim.shapes(2)`` (every dimension at most 2; else of a larger bound),
+    unless its program has no head, as the padding lemma of U (Theorem 6's
+    ``2x2x2x0``): then the first listed shape whose program has heads (stage 1
+    of U, where the computation starts).
+
+    Args:
+        claim: a registered claim.
+
+    Returns:
+        The shape.
+    """
     for bound in (2, 3, 4):
-        shapes = list(claim.shapes(bound))
+        shapes = [tuple(s) for s in claim.shapes(bound)]
         if shapes:
-            return tuple(shapes[-1])
+            for shape in [shapes[-1]] + shapes[:-1]:
+                if _has_heads(claim, shape):
+                    return shape
+            return shapes[-1]
     raise UsimError(f"the claim {claim.id} lists no shape up to 4")
+
+
+def _has_heads(claim: Claim, shape: Shape) -> bool:
+    """Whether the claim's RASP program at ``shape`` has an attention head (a
+    compiled network counts as having heads: ``usim show`` names it instead)."""
+    try:
+        program = claim.obligation(shape).construction.program
+    except (UsimError, ValueError, TypeError, IndexError, AssertionError):
+        return False
+    if not isinstance(program, Program):
+        return True
+    return any(isinstance(node, (Aggregate, SelectorWidth)) for node in program.nodes())
 
 
 def build_obligation(claim: Claim, shape: Shape) -> Obligation:
@@ -254,26 +278,6 @@ def random_tokens(obligation: Obligation, seed: int) -> Iterator[list[Any]]:
             tokens = [int(v) for v in rng.integers(RANDOM_RANGE[0], RANDOM_RANGE[1] + 1, size=n)]
         if _violated(obligation, tokens) is None:
             yield tokens
-
-
-# -- layers ----------------------------------------------------------------------------
-
-
-def describe_head(node: Aggregate | SelectorWidth) -> str:
-    """What a head gathers, in one line ("tokens from position transpose_src")."""
-    selector = node.selector
-    if isinstance(node, SelectorWidth):
-        return f"counts the keys of {_short(selector)}"
-    values = _short(node.values)
-    if (isinstance(selector, Select) and selector.predicate is Predicate.EQ
-            and isinstance(selector.keys, Indices) and not selector.has_name):
-        return f"gathers {values} from position {_short(selector.queries)}"
-    return f"mean of {values} over {_short(selector)}"
-
-
-def _short(node: Expr, limit: int = 60) -> str:
-    text = node.name if node.has_name else expression(node)[0]
-    return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
 # -- values ----------------------------------------------------------------------------
@@ -372,6 +376,9 @@ def build_model(claim: Claim, shape: Shape, values: str | None = None, seed: int
     plan = plan_for(roots, n)
     order = program.nodes()
     plain, with_length = depths(order, False), depths(order, True)
+    within = attention_within(order)
+    output_root = dict(program.outputs)[obligation.output_name]
+    to_output = positionwise_heads(output_root)
 
     heads = []
     for node in order:
@@ -379,6 +386,7 @@ def build_model(claim: Claim, shape: Shape, values: str | None = None, seed: int
             continue
         selector = node.selector
         single = selector if isinstance(selector, Select) else None
+        read = node.values if isinstance(node, Aggregate) else (single.keys if single is not None else None)
         heads.append(ShownHead(
             node=node,
             number=len(heads) + 1,
@@ -395,26 +403,21 @@ def build_model(claim: Claim, shape: Shape, values: str | None = None, seed: int
             result=_sequence(env[node.id], n),
             key_values=_sequence(env[single.keys.id], n) if single is not None else None,
             query_values=_sequence(env[single.queries.id], n) if single is not None else None,
-            keys_name=_short(single.keys, 30) if single is not None else None,
-            queries_name=_short(single.queries, 30) if single is not None else None,
+            keys_name=short(single.keys, 30) if single is not None else None,
+            queries_name=short(single.queries, 30) if single is not None else None,
+            read_name=short(read, 30) if read is not None else short(selector, 30),
+            reads_input=read is not None and not within[read.id],
+            writes_output=node.id in to_output,
             default=node.default if isinstance(node, Aggregate) else 0,
             semantics=node.semantics if isinstance(node, Aggregate) else Semantics.RASP,
         ))
 
     # layer by layer, and by name within a layer (a0, a1, b0 ..., with 2 before 10)
-    heads.sort(key=lambda h: (h.layer_with_length, _natural(h.name), h.number))
+    heads.sort(key=lambda h: (h.layer, natural(h.name), h.number))
     heads = [dataclasses.replace(h, number=i) for i, h in enumerate(heads, 1)]
 
-    outputs = {sop.id for sop in roots}
-    steps = []
-    for node in order:
-        if isinstance(node, Map) and (node.has_name or node.id in outputs):
-            text = f"{node.name} = {expression(node)[0]}" if node.has_name else expression(node)[0]
-            steps.append(ShownStep(node, node.name, text, with_length[node.id], node.id in outputs))
-        elif node.id in outputs and not isinstance(node, (Map, Aggregate, SelectorWidth)):
-            steps.append(ShownStep(node, node.name, node.name, with_length[node.id], True))
-
-    output = _sequence(env[dict(program.outputs)[obligation.output_name].id], n)
+    diagram = diagram_of(program, order, plan, plain, construction.input_layout.describe())
+    output = _sequence(env[output_root.id], n)
     return Model(
         claim=claim,
         obligation=obligation,
@@ -424,16 +427,57 @@ def build_model(claim: Claim, shape: Shape, values: str | None = None, seed: int
         inputs_from=source,
         interpretation=interpretation,
         heads=tuple(heads),
-        steps=tuple(steps),
+        steps=steps_of(program, order, plain),
         length_layer=any(isinstance(node, Length) for node in order),
         output=output,
         cost=construction.cost,
         target_check=_target_check(obligation, tokens, output),
+        diagram=diagram,
     )
 
 
-def _natural(name: str) -> tuple:
-    return tuple(int(part) if part.isdigit() else part for part in re.split(r"(\d+)", name))
+WHOLE_PROGRAM_CLAIM = "hierarchy"  # runs a whole U (after placing a compact input), every head drawn
+
+
+def whole_program_drawn_by(model: Model) -> Claim | None:
+    """The claim whose ``usim show`` page draws every head of the whole program
+    a shown part belongs to: WHOLE_PROGRAM_CLAIM, when its program at its small
+    shape runs that very program (by name: U for the same layer at the same N).
+
+    Args:
+        model: the shown model (a part of a larger program).
+
+    Returns:
+        The claim, or None when no claim draws that whole program.
+    """
+    from usim.proofs import get
+
+    whole = model.obligation.cost_of
+    if whole is None:
+        return None
+    claim = get(WHOLE_PROGRAM_CLAIM)
+    try:
+        other = claim.obligation(small_shape(claim)).cost_of
+    except UsimError:
+        return None
+    return claim if other is not None and other.name == whole.name else None
+
+
+def whole_program(model: Model) -> LayerDiagram | None:
+    """The diagram of the program the claim's cost is about, when the program
+    shown is only a part of it (a stage of U, or its padding lemma; the
+    obligation's ``cost_of`` has more layers); else None.
+
+    Args:
+        model: the shown model.
+
+    Returns:
+        The whole program's diagram, or None.
+    """
+    whole = model.obligation.cost_of
+    if whole is None or whole is model.program or cost(whole).layers <= model.cost.layers:
+        return None
+    return layer_diagram(whole, model.n, "the input of the whole program")
 
 
 def format_value(value: Any, digits: int = 3) -> str:

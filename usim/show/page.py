@@ -2,8 +2,10 @@
 
 The content is built once as a list of elements (heading, paragraph, code,
 table, image) and rendered twice, so the two pages cannot say different things.
-The HTML embeds every picture as base64 and needs no other file; the Markdown
-links the PNG files next to it.
+The HTML embeds every picture (PNG, and the layer diagrams as SVG) as base64
+and needs no other file; the Markdown links the files next to it. Layers are
+numbered one way on the whole page, as :func:`usim.show.diagram.layer_name` names
+them, and the page says once what that numbering counts.
 
 What a page says about proof comes only from the certificate given with
 ``--certificate``: statuses are copied as written, and without a certificate the
@@ -18,10 +20,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Sequence
 
+from usim.encodings.notation import shape_label
+from usim.engine.claim import Claim
 from usim.rasp.printing import listing
 from usim.rasp.program import Program
 from usim.render import CACHED
 from usim.show.certificate import ShownCertificate
+from usim.show.diagram import LayerDiagram, layer_name, layer_numbering
 from usim.show.model import Model, format_value
 
 
@@ -53,7 +58,21 @@ def _status_rows(model: Model, certificate: ShownCertificate) -> list[tuple[str,
 
 
 def build(model: Model, certificate: ShownCertificate | None, pictures: dict[str, Path],
-          head_pictures: Sequence[Path]) -> list[Element]:
+          head_pictures: Sequence[Path], whole: LayerDiagram | None = None,
+          whole_drawn_by: Claim | None = None) -> list[Element]:
+    """The page's elements.
+
+    Args:
+        model: what is shown.
+        certificate: the certificate whose statuses are shown, or None.
+        pictures: the files drawn: "layers", "sequences", and "whole" with ``whole``.
+        head_pictures: one picture per head, in the order of ``model.heads``.
+        whole: the diagram of the whole program the shown program is a part of.
+        whole_drawn_by: the claim whose page draws that whole program's heads.
+
+    Returns:
+        The elements, in order.
+    """
     claim, construction = model.claim, model.obligation.construction
     cost = model.cost
     out = [Element("h1", f"{claim.id} ({claim.paper}): {claim.title}")]
@@ -112,17 +131,16 @@ def build(model: Model, certificate: ShownCertificate | None, pictures: dict[str
 
     out.append(Element("h2", "Cost"))
     out.append(Element("p", cost.summary() + "."))
+    out.append(Element("p", layer_numbering(cost.uses_length)))
     rows = [("layer", "heads", "names")]
-    for layer, names in enumerate(cost.heads_with_length if cost.uses_length else cost.heads, 1):
-        label = f"{layer} (computes length)" if cost.uses_length and "length" in names else str(layer)
-        rows.append((label, str(len(names)), ", ".join(names)))
+    for layer, names in enumerate(cost.heads, 1):
+        rows.append((layer_name(layer), str(len(names)), ", ".join(names)))
     out.append(Element("table", rows=tuple(rows)))
-    if cost.uses_length:
-        plain = "; ".join(f"layer {i}: {', '.join(names)}" for i, names in enumerate(cost.heads, 1))
-        out.append(Element("p", f"Without the length layer: {plain or 'no attention layer'}."))
 
     out.append(Element("h2", "Layers"))
     out.append(Element("img", "the layer diagram", path=pictures["layers"]))
+    if whole is not None:
+        out += _whole_program(model, whole, whole_drawn_by, pictures["whole"])
     out.append(Element("h2", "Input and output"))
     tokens = ", ".join(format_value(v) for v in model.tokens)
     result = ", ".join(format_value(v) for v in model.output)
@@ -133,16 +151,39 @@ def build(model: Model, certificate: ShownCertificate | None, pictures: dict[str
     out.append(Element("p", (
         "One picture per head: query positions down, key positions across, the selected "
         "cells filled (blue: decided by positions alone; purple: depends on the input "
-        "values; green: a selector width), marked with the value each selected key moves "
-        "where there is room.")))
+        "values; teal: a selector width; no other colour of the pictures is blue, purple or "
+        "teal), marked with the value each selected key moves where there is room. Values are "
+        "shaded brown below 0 and red above. The strip of input blocks over the keys is drawn "
+        "only where what the head reads is computed position by position from the input, the "
+        "strip of output blocks beside the queries only where the output is computed position "
+        "by position from what the head writes; elsewhere the picture names the sequence inside "
+        "the program.")))
     for head, picture in zip(model.heads, head_pictures):
-        layer = f"layer {head.layer}" + (
-            f" ({head.layer_with_length} counting the length layer)" if model.length_layer else "")
-        out.append(Element("h3", f"{head.name}: {layer}"))
+        out.append(Element("h3", f"{head.name}: {head.layer_label}"))
         decided = "decided by positions alone" if head.static else "depends on the input values"
         out.append(Element("p", (f"{head.description[:1].upper()}{head.description[1:]}. "
                                  f"Selector: `{head.selector}` ({decided}).")))
         out.append(Element("img", f"selector of {head.name}", path=picture))
+    return out
+
+
+def _whole_program(model: Model, whole: LayerDiagram, drawn_by: Claim | None, picture: Path) -> list[Element]:
+    """The section on the whole program the shown one is a part of."""
+    cost = whole.cost
+    text = (f"The program shown is a part of `{whole.program.name}`, the program the claim's cost is "
+            f"about: {cost.summary()}. Its layers, drawn from the program itself (not run here):")
+    out = [Element("h2", "The whole program"), Element("p", text),
+           Element("img", "the layer diagram of the whole program", path=picture)]
+    others = next(([shape_label(s) for s in listed] for listed in (list(model.claim.shapes(bound))
+                                                                for bound in (2, 3, 4))
+                   if model.shape in [tuple(s) for s in listed]), [])
+    parts = (f" The claim's other shapes: `usim show {model.claim.id} --shape S` for S among "
+             f"{', '.join(others)}." if others else "")
+    if drawn_by is not None:
+        out.append(Element("p", (f"To see every head of this whole program run on an input: "
+                                 f"`usim show {drawn_by.id}` ({drawn_by.title}).{parts}")))
+    elif parts:
+        out.append(Element("p", parts.strip()))
     return out
 
 
@@ -184,6 +225,8 @@ def _inline(text: str) -> str:
     return out
 
 
+_MIME = {".png": "image/png", ".svg": "image/svg+xml"}
+
 _CSS = """
 body { font-family: -apple-system, "Segoe UI", Helvetica, Arial, sans-serif; max-width: 1100px;
        margin: 2em auto; padding: 0 1em; color: #222; line-height: 1.45; }
@@ -213,6 +256,6 @@ def to_html(elements: Sequence[Element], title: str) -> str:
             parts.append("</table>")
         elif e.kind == "img":
             data = base64.b64encode(e.path.read_bytes()).decode("ascii")
-            parts.append(f'<img alt="{html.escape(e.text)}" src="data:image/png;base64,{data}">')
+            parts.append(f'<img alt="{html.escape(e.text)}" src="data:{_MIME[e.path.suffix]};base64,{data}">')
     parts.append("</body></html>")
     return "\n".join(parts)

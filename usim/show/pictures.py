@@ -6,14 +6,20 @@ that says how to install it (the command exits with status 2).
 
 A head's picture is a RASPy-style selector drawing: query positions down, key
 positions across, the selected cells filled (blue when the selector is decided
-by positions alone, purple when it depends on the input's values) and, at small
-sizes, marked with the value each selected key carries. Above the grid: the
-values the head averages (one per key) and the input block each key position
-belongs to; at the right: what the head writes at each query (grey where the
-query selects nothing and gets the default) and the output block of that
-position. A selector that is a single ``select(keys, queries, pred)`` also
-shows its keys sequence under the grid and its queries sequence at the left, so
-the reader can check the predicate cell by cell.
+by positions alone, purple when it depends on the input's values, teal for a
+selector width; :mod:`usim.show.style`) and, at small sizes, marked with the
+value each selected key carries. Above the grid: the values the head averages
+(one per key) and, when they are computed position by position from the input,
+the input block each key position belongs to; at the right: what the head
+writes at each query (grey where the query selects nothing and gets the
+default) and, when the output is computed position by position from it, the
+output block of that position. A head that reads or writes a sequence inside
+the program gets no block strip there, and its picture says so
+(:func:`layout_notes`). A selector that is a single ``select(keys, queries,
+pred)`` also shows its keys sequence under the grid and its queries sequence at
+the left, so the reader can check the predicate cell by cell.
+
+The layer diagram (:func:`draw_layers`) is SVG with its text kept as text.
 """
 
 from __future__ import annotations
@@ -26,8 +32,9 @@ import numpy as np
 
 from usim.encodings.layout import SequenceLayout
 from usim.errors import UsimError
-from usim.rasp.expr import Expr, Indices, Length, Semantics, Tokens
+from usim.rasp.expr import Expr, Semantics
 from usim.show import style
+from usim.show.diagram import DiagramBox, LayerDiagram
 from usim.show.model import Model, ShownHead, format_value
 
 INSTALL_HINT = "usim draws pictures with matplotlib, which is not installed: pip install 'usim[plot]'"
@@ -59,11 +66,86 @@ def _block_colours(layout: SequenceLayout, palette: Sequence[str]) -> list[str]:
 
 
 def _block_key(layout: SequenceLayout, palette: Sequence[str], what: str) -> list[tuple[str, str]]:
-    """(colour, meaning) of each block of a layout, and of its padding."""
-    key = [(palette[i % len(palette)], f"{what} {b.name} ({b.shape})") for i, b in enumerate(layout.blocks)]
-    if layout.length > layout.used:
-        key.append((style.PADDING, "padding"))
+    """(colour, meaning) of each block of a layout (its padding is one entry of
+    :func:`head_legend`, whichever layouts have some)."""
+    return [(palette[i % len(palette)], f"{what} {b.name} ({b.shape})") for i, b in enumerate(layout.blocks)]
+
+
+def strip_layouts(model: Model, head: ShownHead) -> tuple[SequenceLayout | None, SequenceLayout | None]:
+    """The layouts a head's picture draws as block strips: the input layout over
+    the keys when what the head reads there is computed position by position
+    from the input, the output layout beside the queries when the output is
+    computed position by position from what the head writes; None where the
+    head reads or writes a sequence inside the program.
+
+    Args:
+        model: the shown model.
+        head: one of its heads.
+
+    Returns:
+        (the keys' layout or None, the queries' layout or None).
+    """
+    return (model.input_layout if head.reads_input else None,
+            model.output_layout if head.writes_output else None)
+
+
+def layout_notes(model: Model, head: ShownHead) -> tuple[str, str]:
+    """What the key positions and the query positions of a head's picture are,
+    in words (one line each, printed under its title).
+
+    Args:
+        model: the shown model.
+        head: one of its heads.
+
+    Returns:
+        (the keys' line, the queries' line).
+    """
+    keys, queries = strip_layouts(model, head)
+    read = "its values" if head.kind == "aggregate" else "its keys"
+    keys_line = (f"keys: positions of the input ({read} are computed position by position from it; "
+                 "block strip above)" if keys is not None else
+                 f"keys: positions of {head.read_name}, a sequence inside the program (no input block strip)")
+    queries_line = ("queries: the output is computed position by position from what this head writes "
+                    "(block strip at the right)" if queries is not None else
+                    f"queries: positions of {head.name}, a sequence inside the program (no output block strip)")
+    return keys_line, queries_line
+
+
+def head_legend(model: Model, head: ShownHead) -> list[tuple[str, str]]:
+    """The legend of a head's picture: (colour, meaning), each meaning once.
+
+    Args:
+        model: the shown model.
+        head: one of its heads.
+
+    Returns:
+        The swatches in the order drawn.
+    """
+    key = [(style.head_colour(head.kind, head.static), "selected"), (style.UNSELECTED, "not selected")]
+    if head.moved is not None and (~head.selection.any(axis=1)).any():
+        rule = ("mean of all values (AHAT)" if head.semantics is Semantics.AHAT
+                else f"default {format_value(head.default)}")
+        key.append((style.EMPTY_ROW, f"empty row \u2192 {rule}"))
+    keys, queries = strip_layouts(model, head)
+    if keys is not None:
+        key += _block_key(keys, style.INPUT_BLOCKS, "key in input")
+    if queries is not None:
+        key += _block_key(queries, style.OUTPUT_BLOCKS, "query in output")
+    if any(layout is not None and layout.length > layout.used for layout in (keys, queries)):
+        key.append((style.PADDING, "padding (in no block)"))
     return key
+
+
+def head_title(head: ShownHead) -> str:
+    """The title of a head's picture.
+
+    Args:
+        head: the head.
+
+    Returns:
+        Its name and its layer, as every picture and the page name layers.
+    """
+    return f"head {head.name}  \u2014  {head.layer_label}"
 
 
 class _Sheet:
@@ -130,12 +212,21 @@ def _rgba(colours: Sequence[str]) -> np.ndarray:
     return np.asarray([to_rgba(c) for c in colours])
 
 
-def _value_colours(values: Sequence[Any], norm: float, strong: bool = False) -> np.ndarray:
-    """Colours of a diverging map: light, so that dark text stays readable, or
-    ``strong`` where no value is written (the compact view)."""
-    import matplotlib
+def value_colours(values: Sequence[Any], norm: float, strong: bool = False) -> np.ndarray:
+    """The colours of values on the one value map (style.VALUE_COLOURS).
 
-    cmap = matplotlib.colormaps[style.VALUE_MAP]
+    Args:
+        values: the values.
+        norm: the magnitude drawn at the map's ends.
+        strong: the map's full range, where no value is written (the compact
+            view); else its light middle, so that dark text stays readable.
+
+    Returns:
+        An (len(values), 4) array of RGBA colours.
+    """
+    from matplotlib.colors import LinearSegmentedColormap
+
+    cmap = LinearSegmentedColormap.from_list("usim_values", style.VALUE_COLOURS)
     scaled = 0.5 + 0.5 * _numbers(values) / (norm or 1.0)
     low, span = (0.05, 0.9) if strong else (0.25, 0.5)
     return cmap(np.clip(low + span * scaled, 0, 1))
@@ -162,10 +253,12 @@ def draw_head(model: Model, head: ShownHead, path: Path) -> Path:
     single = head.key_values is not None
     aggregate = head.moved is not None
     grid = n * s
-    title_h, numbers_h = 1.2, 0.28
+    title_h, numbers_h = 1.65, 0.28
     left = 1.3 + (t + 0.05 if single else 0) + (0.5 if single else 0)
     right = 0.05 + t + b + 1.7
-    legend_h = 0.75
+    legend = head_legend(model, head)
+    legend_h = 0.3 + 0.22 * ((len(legend) + 3) // 4)
+    keys_layout, queries_layout = strip_layouts(model, head)
     width = max(left + grid + right, 6.2)
     height = title_h + numbers_h + b + (t if aggregate else 0) + 0.05 + grid + (t + 0.05 if single else 0) + 0.3 + legend_h
     sheet = _Sheet(plt, width, height)
@@ -183,10 +276,11 @@ def draw_head(model: Model, head: ShownHead, path: Path) -> Path:
     sheet.text(left + grid / 2, y + 0.05, "key position", ha="center", va="bottom", fontsize=8,
                color=style.MUTED)
     y -= numbers_h
-    sheet.cells(left, y, s, b, _rgba(_block_colours(model.input_layout, style.INPUT_BLOCKS))[None])
+    if keys_layout is not None:
+        sheet.cells(left, y, s, b, _rgba(_block_colours(keys_layout, style.INPUT_BLOCKS))[None])
     y -= b
     if aggregate:
-        sheet.cells(left, y, s, t, _value_colours(head.moved, norm, not show)[None], [_texts(head.moved, show)],
+        sheet.cells(left, y, s, t, value_colours(head.moved, norm, not show)[None], [_texts(head.moved, show)],
                     grid=show, size=size)
         sheet.text(left - 0.1, y - t / 2, f"values:\n{_clip(head.values, 22)}", ha="right",
                    va="center", fontsize=7.5, color=style.MUTED)
@@ -204,7 +298,7 @@ def draw_head(model: Model, head: ShownHead, path: Path) -> Path:
                 size=size, bold=True, edge=style.GRIDLINE)
 
     # right: what the head writes (grey on an empty row), and the output block of the query
-    result = _value_colours(head.result, norm, not show)
+    result = value_colours(head.result, norm, not show)
     if aggregate:
         result[empty] = _rgba([style.EMPTY_ROW])[0]
     x = left + grid + 0.05
@@ -212,19 +306,20 @@ def draw_head(model: Model, head: ShownHead, path: Path) -> Path:
                 grid=show, size=size)
     sheet.text(x + t / 2, top + 0.04, "result" if aggregate else "width", ha="center", va="bottom",
                fontsize=7.5, color=style.MUTED)
-    out = _rgba(_block_colours(model.output_layout, style.OUTPUT_BLOCKS))[:, None, :]
-    sheet.cells(x + t, top, b, s, out)
+    if queries_layout is not None:
+        out = _rgba(_block_colours(queries_layout, style.OUTPUT_BLOCKS))[:, None, :]
+        sheet.cells(x + t, top, b, s, out)
 
     # a single select: its queries at the left, its keys below
     x_numbers = left - 0.15
     if single:
         qx = left - t - 0.05
-        sheet.cells(qx, top, t, s, _value_colours(head.query_values, index_norm, not show)[:, None, :],
+        sheet.cells(qx, top, t, s, value_colours(head.query_values, index_norm, not show)[:, None, :],
                     [[v] for v in _texts(head.query_values, show)], grid=show, size=size)
         sheet.text(qx + t, top - grid - 0.09, f"queries:\n{_clip(head.queries_name, 22)}",
                    ha="right", va="top", fontsize=7.5, color=style.MUTED)
         ky = top - grid - 0.05
-        sheet.cells(left, ky, s, t, _value_colours(head.key_values, index_norm, not show)[None],
+        sheet.cells(left, ky, s, t, value_colours(head.key_values, index_norm, not show)[None],
                     [_texts(head.key_values, show)], grid=show, size=size)
         sheet.text(left + grid + 0.1, ky - t / 2, f"keys: {_clip(head.keys_name, 26)}", va="center",
                    fontsize=7.5, color=style.MUTED)
@@ -236,25 +331,17 @@ def draw_head(model: Model, head: ShownHead, path: Path) -> Path:
                fontsize=8, color=style.MUTED, rotation=90)
 
     # title and legend
-    layer = f"layer {head.layer}"
-    if model.length_layer:
-        layer += f" ({head.layer_with_length} counting the length layer)"
     decided = "decided by positions alone" if head.static else "depends on the input values"
-    sheet.text(0.2, height - 0.3, f"head {head.name}  \u2014  {layer}", fontsize=12,
-               fontweight="bold", va="top")
+    sheet.text(0.2, height - 0.3, head_title(head), fontsize=12, fontweight="bold", va="top")
     sheet.text(0.2, height - 0.62, _clip(head.description, 110), fontsize=9, va="top")
     selector = "\n".join(textwrap.wrap(f"selector: {head.selector}  [{decided}]",
                                         int(width * 13))[:2])
     sheet.text(0.2, height - 0.86, selector, fontsize=7.5, color=style.MUTED, va="top",
                family="monospace")
-    key = [(colour, "selected"), (style.UNSELECTED, "not selected")]
-    if aggregate and empty.any():
-        rule = ("mean of all values (AHAT)" if head.semantics is Semantics.AHAT
-                else f"default {format_value(head.default)}")
-        key.append((style.EMPTY_ROW, f"empty row \u2192 {rule}"))
-    key += _block_key(model.input_layout, style.INPUT_BLOCKS, "key in input")
-    key += _block_key(model.output_layout, style.OUTPUT_BLOCKS, "query in output")
-    _draw_key(sheet, key, legend_h)
+    for row, line in enumerate(layout_notes(model, head)):
+        sheet.text(0.2, height - 1.16 - 0.17 * row, _clip(line, int(width * 15)), fontsize=7.5,
+                   color=style.MUTED, va="top")
+    _draw_key(sheet, legend, legend_h)
     return sheet.save(plt, path)
 
 
@@ -279,8 +366,9 @@ def _clip(text: str | None, limit: int) -> str:
 
 # -- the layer diagram ---------------------------------------------------------------------
 
-_PER_ROW = 6  # boxes per row before a layer wraps
-_BOX_W, _BOX_H, _GAP = 2.5, 0.78, 0.3
+_PER_ROW = 4  # boxes per row before a row wraps
+_LABELS_W, _MARGIN, _GAP = 1.15, 0.15, 0.18  # inches
+_LINE = style.DIAGRAM_FONT * 1.3 / 72  # inches per line of text
 
 
 def _displayed_sources(node: Expr, shown: set[int], memo: dict[int, set[int]]) -> set[int]:
@@ -296,115 +384,115 @@ def _displayed_sources(node: Expr, shown: set[int], memo: dict[int, set[int]]) -
     return out
 
 
-def draw_layers(model: Model, path: Path) -> Path:
+def _box_colour(box: DiagramBox) -> str:
+    if box.kind in ("aggregate", "selector_width"):
+        return style.head_colour(box.kind, box.static)
+    return {"input": style.INPUT_BOX, "length": style.LENGTH}.get(box.kind, style.ELEMENTWISE)
+
+
+def box_lines(box: DiagramBox, box_width: float) -> list[str]:
+    """A box's detail wrapped whole (nothing cut) to the width of a box.
+
+    Args:
+        box: the box.
+        box_width: its width in inches.
+
+    Returns:
+        The lines of its detail.
+    """
+    per_line = max(12, int(box_width * 72 / (style.DIAGRAM_FONT * 0.66)))
+    return textwrap.wrap(box.detail, per_line, break_long_words=True, break_on_hyphens=False) or [""]
+
+
+def draw_layers(diagram: LayerDiagram, path: Path) -> Path:
     """Attention layers as rows (bottom to top), heads as boxes, element-wise
-    steps in the bands between them, the `length` layer marked."""
+    steps in the bands between them, the inputs (``length`` among them) at the
+    bottom; written as SVG at ``path`` with its text as text, at most
+    style.DIAGRAM_WIDTH inches wide, no text under style.DIAGRAM_FONT points,
+    formulas wrapped whole.
+
+    Args:
+        diagram: the rows to draw (:func:`usim.show.diagram.layer_diagram`).
+        path: the file to write (.svg).
+
+    Returns:
+        ``path``.
+    """
     plt = pyplot()
+    import matplotlib
     from matplotlib.patches import FancyArrowPatch, FancyBboxPatch
 
-    top_layer = max([h.layer_with_length for h in model.heads] + [1 if model.length_layer else 0])
-    # rows from the bottom: inputs, band 0, layer 1, band 1, ...
-    rows: list[tuple[str, str, list[tuple[Expr, str, str, str]]]] = []
-    inputs: list[tuple[Expr, str, str, str]] = []
-    for node in model.program.nodes():
-        if isinstance(node, Tokens):
-            inputs.append((node, "tokens", model.input_layout.describe(), "#fff7d6"))
-        elif isinstance(node, Indices):
-            inputs.append((node, "indices", "0 .. n-1", "#fff7d6"))
-    rows.append(("input", "input", inputs))
-    length_node = next((node for node in model.program.nodes() if isinstance(node, Length)), None)
-    for band in range(0, top_layer + 1):
-        if band > 0:
-            boxes = []
-            if band == 1 and length_node is not None:
-                boxes.append((length_node, "length", "n, by a head of its own", style.LENGTH))
-            for head in sorted(model.heads, key=lambda h: h.name):
-                if head.layer_with_length == band:
-                    boxes.append((head.node, head.name, head.description,
-                                  style.head_colour(head.kind, head.static)))
-            label = f"layer {band}"
-            plain = {h.layer for h in model.heads if h.layer_with_length == band}
-            if band == 1 and length_node is not None:
-                label += "\n(computes length)"
-            elif length_node is not None and len(plain) == 1:
-                label += f"\n({plain.pop()} without length)"
-            rows.append(("layer", label, boxes))
-        steps = [(s.node, s.name if not s.is_output else f"output {s.name}", s.text,
-                  style.ELEMENTWISE) for s in model.steps if s.band == band]
-        if steps:
-            rows.append(("band", "element-wise", steps))
-
-    # place the boxes
-    positions: dict[int, tuple[float, float]] = {}
-    placed = []
-    y = 0.0
-    row_labels = []
-    widest = max(min(len(boxes), _PER_ROW) for _, _, boxes in rows) if rows else 1
-    for kind, label, boxes in rows:
-        chunks = [boxes[i:i + _PER_ROW] for i in range(0, len(boxes), _PER_ROW)] or [[]]
-        start = y
+    width = style.DIAGRAM_WIDTH
+    box_w = (width - _LABELS_W - _MARGIN - (_PER_ROW - 1) * _GAP) / _PER_ROW
+    summary = textwrap.wrap(diagram.summary, int(width * 72 / (style.DIAGRAM_FONT * 0.58)))
+    # lay the rows out from the bottom, in inches: (row, chunks of (box, lines, x), y, height)
+    layout = []
+    y = 0.2
+    for row in diagram.rows:
+        chunks = [row.boxes[i:i + _PER_ROW] for i in range(0, len(row.boxes), _PER_ROW)] or [()]
+        low = y
         for chunk in chunks:
-            offset = (widest - len(chunk)) * (_BOX_W + _GAP) / 2
-            for i, (node, name, detail, colour) in enumerate(chunk):
-                x = offset + i * (_BOX_W + _GAP)
-                positions[node.id] = (x + _BOX_W / 2, y)
-                placed.append((kind, node, name, detail, colour, x, y))
-            y += _BOX_H + 0.35
-        row_labels.append((kind, label, start, y - 0.35))
-        y += 0.45
-    width_units = widest * (_BOX_W + _GAP)
-    height_units = y - 0.6
-    scale = 0.9
-    fig_w = 1.6 + width_units * scale
-    fig_h = 1.0 + height_units * scale
-    fig = plt.figure(figsize=(max(fig_w, 6), fig_h), dpi=style.DPI)
-    ax = fig.add_axes((1.5 / max(fig_w, 6), 0.25 / fig_h, width_units * scale / max(fig_w, 6),
-                       height_units * scale / fig_h))
-    ax.set_xlim(-0.1, width_units)
-    ax.set_ylim(-0.1, height_units)
-    ax.axis("off")
-
-    for kind, label, low, high in row_labels:
-        if kind == "layer":
-            ax.axhspan(low - 0.15, high + 0.15, color="#f3f6fb", zorder=0)
-        colour = style.LENGTH if "computes length" in label else (style.TEXT if kind == "layer" else style.MUTED)
-        ax.text(-0.25, (low + high) / 2, label, ha="right", va="center", fontsize=9,
-                color=colour, fontweight="bold" if kind == "layer" else "normal")
-
-    outputs = {s.node.id for s in model.steps if s.is_output}
-    for kind, node, name, detail, colour, x, y0 in placed:
-        edge = style.OUTPUT_EDGE if node.id in outputs else "#555555"
-        ax.add_patch(FancyBboxPatch((x, y0), _BOX_W, _BOX_H, boxstyle="round,pad=0.02,rounding_size=0.08",
-                                    facecolor=colour, edgecolor=edge,
-                                    linewidth=2.0 if node.id in outputs else 0.8, zorder=2))
-        light = kind == "layer" and colour not in (style.LENGTH,)
-        ax.text(x + _BOX_W / 2, y0 + _BOX_H * 0.66, _clip(name, 28), ha="center", va="center",
-                fontsize=8.5, fontweight="bold", color="white" if light else style.TEXT, zorder=3)
-        ax.text(x + _BOX_W / 2, y0 + _BOX_H * 0.28, _clip(detail, 40), ha="center", va="center",
-                fontsize=6.2, color="white" if light else style.TEXT, zorder=3)
-
-    if len(placed) <= 60:
-        shown = set(positions)
-        quiet = {node.id for node, *_ in inputs if isinstance(node, Indices)}  # read everywhere
-        memo: dict[int, set[int]] = {}
-        for _, node, *_rest in placed:
-            for source in _displayed_sources(node, shown, memo) - quiet:
-                (x1, y1), (x2, y2) = positions[source], positions[node.id]
-                if y1 >= y2:
-                    continue
-                ax.add_patch(FancyArrowPatch((x1, y1 + _BOX_H), (x2, y2), arrowstyle="-|>",
-                                             mutation_scale=7, color="#8a8a8a", linewidth=0.6,
-                                             alpha=0.6, zorder=4, shrinkA=1, shrinkB=1))
-
-    cost = model.cost
-    summary = (f"{model.program.name}: {cost.layers} attention layer(s), heads per layer "
-               f"{list(cost.heads_per_layer)}")
-    if cost.uses_length:
-        summary += (f"; counting the length layer {cost.layers_with_length}, "
-                    f"{list(cost.heads_per_layer_with_length)}")
-    fig.text(0.01, 1 - 0.12 / fig_h, summary, fontsize=9, va="top", color=style.TEXT)
-    fig.savefig(path, dpi=style.DPI)
-    plt.close(fig)
+            lines = [box_lines(box, box_w) for box in chunk]
+            height = 0.16 + (1 + max((len(ls) for ls in lines), default=0)) * _LINE
+            offset = _LABELS_W + (_PER_ROW - len(chunk)) * (box_w + _GAP) / 2
+            layout.append((row, [(box, ls, offset + i * (box_w + _GAP)) for i, (box, ls) in
+                                 enumerate(zip(chunk, lines))], y, height))
+            y += height + 0.16
+        layout.append((row, None, low, y - 0.16 - low))  # the row's extent, for its label
+        y += 0.22
+    total = y + 0.15 + len(summary) * _LINE
+    with matplotlib.rc_context({"svg.fonttype": "none"}):
+        figure = plt.figure(figsize=(width, total), dpi=style.DPI)
+        ax = figure.add_axes((0, 0, 1, 1))
+        ax.set_xlim(0, width)
+        ax.set_ylim(0, total)
+        ax.axis("off")
+        font = style.DIAGRAM_FONT
+        centres: dict[int, tuple[float, float, float]] = {}  # node id -> (x, bottom, top)
+        placed = []
+        for row, boxes, low, height in layout:
+            if boxes is None:
+                if row.kind == "layer":
+                    ax.axhspan(low - 0.08, low + height + 0.08, color="#f4f3ee", zorder=0)
+                colour = style.TEXT if row.kind == "layer" else style.MUTED
+                ax.text(_LABELS_W - 0.12, low + height / 2, row.label, ha="right", va="center",
+                        fontsize=font + (1 if row.kind == "layer" else 0), color=colour,
+                        fontweight="bold" if row.kind == "layer" else "normal")
+                continue
+            for box, lines, x in boxes:
+                colour = _box_colour(box)
+                light = box.kind in ("aggregate", "selector_width")
+                ax.add_patch(FancyBboxPatch((x, low), box_w, height,
+                                            boxstyle="round,pad=0.01,rounding_size=0.06",
+                                            facecolor=colour,
+                                            edgecolor=style.OUTPUT_EDGE if box.is_output else "#555555",
+                                            linewidth=2.0 if box.is_output else 0.8, zorder=2))
+                ink = "white" if light else style.TEXT
+                top = low + height - 0.08
+                ax.text(x + box_w / 2, top - _LINE / 2, _clip(box.title, int(box_w * 72 / (font * 0.68))),
+                        ha="center", va="center", fontsize=font + 0.5, fontweight="bold", color=ink, zorder=3)
+                face = {"family": "monospace"} if box.kind == "step" else {}
+                for i, line in enumerate(lines, 1):
+                    ax.text(x + box_w / 2, top - (i + 0.5) * _LINE, line, ha="center", va="center",
+                            fontsize=font, color=ink, zorder=3, **face)
+                centres[box.node.id] = (x + box_w / 2, low, low + height)
+                placed.append(box)
+        if len(placed) <= 60:  # beyond, arrows are a thicket
+            shown = set(centres)
+            quiet = {box.node.id for box in placed if box.kind == "input" and box.title == "indices"}
+            memo: dict[int, set[int]] = {}
+            for box in placed:
+                x2, bottom, _ = centres[box.node.id]
+                for source in _displayed_sources(box.node, shown, memo) - quiet:
+                    x1, _, top = centres[source]
+                    if top >= bottom:
+                        continue
+                    ax.add_patch(FancyArrowPatch((x1, top), (x2, bottom), arrowstyle="-|>",
+                                                 mutation_scale=7, color="#8a8a8a", linewidth=0.6,
+                                                 alpha=0.6, zorder=4, shrinkA=1, shrinkB=1))
+        ax.text(_MARGIN, total - 0.1, "\n".join(summary), fontsize=font, va="top", color=style.TEXT)
+        figure.savefig(path, format="svg")
+        plt.close(figure)
     return path
 
 
@@ -456,7 +544,7 @@ def draw_sequences(model: Model, path: Path) -> Path:
             r, c = block.shape.rows, block.shape.cols
             matrix = list(values[block.offset:block.end])
             texts = [_texts(matrix[i * c:(i + 1) * c], r <= 20 and c <= 20) for i in range(r)]
-            sheet.cells(x, y, a, a, _value_colours(matrix, norm).reshape(r, c, 4), texts,
+            sheet.cells(x, y, a, a, value_colours(matrix, norm).reshape(r, c, 4), texts,
                         size=7.5, edge=palette[index % len(palette)], edge_width=2.5)
             sheet.text(x + c * a / 2, y + 0.04, f"{block.name} ({block.shape})", ha="center",
                        va="bottom", fontsize=9)
