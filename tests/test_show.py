@@ -333,6 +333,20 @@ def test_a_certificate_with_another_cost_is_flagged(tmp_path):
     assert "**Warning:** the certificate records the cost" in page
 
 
+def test_a_stage_of_u_is_compared_with_the_cost_of_the_whole_u_its_certificate_records(tmp_path):
+    """The certificate records U's cost at a stage's shape (the claim is about U): the page warned that
+    the stage, a part of U, had another cost."""
+    from usim.engine.certificate import certificate
+    from usim.engine.runner import prove_claim
+
+    claim = get("theorem6")
+    report = prove_claim(claim, 2, timeout=60, jobs=1, shapes=[(2, 0, 0, 1)])
+    path = tmp_path / "cert.json"
+    path.write_text(json.dumps(certificate(report, 60.0)))
+    page = render(claim, (2, 0, 0, 1), tmp_path / "out", certificate=path).markdown.read_text()
+    assert "The shown shape 2x0x0x1: PROVED" in page and "**Warning:**" not in page
+
+
 def test_a_certificate_for_another_claim_is_refused(tmp_path, capsys):
     path = tmp_path / "cert.json"
     path.write_text(json.dumps(_certificate(get("lemma5"), {"1x1x1": "PROVED"})))

@@ -2,8 +2,10 @@
 
 The page is loaded in headless Chromium (Debian's package, driven by
 Playwright pointed at the system browser): every registered claim is there,
-every status equals its certificate's, every link resolves, and a screenshot is
-written for a person to look at (into $USIM_ARTIFACTS, else the test's own
+every status equals its certificate's, no table is wider than a 1 400 pixel
+window, every link resolves to a claim page that pictures at least one head
+(Theorem 6's: a stage of U), and screenshots of the index and of the Theorem 6
+page are written for a person to look at (into $USIM_ARTIFACTS, else the test's own
 temporary folder). Without a browser the browser test skips and says why.
 """
 
@@ -22,7 +24,8 @@ from usim.engine.runner import prove_claim
 from usim.proofs import all_claims, get
 from usim.site import build_site
 
-CERTIFIED = {"lemma3": 1, "maxmin_published": 2, "relu": 1}  # claim -> bound: small and quick
+CERTIFIED = {"lemma3": 1, "maxmin_published": 2, "relu": 1, "theorem6": 2}  # claim -> bound: small and quick
+WIDTH = 1400  # the window the page must fit (links at its right were cut off)
 CHROMIUM = os.environ.get("USIM_CHROMIUM") or shutil.which("chromium") or shutil.which("chromium-browser")
 
 
@@ -53,6 +56,31 @@ def test_the_page_lists_every_claim_and_only_certified_statuses(site, certificat
     assert 'data-claim="lemma4" data-status="NONE"' in page  # no certificate: not shown as proved
 
 
+def test_each_status_is_said_once_and_its_outcome_says_what_it_is_relative_to_the_paper(site):
+    from usim.engine.claim import CATEGORIES
+    from usim.site import OUTCOME
+
+    assert set(OUTCOME) == set(CATEGORIES)
+    page = (site / "index.html").read_text()
+    for claim_id in CERTIFIED:
+        row = page.split(f'id="claim-{claim_id}"')[1].split("</tr>")[0]
+        status = row.split('data-status="')[1].split('"')[0]
+        outcome = row.split('class="small outcome">')[1].split("<")[0]
+        assert outcome == OUTCOME[get(claim_id).category]
+        assert status.lower() not in outcome.lower()  # "PROVED" then "proved after correction" said it twice
+
+
+def test_the_page_says_how_to_read_shapes_and_costs(site):
+    from markupsafe import escape  # as the page's template escapes
+
+    from usim.site import COSTS, SHAPES
+
+    page = (site / "index.html").read_text()
+    reading = page.split('id="reading"')[1].split("</details>")[0]
+    assert "N x n x d x k" in SHAPES and str(escape(SHAPES)) in reading and str(escape(COSTS)) in reading
+    assert "at 2x2x2x0: " in page  # theorem6's cost names its shape, which the explanation reads
+
+
 def test_an_edited_certificate_is_refused_and_nothing_is_written(certificates, tmp_path, capsys):
     bad = tmp_path / "certs"
     shutil.copytree(certificates, bad)
@@ -72,6 +100,15 @@ def test_a_missing_folder_is_one_line(tmp_path, capsys):
     assert "does not exist" in capsys.readouterr().err
 
 
+def _has_heads(claim_id: str) -> bool:
+    """Whether the program its page draws has attention heads (an element-wise block has none)."""
+    from usim.rasp.cost import cost
+    from usim.show import small_shape
+
+    claim = get(claim_id)
+    return bool(cost(claim.obligation(small_shape(claim)).construction.program).heads)
+
+
 @pytest.mark.skipif(CHROMIUM is None, reason="no Chromium installed (Debian: apt-get install chromium; "
                     "or set USIM_CHROMIUM): the page is not checked in a browser here")
 def test_the_page_in_a_real_browser(site, certificates, tmp_path):
@@ -83,8 +120,11 @@ def test_the_page_in_a_real_browser(site, certificates, tmp_path):
             "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-sync",
             "--disable-background-networking", "--disable-component-update"])
         try:
-            page = browser.new_page(viewport={"width": 1400, "height": 1000})
+            page = browser.new_page(viewport={"width": WIDTH, "height": 1000})
             page.goto((site / "index.html").as_uri())
+            widths = page.evaluate("() => [document.documentElement.scrollWidth, ...[...document.querySelectorAll("
+                                   "'table')].map(t => Math.ceil(t.getBoundingClientRect().right))]")
+            assert max(widths) <= WIDTH, f"the page is {max(widths)} px wide in a {WIDTH} px window"
             rows = page.locator("#claims tr[data-claim]")
             assert sorted(rows.evaluate_all("rs => rs.map(r => r.dataset.claim)")) == \
                 sorted(c.id for c in all_claims())
@@ -93,15 +133,22 @@ def test_the_page_in_a_real_browser(site, certificates, tmp_path):
                 shown = page.locator(f"#claim-{claim_id} td").nth(2).inner_text().split()[0]
                 assert shown == cert.status.value
             page.screenshot(path=str(artifacts / "site.png"), full_page=True)
-            links = page.locator("a").evaluate_all("as => as.map(a => a.href)")
+            assert _has_heads("theorem6") and not _has_heads("relu")  # the check below is not vacuous
+            links = page.locator("#claims a").evaluate_all("as => as.map(a => a.href)")
             assert len(links) == len(CERTIFIED)
             for href in links:
                 response = page.goto(href)
                 assert response is not None and response.ok, href
                 claim_id = href.split("/claims/")[1].split("/")[0]
                 assert claim_id in page.title()
-                images = page.locator("img").evaluate_all("is => is.map(i => i.naturalWidth)")
-                assert images and all(width > 0 for width in images), f"{claim_id}: a picture did not load"
+                images = page.locator("img").evaluate_all(
+                    "is => is.map(i => [i.getAttribute('alt'), i.naturalWidth])")
+                assert images and all(width > 0 for _, width in images), f"{claim_id}: a picture did not load"
+                if _has_heads(claim_id):
+                    assert any(alt.startswith("selector of") for alt, _ in images), f"{claim_id}: no head pictured"
+                if claim_id == "theorem6":
+                    page.screenshot(path=str(artifacts / "theorem6.png"), full_page=True)
         finally:
             browser.close()
     assert (artifacts / "site.png").stat().st_size > 10_000
+    assert (artifacts / "theorem6.png").stat().st_size > 10_000

@@ -5,14 +5,17 @@
 against the registry, :func:`usim.registry.read_checked`: one that is damaged,
 inconsistent with its own rows or states something other than the registered
 claim is refused, and so is an erratum recorded PROVED) and writes ``SITE/index.html``: every
-registered claim with the paper's number, what it is relative to the paper
-(its category), its status as its certificate's engines gave it, the bound and
+registered claim with the paper's number, its status as its certificate's
+engines gave it and, under it, what that is relative to the paper (its
+category: the status is said once), the bound and
 the engines that proved every obligation, how many of its answers were reused
 from the verdict cache (and how many cache entries its run ignored), its
 cost, an erratum's replayed counterexample (marked when it came from the
-cache), the versions, commit and digest of its certificate, and a link
-to the claim's own page drawn by ``usim show`` (its heads, layers and matrices:
-``SITE/claims/ID/index.html``). Certificates may be gzip-compressed
+cache), the versions, commit and digest of its certificate, and, from the
+claim's name, a link to its own page drawn by ``usim show`` (its heads, layers
+and matrices: ``SITE/claims/ID/index.html``). How to read a status, a shape
+label (3x3x3x0) and a cost is said once, above the table; the table fits a
+window 1 400 pixels wide (long values wrap). Certificates may be gzip-compressed
 (``CLAIM.json.gz``). A claim without a certificate is listed as
 such: nothing is shown as proved that a certificate does not say.
 
@@ -40,7 +43,31 @@ WORDS = {
     "approximate": "approximate",
     "our statement": "our statement, proved",
 }
-"""The status words of a claim whose certificate gives its expected outcome."""
+"""The status words of paper_map.md's table for a claim whose certificate gives its
+expected outcome (one cell says status and category at once)."""
+
+OUTCOME = {
+    "as stated": "as the paper states it",
+    "after correction": "a corrected construction (the published one is an erratum)",
+    "refuted": "an erratum of the paper, as expected",
+    "approximate": "an approximation, its distance measured",
+    "our statement": "usim's own statement of a claim the paper leaves informal",
+}
+"""What a claim's status means, under the status itself, where its certificate gives its
+expected outcome (the status is said once; this says what it is relative to the paper)."""
+
+SHAPES = ("A shape such as 3x2x4 lists the sizes a claim is checked at, in the order its statement "
+          "names them (for Lemma 5, r x k x c: an r x k matrix times a k x c one); for U's claims "
+          "(Theorem 6, Theorem 9, the hierarchy, the corollaries) N x n x d x k: U built for N, the "
+          "attention's n and d, and the stage k of U (0: the padding lemma). Each claim's statement "
+          "(hover over its name) says what its sizes are.")
+"""How to read a shape label, said once on the page."""
+
+COSTS = ("The claim's program at the largest shape its certificate proves, as the RASP "
+         "interpreter counts it: its attention layers, and the heads in each, bottom layer first. "
+         "A program that reads length pays one more layer for it (the REPL computes length by "
+         "attention): the second count, 'with length'.")
+"""How to read a cost, said once on the page."""
 
 
 @dataclass(frozen=True)
@@ -79,11 +106,21 @@ class ClaimEntry:
 
     @property
     def words(self) -> str:
+        """paper_map.md's status cell (:data:`WORDS`)."""
         if self.certificate is None:
             return "no certificate: not proved here"
         if self.as_expected:
             return WORDS[self.claim.category]
         return f"NOT {WORDS[self.claim.category]}: {self.status}"
+
+    @property
+    def outcome(self) -> str:
+        """What the status means relative to the paper (said once, under the status)."""
+        if self.certificate is None:
+            return "no certificate: not proved here"
+        if self.as_expected:
+            return OUTCOME[self.claim.category]
+        return f"NOT the expected outcome: {self.claim.expected.value} expected"
 
     @property
     def bound(self) -> str:
@@ -124,14 +161,18 @@ class ClaimEntry:
 
     @property
     def cost(self) -> str:
+        """The last cost the certificate records, in words (:data:`COSTS`)."""
         if self.certificate is None:
             return "-"
         costs = self.certificate.data.get("cost") or {}
         if not costs:
             return "-"
         label, cost = list(costs.items())[-1]
-        heads = ",".join(map(str, cost.get("heads_per_layer", [])))
-        return f"{cost.get('layers')} layer(s) [{heads}] at {label}"
+        heads = ", ".join(map(str, cost.get("heads_per_layer", [])))
+        text = f"at {label}: {cost.get('layers')} attention layer(s), heads {heads}"
+        if cost.get("uses_length"):
+            text += f"; with length: {cost.get('layers_with_length')}"
+        return text
 
     @property
     def counterexample(self) -> str | None:
@@ -204,43 +245,63 @@ def draw_pages(items: list[ClaimEntry], folder: Path, out: Path) -> list[ClaimEn
 
 TEMPLATE = """<!doctype html>
 <html lang="en"><head><meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
 <title>usim: {{ title }}</title>
 <style>
-body { font-family: system-ui, sans-serif; margin: 2em auto; max-width: 78em; color: #222; }
-table { border-collapse: collapse; width: 100%; font-size: 0.92em; }
-th, td { border-bottom: 1px solid #ddd; padding: 0.35em 0.5em; text-align: left; vertical-align: top; }
+body { font-family: system-ui, sans-serif; margin: 2em auto; max-width: 78em; padding: 0 1em; color: #222; }
+table { border-collapse: collapse; width: 100%; font-size: 0.92em; table-layout: fixed; }
+th, td { border-bottom: 1px solid #ddd; padding: 0.35em 0.5em; text-align: left; vertical-align: top;
+         overflow-wrap: anywhere; }
 th { background: #f4f4f4; }
+col.paper { width: 9%; } col.claim { width: 27%; } col.status { width: 17%; } col.bound { width: 13%; }
+col.engines { width: 14%; } col.cost { width: 20%; }
 .PROVED { color: #116611; font-weight: 600; } .REFUTED { color: #a33; font-weight: 600; }
 .UNKNOWN, .VACUOUS, .ERROR, .NONE { color: #b36b00; font-weight: 600; }
 .cx { font-family: ui-monospace, monospace; font-size: 0.85em; }
-.small { color: #666; font-size: 0.85em; }
+.small { color: #666; font-size: 0.85em; } .outcome { font-weight: normal; }
+dt { font-weight: 600; margin-top: 0.4em; } dd { margin-left: 1.5em; }
 </style></head>
 <body>
 <h1>{{ title }}</h1>
 <p>Every claim of the paper, as usim states and checks it. Each status is the verdict of the
 claim's certificate (its engines' answers; the certificate is checked as it is read), up to the
-bound it was run at; answers an engine gave in an earlier run, reused from the verdict cache, are
-counted under the engines (a release certificate is made without the cache). Categories: {% for name, text in categories.items() %}<b>{{ name }}</b>: {{ text }}{% if not loop.last %}; {% endif %}{% endfor %}.</p>
+bound it was run at; under it, what that verdict is relative to the paper. A claim's name links to its
+own page: its program's heads, layers and matrices drawn at a small shape.</p>
+<details id="reading" open><summary>How to read this table</summary><dl>
+<dt>status</dt><dd>PROVED, REFUTED (a counterexample, replayed), UNKNOWN, VACUOUS or ERROR, as the
+certificate's engines gave it; NONE: no certificate, nothing shown as proved. Under it, what the
+verdict is relative to the paper, one of: {% for name in categories %}<i>{{ outcome[name] }}</i>{% if not loop.last %}; {% endif %}{% endfor %}
+(or, where a certificate does not give the expected outcome, NOT the expected outcome, and the one expected).</dd>
+<dt>bound</dt><dd>N: every shape with every size at most N is proved (or refuted); "all sizes":
+a proof for every size, with its conditions.</dd>
+<dt>shapes</dt><dd>{{ shapes }}</dd>
+<dt>engines</dt><dd>The engines that proved every obligation; answers an engine gave in an earlier run,
+reused from the verdict cache, are counted under them (a release certificate is made without the cache).</dd>
+<dt>cost</dt><dd>{{ costs }}</dd>
+</dl></details>
 <p class="small">{{ summary }}. Built {{ built }} from the certificates in <code>{{ folder }}</code>.</p>
 <table id="claims">
-<thead><tr><th>paper</th><th>claim</th><th>status</th><th>category</th><th>bound</th><th>engines</th><th>cost</th><th>page</th></tr></thead>
+<colgroup><col class="paper"><col class="claim"><col class="status"><col class="bound"><col class="engines"><col class="cost"></colgroup>
+<thead><tr><th>paper</th><th>claim</th><th>status</th><th>bound</th><th>engines</th><th>cost</th></tr></thead>
 <tbody>
 {% for e in items %}<tr id="claim-{{ e.claim.id }}" data-claim="{{ e.claim.id }}" data-status="{{ e.status }}" data-cached="{{ e.cached }}">
 <td>{{ e.claim.paper }}</td>
-<td><code>{{ e.claim.id }}</code><br><span class="small">{{ e.claim.title }}</span></td>
-<td class="{{ e.status }}">{{ e.status }}<br><span class="small">{{ e.words }}</span></td>
-<td>{{ e.claim.category }}</td>
+<td>{% if e.page %}<a href="{{ e.page }}" title="{{ e.claim.statement }}"><code>{{ e.claim.id }}</code></a>{% else %}<code title="{{ e.claim.statement }}">{{ e.claim.id }}</code>{% endif %}<br><span class="small">{{ e.claim.title }}</span></td>
+<td class="{{ e.status }}">{{ e.status }}<br><span class="small outcome">{{ e.outcome }}</span></td>
 <td>{{ e.bound }}</td>
 <td>{{ e.engines }}{% if e.cache %}<br><span class="small cached">{{ e.cache }} (marked cached in the certificate)</span>{% endif %}</td>
 <td>{{ e.cost }}</td>
-<td>{% if e.page %}<a href="{{ e.page }}">pictures</a>{% else %}-{% endif %}</td>
 </tr>
-{% if e.counterexample %}<tr class="erratum"><td></td><td colspan="7" class="cx">counterexample {{ e.counterexample }}</td></tr>{% endif %}
-{% for note in e.notes %}<tr><td></td><td colspan="7" class="small">{{ note }}</td></tr>{% endfor %}
+{% if e.counterexample %}<tr class="erratum"><td></td><td colspan="5" class="cx">counterexample {{ e.counterexample }}</td></tr>{% endif %}
+{% for note in e.notes %}<tr><td></td><td colspan="5" class="small">{{ note }}</td></tr>{% endfor %}
 {% endfor %}
 </tbody></table>
 <h2>Provenance</h2>
-<table id="provenance"><thead><tr><th>claim</th><th>certificate</th><th>versions, commit, digest</th></tr></thead><tbody>
+<p class="small">Each certificate records the versions of usim and of every solver, the commit of usim it ran
+(the checkout's, or the one an installed usim was built from; "unknown": built from a tree without git),
+and its digest (the sha256 of the rest: it detects damage and an edit not re-sealed, it is not a signature).</p>
+<table id="provenance"><colgroup><col style="width: 18%"><col style="width: 22%"><col></colgroup>
+<thead><tr><th>claim</th><th>certificate</th><th>versions, commit, digest</th></tr></thead><tbody>
 {% for e in items %}{% if e.certificate %}<tr><td><code>{{ e.claim.id }}</code></td><td>{{ e.source }}</td><td class="small">{{ e.provenance }}</td></tr>{% endif %}
 {% endfor %}</tbody></table>
 </body></html>
@@ -255,7 +316,7 @@ def render_site(items: list[ClaimEntry], folder: Path, out: Path) -> Path:
     proved = sum(e.as_expected for e in items)
     text = template.render(
         title="On the Existence of Universal Simulators of Attention (arXiv 2506.18739): every claim",
-        categories=CATEGORIES, items=items, folder=str(folder),
+        categories=CATEGORIES, outcome=OUTCOME, shapes=SHAPES, costs=COSTS, items=items, folder=str(folder),
         summary=f"{len(items)} claims; {proved} with their expected outcome; "
                 f"{sum(e.certificate is None for e in items)} without a certificate",
         built=datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"))

@@ -22,6 +22,7 @@ from typing import Sequence
 
 from usim.encodings.notation import shape_label
 from usim.engine.claim import Claim
+from usim.rasp.cost import cost as rasp_cost
 from usim.rasp.printing import listing
 from usim.rasp.program import Program
 from usim.render import CACHED
@@ -99,8 +100,9 @@ def build(model: Model, certificate: ShownCertificate | None, pictures: dict[str
             + f"; per shape {certificate.summary}. The shown shape {model.shape_label}: "
             + (shown if shown else "not in the certificate (so not proved by it)") + ".")))
         recorded = (certificate.costs or {}).get(model.shape_label)
-        if recorded is not None:
-            current = cost.as_dict()
+        if recorded is not None:  # the certificate's cost is of the program its claim is about
+            claimed = model.obligation.cost_of
+            current = (rasp_cost(claimed) if claimed is not None else cost).as_dict()
             keys = ("layers", "heads_per_layer", "layers_with_length", "heads_per_layer_with_length")
             if any(k in recorded and recorded[k] != current[k] for k in keys):
                 out.append(Element("p", (
