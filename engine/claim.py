@@ -46,6 +46,12 @@ Preconditions = Callable[[Matrices], list[Any]]
 
 
 class Status(enum.Enum):
+    """A verdict: PROVED (every engine that answered agrees, the statement is
+    defined where its preconditions hold, and an input meets them), REFUTED (a
+    counterexample, replayed), UNKNOWN (a timeout, or no engine decided),
+    VACUOUS (no input meets the preconditions) or ERROR (the engines disagree,
+    or one failed: a bug to report)."""
+
     PROVED = "PROVED"
     REFUTED = "REFUTED"
     UNKNOWN = "UNKNOWN"
@@ -197,6 +203,10 @@ class Claim:
     """The function each obligation builds its construction from (called with the
     shape): a :class:`~usim.constructions.base.SizedConstruction` where the
     claim's program at every shape is one family's instance."""
+    declaration: Mapping[str, Any] | None = field(default=None, compare=False, repr=False)
+    """The arguments :func:`usim.engine.declare.claim` made this claim from (None:
+    made otherwise), so that :func:`usim.engine.declare.redeclare` can make it
+    again with some of them changed (a negative test's wrong target)."""
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "semantics", Semantics(self.semantics))

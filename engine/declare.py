@@ -129,6 +129,10 @@ def claim(
 
     if (target is None) == (target_for is None):
         raise TypeError(f"claim {id}: give target or target_for, not both")
+    declaration = dict(paper=paper, title=title, statement=statement, construction=construction, shapes=shapes,
+                       target=target, target_for=target_for, output=output, preconditions=preconditions,
+                       domain=domain, values=values, mutants=mutants, variants=variants, cost_of=cost_of,
+                       **settings)
 
     def obligation(shape: Shape, built: Construction | None = None, mutant: str | None = None) -> Obligation:
         right = construction(*shape)
@@ -151,7 +155,41 @@ def claim(
     broken_variants = {name: broken(name, replace) for name, replace in (mutants or {}).items()}
     broken_variants.update({name: other(name, build) for name, build in (variants or {}).items()})
     return Claim(id=id, paper=paper, title=title, statement=statement, shapes=shapes,
-                 obligation=obligation, mutants=broken_variants, construction_of=construction, **settings)
+                 obligation=obligation, mutants=broken_variants, construction_of=construction,
+                 declaration={"id": id, **declaration}, **settings)
+
+
+def redeclare(of: Claim, **changes: Any) -> Claim:
+    """``of`` made again by :func:`claim` with some of its arguments changed.
+
+    The way to write a negative test: the same construction against a wrong
+    target must be REFUTED (``redeclare(CLAIM, target=wrong)``). Changing the
+    target alone leaves the target function's choice between ``target`` and
+    ``target_for`` to the change (the other is dropped).
+
+    Args:
+        of: a claim made by :func:`claim`.
+        **changes: :func:`claim`'s arguments to change (``target``,
+            ``construction``, ``shapes``, ``preconditions``, ``id``, ...).
+
+    Returns:
+        The new claim.
+
+    Raises:
+        TypeError: ``of`` was not made by :func:`claim`, or an argument is not one of its.
+    """
+    if of.declaration is None:
+        raise TypeError(f"claim {of.id} was not made by usim.claim: it cannot be declared again")
+    arguments = dict(of.declaration)
+    unknown = sorted(set(changes) - set(arguments) - {"target", "target_for"})
+    if unknown:
+        raise TypeError(f"claim {of.id}: usim.claim takes no argument {', '.join(unknown)}")
+    if "target" in changes:
+        arguments["target_for"] = None
+    if "target_for" in changes:
+        arguments["target"] = None
+    arguments.update(changes)
+    return claim(arguments.pop("id"), **arguments)
 
 
 def erratum(of: Claim, id: str, *, paper: str, title: str, statement: str,

@@ -27,7 +27,8 @@ from usim.encodings.notation import shape_label
 from usim.engine.cache import CacheUse, VerdictCache
 from usim.engine.choice import choose
 from usim.engine.children import Task, run_tasks, under_deadline
-from usim.engine.claim import NOT_RUN, TABULATED, Claim, EngineResult, Obligation, ObligationResult, Status, claim_status
+from usim.engine.claim import (NOT_RUN, TABULATED, Claim, Counterexample, EngineResult, Obligation, ObligationResult,
+                              Status, claim_status)
 from usim.engine.definedness import ENGINE as DEFINEDNESS
 from usim.engine.definedness import check_definedness
 from usim.engine.engines import ENGINES
@@ -336,6 +337,11 @@ class ClaimReport:
     def cached(self) -> int:
         """How many answers were reused from the verdict cache."""
         return sum(a.cached for a in self.answers())
+
+    @property
+    def counterexample(self) -> Counterexample | None:
+        """The first replayed counterexample of the claim's own obligations (None: none refuted)."""
+        return next((r.counterexample for r in self.results if r.counterexample is not None), None)
 
     @property
     def mutants_refuted(self) -> bool:

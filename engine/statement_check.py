@@ -71,6 +71,7 @@ class Reference:
     mutants: tuple[str, ...]
     family: FamilyClaim | ComposedClaim | None = None
     dims: int | None = None
+    source: Mapping[str, Any] | None = None  # where the claim came from; None: the registry ({"kind": "claim"})
 
 
 def registered(claim: Claim, family: FamilyClaim | ComposedClaim | None) -> Reference:
@@ -84,6 +85,20 @@ def registered(claim: Claim, family: FamilyClaim | ComposedClaim | None) -> Refe
         The reference certificates of ``usim prove`` are compared with.
     """
     return Reference(claim, REGISTRY, claim.shapes, tuple(claim.mutants), family)
+
+
+def of_code(claim: Claim, whence: str, source: Mapping[str, Any]) -> Reference:
+    """The reference of a certificate of a claim made by code outside the registry.
+
+    Args:
+        claim: the claim, made again by that code.
+        whence: the code, in words (for what a difference is measured against).
+        source: the certificate's ``source`` record as this usim derives it now.
+
+    Returns:
+        The reference: the claim's shapes and broken variants, as for a registered claim.
+    """
+    return Reference(claim, whence, claim.shapes, tuple(claim.mutants), None, None, source)
 
 
 def of_listing(claim: Claim, dims: int, mutants: Sequence[str]) -> Reference:
@@ -306,7 +321,8 @@ FIELDS: tuple[Field, ...] = (
     _claim_field("semantics", lambda c: c.semantics.value),
     _claim_field("notes", lambda c: c.notes),
     _claim_field("expected", lambda c: c.expected.value),
-    Field("source", lambda data: data.get("source"), lambda ref, data: {"kind": "claim"}, _registered),
+    Field("source", lambda data: data.get("source"),
+          lambda ref, data: dict(ref.source) if ref.source is not None else {"kind": "claim"}, _registered),
     Field("shapes up to N={bound}", lambda data: sorted(shape_label(r["shape"]) for r in _rows(data)),
           lambda ref, data: sorted(shape_label(s) for s in _shapes(ref, data)), _registered),
     Field("shapes (their dimensions)", lambda data: sorted({len(r["shape"]) for r in _rows(data)}),

@@ -43,6 +43,9 @@ class Verification:
     checked: int = 0
     differences: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    mismatch: str | None = None  # what the certificate did not state as (then it was not run again)
+    status: str | None = None  # the certificate's recorded status
+    every_size: str | None = None  # its recorded status for every size, if it has one
 
     @property
     def reproduced(self) -> bool:

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any, Mapping
 
 from usim.encodings.notation import shape_label
-from usim.engine.claim import Counterexample, ObligationResult, Shape, Status
+from usim.engine.claim import Counterexample, ObligationResult, Shape, Status, claim_status
 from usim.listings.examples import ExampleRun, shown_counterexample
 from usim.listings.plan import ShapePlan
 from usim.listings.spec import ListingSpec
@@ -144,6 +144,12 @@ class CheckReport:
         """The shape's counterexample, symbols as themselves (not their codes)."""
         counter = shape.result.counterexample
         return None if counter is None else shown_counterexample(counter, self.alphabet, self.spec)
+
+    @property
+    def status(self) -> Status:
+        """The verdict over every shape checked, as a claim's over its obligations
+        (ERROR, REFUTED or VACUOUS if a shape is; PROVED if all are)."""
+        return claim_status(s.status for s in self.shapes)
 
     @property
     def ok(self) -> bool:

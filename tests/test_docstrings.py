@@ -56,8 +56,11 @@ PUBLIC_SURFACE = (
     "usim.constructions.universal.route",
     "usim.constructions.universal.schedule",
     "usim.constructions.universal.embed",
-    # claims as declarations
+    # claims as declarations, the library's API, claims from any file, the pytest helper
     "usim.engine.declare",
+    "usim.api",
+    "usim.claim_code",
+    "usim.testing",
     # the compiler: its entry point and its passes
     "usim.transformer.compiler",
     "usim.transformer.rasp_to_circuit",

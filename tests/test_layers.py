@@ -188,6 +188,7 @@ WHOLE_REPOSITORY = {
     "test_docstrings": "the public surface's docstrings and every example in the package",
     "test_readme": "README.md's commands",
     "test_contributing": "CONTRIBUTING.md's worked examples; the paths README.md and CONTRIBUTING.md name",
+    "test_docs_api_reference": "the API reference docs/api_reference.py builds from the public modules",
 }
 """The test modules about the repository as a whole, not one module of it."""
 

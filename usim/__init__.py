@@ -24,4 +24,37 @@ hands over to the installed package, :mod:`usim.__main__`) or ``python -P -m ...
 
 from __future__ import annotations
 
+from importlib import import_module
+from typing import Any
+
 __version__ = "0.1.0"
+
+_PUBLIC = {
+    # state a construction and a claim
+    "claim": "usim.engine.declare", "erratum": "usim.engine.declare", "every_shape": "usim.engine.declare",
+    "redeclare": "usim.engine.declare",
+    "Claim": "usim.engine.claim", "Status": "usim.engine.claim", "Counterexample": "usim.engine.claim",
+    "Construction": "usim.constructions.base", "SequenceLayout": "usim.encodings.layout",
+    "Program": "usim.rasp.program",
+    # prove it, check a listing, run, verify
+    "claims": "usim.api", "one_claim": "usim.api", "prove": "usim.api", "certificate": "usim.api", "write_certificate": "usim.api",
+    "spec": "usim.api", "check": "usim.api", "run": "usim.api", "verify": "usim.api",
+    "ClaimReport": "usim.engine.runner", "Verification": "usim.engine.verify",
+    "CheckReport": "usim.listings.check",
+}
+"""The public API (:mod:`usim.api` and the types it speaks in), each name imported
+from its module when first used: ``import usim`` stays as light as ``usim --help``."""
+
+__all__ = ["__version__", *_PUBLIC]
+
+
+def __getattr__(name: str) -> Any:
+    if name in _PUBLIC:
+        value = getattr(import_module(_PUBLIC[name]), name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module 'usim' has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted(__all__)

@@ -6,7 +6,10 @@ above it (:mod:`usim.proofs`); the commands get the reference here. A
 certificate of ``usim prove`` is compared with the registered claim of its id
 (and its statement for every size); one of ``usim check`` with the claim its
 embedded listing and spec stand for (a spec file embedded in it is Python: it
-is run only when asked, ``--run-spec-code``). ``usim site`` and ``paper-map``
+is run only when asked, ``--run-spec-code``); one of a claim made by code
+outside the registry (``usim prove claims.py:NAME``, :mod:`usim.claim_code`)
+with that claim, its code imported again only when asked
+(``--run-claim-code``) and only if its file is unchanged. ``usim site`` and ``paper-map``
 speak for the registered claims, and read only certificates of ``usim
 prove``: a checked listing carries its spec's claim id, but it is about the
 listing.
@@ -17,10 +20,11 @@ from __future__ import annotations
 import contextlib
 from typing import TYPE_CHECKING, Callable, Iterator
 
+from usim.claim_code import CLAIM_CODE
 from usim.engine.certificate import Certificate, CertificateError
 
 if TYPE_CHECKING:  # pragma: no cover
-    from usim.engine.claim import Obligation, Shape
+    from usim.engine.claim import Claim, Obligation, Shape
     from usim.listings.spec import ListingSpec
     from usim.engine.statement_check import Reference
 
@@ -55,13 +59,41 @@ def _spec(cert: Certificate, run_spec_code: bool) -> "ListingSpec":
                             run_spec_code)
 
 
-def reference(cert: Certificate, run_spec_code: bool = False, listings: bool = True) -> "Reference":
+def claim_of_code(cert: Certificate, run_claim_code: bool) -> tuple["Claim", dict[str, str]]:
+    """The claim a certificate of code outside the registry was made from, loaded again.
+
+    Args:
+        cert: a certificate whose source is of kind ``claim_code``.
+        run_claim_code: import that code (it runs); without, refuse.
+
+    Returns:
+        The claim (its file unchanged since the certificate, else
+        CertificateError), and the source record its certificate would have now.
+    """
+    from usim.claim_code import reload_claim
+    from usim.errors import InputError
+
+    source = cert.data["source"]
+    at = f"{cert.where} ({cert.claim_id})"
+    if not run_claim_code:
+        raise CertificateError(f"{at} is of a claim made by the code {source.get('reference')} ({source.get('file')}): "
+                               "usim runs that code only when asked (--run-claim-code)")
+    try:
+        return reload_claim(source, cert.claim_id)
+    except InputError as error:
+        raise CertificateError(f"{at}: {error}") from None
+
+
+def reference(cert: Certificate, run_spec_code: bool = False, listings: bool = True,
+              run_claim_code: bool = False) -> "Reference":
     """What ``cert`` must state, as this usim derives it.
 
     Args:
         cert: a certificate, checked as it was read.
         run_spec_code: run a spec file the certificate embeds (Python).
         listings: accept a certificate of ``usim check``.
+        run_claim_code: import the code a certificate of a claim outside the
+            registry names (:func:`claim_of_code`).
 
     Returns:
         The reference to compare it with (CertificateError, or another
@@ -77,6 +109,14 @@ def reference(cert: Certificate, run_spec_code: bool = False, listings: bool = T
         if cert.claim_id not in claims:
             raise CertificateError(f"{at}: no claim {cert.claim_id!r} in this usim's registry")
         return registered(claims[cert.claim_id], statements().get(cert.claim_id))
+    if kind == CLAIM_CODE:
+        if not listings:  # site and paper-map speak for the registry's claims
+            raise CertificateError(f"{at} is of a claim made by code outside the registry "
+                                   f"({cert.data['source'].get('reference')}), not of a registered claim")
+        from usim.engine.statement_check import of_code
+
+        claim, source = claim_of_code(cert, run_claim_code)
+        return of_code(claim, f"the claim {source['reference']} makes", source)
     if kind == "listing":
         if not listings:
             raise CertificateError(f"{at} is a certificate of usim check (a listing checked against a spec), "
@@ -90,13 +130,14 @@ def reference(cert: Certificate, run_spec_code: bool = False, listings: bool = T
     raise CertificateError(f"{at}: it does not say where its construction came from (source {kind!r})")
 
 
-def obligations(cert: Certificate, run_spec_code: bool = False
+def obligations(cert: Certificate, run_spec_code: bool = False, run_claim_code: bool = False
                 ) -> tuple[Callable[["Shape", str | None], "Obligation"], tuple[str, ...]]:
     """How ``usim verify`` builds the obligations of ``cert`` again, and the engines that apply.
 
     Args:
         cert: a certificate that states what its reference says.
         run_spec_code: run a spec file the certificate embeds (Python).
+        run_claim_code: import the code of a claim outside the registry.
 
     Returns:
         The builder of an obligation (shape, broken variant) and the claim's engines.
@@ -110,7 +151,8 @@ def obligations(cert: Certificate, run_spec_code: bool = False
         spec = _spec(cert, run_spec_code)
         build, engines = listing_source(cert.data["source"], lambda spec_source: spec)
         return build, tuple(engines)
-    claim = get(cert.claim_id)
+    claim = claim_of_code(cert, run_claim_code)[0] if cert.data["source"].get("kind") == CLAIM_CODE \
+        else get(cert.claim_id)
     return obligations_of_claim(claim), tuple(claim.engines)
 
 

@@ -22,7 +22,7 @@ import os
 import sys
 from pathlib import Path
 
-from typing import TYPE_CHECKING, Iterator
+from typing import TYPE_CHECKING, Any, Iterator
 
 from usim.commands.options import (PROVE_LARGEST_N, add_engine, add_max_n, add_timeout, check_max_n, check_timeout,
                                    check_writable, engines_option)
@@ -66,8 +66,11 @@ def register(sub: argparse._SubParsersAction) -> None:
         "replayed counterexample. Exit status 0 only if every claim has its expected outcome "
         "(PROVED, or REFUTED for a construction as published that is wrong); 2 for a bad option.",
     )
-    parser.add_argument("claim", nargs="*", help="claim ids (see --list), or 'all'")
-    parser.add_argument("--list", action="store_true", help="list every claim and exit")
+    parser.add_argument("claim", nargs="*", help="claim ids (see --list), 'all', or claims of your own: "
+                        "path/to/claims.py[:NAME] or package.module[:NAME] (the code runs; NAME: a claim or "
+                        "a tuple of them; left out: the file's CLAIMS)")
+    parser.add_argument("--list", action="store_true",
+                        help="list every registered claim (or those the named files make) and exit")
     add_prove_options(parser)
     parser.add_argument("--all-sizes", action="store_true",
                         help="prove the claim for every size (lemma3, lemma4, lemma5, routing): the parametric "
@@ -103,34 +106,52 @@ def check_options(args: argparse.Namespace) -> None:
             raise UsimError(f"--json-dir {args.json_dir}: the folder {folder.parent} does not exist")
 
 
-def claims_named(names: list[str]) -> list[Claim]:
-    from usim.proofs import all_claims, get
+def claims_named(names: list[str]) -> list[tuple["Claim", Any]]:
+    """The claims the command line names (ids, ``all``, ``claims.py[:NAME]``,
+    ``package.module[:NAME]``), each with the code it came from (None: the registry)."""
+    from usim.api import claims_with_code
 
     if not names:
-        raise UsimError("name a claim (usim prove --list shows them) or 'all'")
-    if "all" in names:
-        return all_claims()
-    return [get(name) for name in dict.fromkeys(names)]
+        raise UsimError("name a claim (usim prove --list shows them), 'all', or a file of claims (claims.py:NAME)")
+    found: dict[str, tuple["Claim", Any]] = {}
+    for name in dict.fromkeys(names):
+        for claim, code in claims_with_code(name):
+            if claim.id in found and found[claim.id][0] is not claim:
+                raise UsimError(f"two claims named {claim.id!r} (from {name} and an earlier name): give each "
+                                "claim its own id")
+            found[claim.id] = (claim, code)
+    return list(found.values())
 
 
 def run(args: argparse.Namespace) -> int:
     import time
 
     from usim.engine.cache import VerdictCache, default_folder
-    from usim.engine.certificate import bundle, certificate, write_certificate
+    from usim.api import certificate as sealed
+    from usim.engine.certificate import bundle, write_certificate
     from usim.proofs import all_claims
     from usim.engine.runner import prove_claim
     from usim.progress import ProveDisplay, summary
     from usim.render import LINE_WIDTH, SUMMARY_HEADER, cache_problem, describe_failures, summary_row, table, verdict
 
     if args.list:
-        print(table([[c.id, c.paper, c.title] for c in all_claims()], ["claim", "paper", "statement"], width=LINE_WIDTH))
+        listed = [c for c, _ in claims_named(args.claim)] if args.claim else all_claims()
+        print(table([[c.id, c.paper, c.title] for c in listed], ["claim", "paper", "statement"], width=LINE_WIDTH))
         return 0
-    claims = claims_named(args.claim)
+    named = claims_named(args.claim)
+    claims = [c for c, _ in named]
+    code = {c.id: source for c, source in named}
+    if getattr(args, "cluster", None) and any(code.values()):
+        raise UsimError("claims from files run here, not on a cluster (its workers build registered claims): "
+                        "leave out --cluster")
     engines = engines_option(args.engine)
     check_options(args)
     if args.all_sizes:
         from usim.commands.prove_all_sizes import run_all_sizes
+
+        if any(code.values()):
+            raise UsimError("--all-sizes proves the registered claims stated for every size; a claim from a "
+                            "file is proved up to a bound (leave out --all-sizes)")
 
         return run_all_sizes(args, claims, engines)
     cache = None if args.no_cache else VerdictCache(default_folder())
@@ -159,13 +180,13 @@ def run(args: argparse.Namespace) -> int:
     if (note := cache_problem(cache)) is not None:
         print(note, file=sys.stderr)
     if args.json:
-        write_certificate(Path(args.json), bundle([certificate(r, args.timeout) for r in reports]))
+        write_certificate(Path(args.json), bundle([sealed(r, args.timeout, code[r.claim.id]) for r in reports]))
         print(f"certificate written to {args.json}")
     if getattr(args, "json_dir", None):
         folder = Path(args.json_dir)
         folder.mkdir(exist_ok=True)
         for r in reports:
-            write_certificate(folder / f"{r.claim.id}.json", certificate(r, args.timeout))
+            write_certificate(folder / f"{r.claim.id}.json", sealed(r, args.timeout, code[r.claim.id]))
         print(f"{len(reports)} certificate(s) written to {folder}/")
     ok = all(r.status is r.claim.expected for r in reports)
     if args.mutants:

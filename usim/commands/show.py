@@ -29,7 +29,8 @@ def register(subparsers) -> None:
         "separated by spaces, commas or semicolons; 1/2 and 0.5 are read exactly. "
         "Without --values a random input is drawn (small integers, seed 0 unless --seed).",
     )
-    parser.add_argument("claim", help="the claim's id, as `usim prove --list` lists it")
+    parser.add_argument("claim", help="the claim's id, as `usim prove --list` lists it, or one of your own: "
+                        "claims.py:NAME, package.module:NAME (the code runs)")
     parser.add_argument("--shape", help="the shape, e.g. 2x3 or 2x3x2 (default: a small one of the claim)")
     parser.add_argument("--out", required=True, help="the folder to write into (created if needed)")
     source = parser.add_mutually_exclusive_group()
@@ -42,13 +43,13 @@ def register(subparsers) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from usim.api import one_claim
     from usim.encodings.notation import parse_dims
-    from usim.proofs import get
     from usim.show import render, small_shape
     from usim.show.pictures import pyplot
 
     pyplot()  # says how to install matplotlib (exit 2) before anything else
-    claim = get(args.claim)
+    claim = one_claim(args.claim)
     shape = parse_dims(args.shape, least=0) if args.shape else small_shape(claim)  # 0/1 flags: Match2
     done = render(claim, shape, args.out, values=args.values, seed=args.seed,
                   certificate=args.certificate)

@@ -31,51 +31,28 @@ def register(sub: argparse._SubParsersAction) -> None:
     parser.add_argument("--run-spec-code", action="store_true",
                         help="a certificate of usim check --spec-file embeds the spec file (Python): "
                         "run it to build the obligations again (only for a certificate you trust)")
+    parser.add_argument("--run-claim-code", action="store_true",
+                        help="a certificate of usim prove FILE.py:NAME (a claim outside the registry) names "
+                        "that code: import it again, if the file is unchanged, to build the obligations "
+                        "(it runs: only for code you trust)")
     parser.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
-    from usim.engine.certificate import read_certificates
-    from usim.registry import refusing_malformed
-
-    with refusing_malformed(args.certificate):
-        return 0 if _verify_all(args, read_certificates(args.certificate)) else 1
-
-
-def _verify_all(args: argparse.Namespace, certs: list) -> bool:
-    """Compare every certificate with what this usim states, then run it again
-    (printing one verdict per certificate); True if each is reproduced."""
-    from usim.engine.statement_check import differences
-    from usim.engine.verify import verify, verify_all_sizes
-    from usim.proofs import family
-    from usim.registry import obligations, reference
+    from usim.api import verify
 
     show = None if args.quiet else (lambda line: print(line, file=sys.stderr, flush=True))
-    ok = True
-    for cert in certs:
-        stated = reference(cert, args.run_spec_code)
-        different = differences(cert, stated)
-        if different:
-            ok = False
-            print(f"{cert.claim_id}: NOT reproduced (it does not match {stated.whence}; not run again)")
-            for d in different:
-                print(f"  {d.describe()}")
-            continue
-        source, engines = obligations(cert, args.run_spec_code)
-        result = verify(cert, source, engines, progress=show, mutants=stated.mutants)
-        if cert.data.get("all_sizes") is not None:
-            again = verify_all_sizes(cert, stated.family, progress=show, locate=family)
-            result.checked += again.checked
-            result.differences += again.differences
-            result.notes += again.notes
-        if result.reproduced:
-            every = f"; for every size {cert.all_sizes_status.value}" if cert.all_sizes_status else ""
-            print(f"{cert.claim_id}: reproduced ({result.checked} obligation(s), status {cert.status.value}{every})")
+    results = verify(args.certificate, args.run_spec_code, args.run_claim_code, progress=show)
+    for result in results:
+        if result.mismatch is not None:
+            print(f"{result.claim_id}: NOT reproduced (it does not match {result.mismatch}; not run again)")
+        elif result.reproduced:
+            every = f"; for every size {result.every_size}" if result.every_size else ""
+            print(f"{result.claim_id}: reproduced ({result.checked} obligation(s), status {result.status}{every})")
         else:
-            ok = False
-            print(f"{cert.claim_id}: NOT reproduced")
-            for line in result.differences:
-                print(f"  {line}")
+            print(f"{result.claim_id}: NOT reproduced")
+        for line in result.differences:
+            print(f"  {line}")
         for line in result.notes:
             print(f"  note: {line}")
-    return ok
+    return 0 if all(r.reproduced for r in results) else 1

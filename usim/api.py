@@ -1,0 +1,288 @@
+"""usim as a library: state a construction and a claim, prove it, check a listing, verify a certificate.
+
+Everything here is importable from ``usim`` itself (``usim.prove``,
+``usim.claim``, ...); the command line is a shell around these functions. A
+claim is a :class:`~usim.engine.claim.Claim`, written with :func:`claim` (or
+:func:`erratum` for a construction as published that is wrong) from a
+construction (:class:`~usim.constructions.base.Construction`: a RASP
+:class:`~usim.rasp.program.Program` and the :class:`~usim.encodings.layout.SequenceLayout`
+of its input and output) and a target. :func:`prove` gives a
+:class:`~usim.engine.runner.ClaimReport`: ``report.status`` is PROVED, REFUTED
+(with ``report.counterexample``, replayed), UNKNOWN, VACUOUS or ERROR.
+
+Example: a block of one's own (the rows of a matrix in reverse order), proved
+up to 2 x 2, and a variant with a wrong target refuted:
+
+>>> import sympy, usim
+>>> from usim.constructions.base import Construction, fresh, gather
+>>> from usim.rasp.expr import indices, length, tokens
+>>> def flip(rows, cols):
+...     row, col = indices // cols, indices % cols
+...     source = fresh((rows - 1 - row) * cols + col, "flip_src")
+...     program = usim.Program.of(f"flip{rows}", {"F": gather(tokens, source).named("F")})
+...     return Construction(f"flip {rows}x{cols}", program, usim.SequenceLayout.of(("M", (rows, cols))),
+...                         usim.SequenceLayout.of(("F", (rows, cols))))
+>>> def reversed_rows(m):
+...     M = m["M"]
+...     return {"F": sympy.Matrix(M.rows, M.cols, lambda i, j: M[M.rows - 1 - i, j])}
+>>> flip_claim = usim.claim("flip", paper="(example)", title="rows reversed",
+...                         statement="the rows of M in reverse order", construction=flip,
+...                         target=reversed_rows, shapes=usim.every_shape(2))
+>>> usim.prove(flip_claim, max_n=2).status
+<Status.PROVED: 'PROVED'>
+>>> wrong = usim.redeclare(flip_claim, target=lambda m: {"F": m["M"]})
+>>> usim.prove(wrong, max_n=2).status
+<Status.REFUTED: 'REFUTED'>
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Callable, Sequence
+
+from usim.errors import UsimError
+
+if TYPE_CHECKING:  # pragma: no cover
+    from usim.engine.cache import VerdictCache
+    from usim.engine.claim import Claim
+    from usim.engine.runner import ClaimReport
+    from usim.engine.verify import Verification
+    from usim.listings.check import CheckReport
+    from usim.listings.spec import ListingSpec
+
+from usim.engine.options import DEFAULT_TIMEOUT
+
+
+def claims(reference: str) -> list["Claim"]:
+    """The claims a name stands for, as ``usim prove`` reads it.
+
+    Args:
+        reference: a registered claim's id (``lemma3``), ``all`` (every
+            registered claim), or code outside the registry:
+            ``path/to/claims.py[:NAME]``, ``package.module[:NAME]``
+            (:mod:`usim.claim_code`; the code runs).
+
+    Returns:
+        The claims.
+
+    Raises:
+        UsimError: no such claim, file or module (one line naming it).
+    """
+    return [c for c, _ in claims_with_code(reference)]
+
+
+def claims_with_code(reference: str) -> list[tuple["Claim", Any]]:
+    """:func:`claims`, each with where it came from.
+
+    Args:
+        reference: as :func:`claims` reads it.
+
+    Returns:
+        (claim, :class:`usim.claim_code.ClaimCode`) pairs; the code is None for
+        a registered claim.
+    """
+    from usim.claim_code import is_code_reference, load_claims
+    from usim.proofs import all_claims, get
+
+    if reference == "all":
+        return [(c, None) for c in all_claims()]
+    if is_code_reference(reference):
+        return load_claims(reference)
+    return [(get(reference), None)]
+
+
+def one_claim(claim_or_name: "Claim | str") -> "Claim":
+    """The one claim a name stands for (as :func:`claims` reads it), or the claim given.
+
+    Args:
+        claim_or_name: a claim, or a name of exactly one claim.
+
+    Returns:
+        The claim.
+
+    Raises:
+        UsimError: the name stands for no claim, or for several.
+    """
+    if isinstance(claim_or_name, str):
+        found = claims(claim_or_name)
+        if len(found) != 1:
+            raise UsimError(f"{claim_or_name} names {len(found)} claims ({', '.join(c.id for c in found)}): "
+                            "name one (FILE.py:NAME)")
+        return found[0]
+    return claim_or_name
+
+
+def prove(claim: "Claim | str", max_n: int | None = None, engines: Sequence[str] | None = None,
+          mutants: bool = False, timeout: float = DEFAULT_TIMEOUT, jobs: int = 1,
+          cache: "VerdictCache | None" = None,
+          progress: Callable[[Any], None] | None = None) -> "ClaimReport":
+    """Prove ``claim`` at every shape up to ``max_n``, by each of its engines.
+
+    Each obligation is discharged by every engine named (all that answer must
+    agree), its divisions, roots and powers are checked defined where its
+    preconditions hold, and an input meeting them is exhibited (else VACUOUS).
+
+    Args:
+        claim: a claim, or a name :func:`claims` reads (one claim).
+        max_n: the bound N: every dimension up to N (None: the claim's own
+            ``default_max_n``).
+        engines: engine names (``sympy``, ``z3``, ``cvc5``, ...; None: the claim's).
+        mutants: also run the claim's broken variants (each must be REFUTED:
+            ``report.mutants_refuted``).
+        timeout: seconds per obligation and engine (a timeout is UNKNOWN).
+        jobs: engine processes in parallel.
+        cache: a verdict cache to reuse definitive answers from and store them
+            in (:class:`usim.engine.cache.VerdictCache`); None: none.
+        progress: told of each obligation built and task done.
+
+    Returns:
+        The report: ``status``, ``results`` (one per shape), ``counterexample``,
+        ``mutant_results``, costs.
+
+    Raises:
+        UsimError: a bad bound, engine or claim.
+    """
+    from usim.engine.options import MAX_BOUND
+    from usim.engine.runner import prove_claim
+
+    found = one_claim(claim)
+    bound = found.default_max_n if max_n is None else max_n
+    if not 1 <= bound <= MAX_BOUND:
+        raise UsimError(f"max_n must be between 1 and {MAX_BOUND}, not {bound}")
+    return prove_claim(found, bound, engines, timeout, jobs, mutants=mutants, progress=progress, cache=cache)
+
+
+def certificate(report: "ClaimReport", timeout: float = DEFAULT_TIMEOUT, code: Any = None) -> dict[str, Any]:
+    """The certificate of a report (JSON data; :func:`write_certificate` writes it).
+
+    Args:
+        report: what :func:`prove` returned.
+        timeout: the timeout the proof ran with (recorded).
+        code: the :class:`usim.claim_code.ClaimCode` the claim came from, for a
+            claim outside the registry (``usim verify --run-claim-code`` imports
+            it again); None: a registered claim.
+
+    Returns:
+        The certificate, sealed with its digest.
+    """
+    from usim.engine.certificate import certificate as sealed
+
+    return sealed(report, timeout, source=code.as_source() if code is not None else None)
+
+
+def write_certificate(path: str | Path, data: dict[str, Any]) -> None:
+    """Write a certificate (or a bundle of them) as JSON.
+
+    Args:
+        path: the file (``.gz``: compressed); a folder or a missing parent is an error.
+        data: what :func:`certificate` returned.
+    """
+    from usim.engine.certificate import write_certificate as write
+
+    write(Path(path), data)
+
+
+def spec(name: str) -> "ListingSpec":
+    """A built-in spec for :func:`check`.
+
+    Args:
+        name: ``transpose``, ``softmax``, ``matmul``, ... (``usim check --help`` lists them).
+
+    Returns:
+        The spec.
+    """
+    from usim.listings.specs import spec as builtin
+
+    return builtin(name)
+
+
+def check(path: str | Path, function: str, spec: "ListingSpec | str", max_n: int | None = None,
+          engines: Sequence[str] | None = None, mutants: bool = False,
+          timeout: float = DEFAULT_TIMEOUT) -> "CheckReport":
+    """Check a RASP listing's function against a spec, shape by shape.
+
+    Args:
+        path: the listing (the RASP REPL's language, or the authors').
+        function: the function (or expression, ``Det(Cofactor())``) to check.
+        spec: a spec, or a built-in spec's name (:func:`spec`).
+        max_n: the largest free dimension (None: the spec's default).
+        engines: None: the spec's.
+        mutants: also the spec's broken variants.
+        timeout: per shape and engine.
+
+    Returns:
+        The report: ``status``, one result per shape (``shapes``).
+    """
+    from usim.listings.check import CheckRequest
+    from usim.listings.check import check as run_check
+
+    chosen = globals()["spec"](spec) if isinstance(spec, str) else spec
+    return run_check(CheckRequest(str(path), function, chosen, max_n=max_n, engines=engines, mutants=mutants,
+                                  timeout=timeout))
+
+
+def run(path: str | Path, function: str, tokens: Sequence[Any], exact: bool = False) -> list[Any]:
+    """Run a listing's sequence on one input, as ``usim run`` does.
+
+    Args:
+        path: the listing.
+        function: a function of no parameters, a sequence, or an expression (``f(3)``).
+        tokens: the input: integers and :class:`fractions.Fraction` (a float is
+            refused: it is not the number it is written as), or strings.
+        exact: exact rationals instead of the checked float64 run.
+
+    Returns:
+        The values, position by position.
+    """
+    from usim.repl import load_file
+
+    return load_file(str(path)).run(function, list(tokens), exact=exact)
+
+
+def verify(path: str | Path, run_spec_code: bool = False, run_claim_code: bool = False,
+           progress: Callable[[str], None] | None = None) -> list["Verification"]:
+    """Run every certificate in ``path`` again: the check a reviewer runs on a certificate sent to them.
+
+    Each certificate is read and checked (its digest, its statuses derived
+    from its own rows), compared with what this usim states for its claim,
+    and every obligation is built and run again; its recorded fingerprint and
+    verdict must be reproduced.
+
+    Args:
+        path: a certificate file (or a bundle).
+        run_spec_code: run a spec file a certificate of ``usim check`` embeds (Python).
+        run_claim_code: import the code a certificate of a claim outside the
+            registry names (only if its file is unchanged).
+        progress: told a line per obligation run.
+
+    Returns:
+        One :class:`usim.engine.verify.Verification` per certificate:
+        ``reproduced``, ``differences`` (with ``mismatch`` naming what the
+        certificate does not state as: then it was not run again), ``notes``.
+    """
+    from usim.engine.certificate import read_certificates
+    from usim.engine.statement_check import differences
+    from usim.engine.verify import Verification, verify as again, verify_all_sizes
+    from usim.proofs import family
+    from usim.registry import obligations, reference, refusing_malformed
+
+    out = []
+    with refusing_malformed(str(path)):
+        for cert in read_certificates(str(path)):
+            stated = reference(cert, run_spec_code, run_claim_code=run_claim_code)
+            different = differences(cert, stated)
+            if different:
+                out.append(Verification(cert.claim_id, differences=[d.describe() for d in different],
+                                        mismatch=stated.whence, status=cert.status.value))
+                continue
+            source, engines = obligations(cert, run_spec_code, run_claim_code)
+            result = again(cert, source, engines, progress=progress, mutants=stated.mutants)
+            if cert.data.get("all_sizes") is not None:
+                more = verify_all_sizes(cert, stated.family, progress=progress, locate=family)
+                result.checked += more.checked
+                result.differences += more.differences
+                result.notes += more.notes
+            result.status = cert.status.value
+            result.every_size = cert.all_sizes_status.value if cert.all_sizes_status else None
+            out.append(result)
+    return out
