@@ -145,19 +145,21 @@ def universal_source(claim_id: str, spec_of: Callable[[Shape], LayerSpec]) -> Ca
     return source
 
 
-def compile_source(claim_id: str, shape: Shape) -> Obligation:
+def compile_source(claim_id: str | Claim, shape: Shape) -> Obligation:
     """The RASP-level obligation ``usim compile CLAIM --shape S`` compiles: a
     weights claim's source (by its id or the id of the claim it compiles), or
-    any other claim's own obligation at the shape."""
+    any other claim's own obligation at the shape (a claim given as itself:
+    one made outside the registry)."""
     from usim.proofs import all_claims, get
 
-    all_claims()  # registers every weights claim's source
-    claim_id = BASES.get(claim_id, claim_id)
-    get(claim_id)  # an unknown id is one line naming the known ones
-    if claim_id in SOURCES:
-        return SOURCES[claim_id](tuple(shape))
-    claim = get(claim_id)
+    if isinstance(claim_id, str):
+        all_claims()  # registers every weights claim's source
+        claim_id = BASES.get(claim_id, claim_id)
+        get(claim_id)  # an unknown id is one line naming the known ones
+        if claim_id in SOURCES:
+            return SOURCES[claim_id](tuple(shape))
+    claim = get(claim_id) if isinstance(claim_id, str) else claim_id
     if claim.is_erratum:
-        raise UsimError(f"{claim_id} states a construction as published, which is refuted: compile "
+        raise UsimError(f"{claim.id} states a construction as published, which is refuted: compile "
                         "the corrected claim instead")
     return claim.obligation(tuple(shape))

@@ -116,3 +116,10 @@ def test_usim_show_draws_a_claim_from_a_file(claims_file, tmp_path, capsys):
     assert main(["show", f"{claims_file}:FLIP", "--out", str(tmp_path / "show")]) == 0
     assert capsys.readouterr().out.startswith("flip at 2x2: 1 head(s) in 1 layer(s)")
     assert main(["show", str(claims_file).replace("my_claims", "none"), "--out", str(tmp_path / "x")]) == 2
+
+
+def test_usim_compile_compiles_a_claim_from_a_file(claims_file, capsys):
+    assert main(["compile", f"{claims_file}:FLIP", "--shape", "2x2"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("# flip2 as a transformer") and "no weights claim states it for this program" in out
+    assert main(["compile", f"{claims_file}:FLIP", "--shape", "2x2x2"]) == 2

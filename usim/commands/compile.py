@@ -11,8 +11,9 @@ CLAIM is a weights claim (``lemma3_weights``, ``lemma4_weights``,
 ``lemma5_weights``, ``theorem6_weights``, ``theorem9_weights``,
 ``maxmin_weights``), the claim it compiles (``lemma3`` ... ``theorem9``,
 ``maxmin``), or any other claim whose program compiles at that shape
-(``relu``, ``det3``, ``soft_from_hard``, ...; a program with
-no exact realisation is refused with the expression that has none).
+(``relu``, ``det3``, ``soft_from_hard``, ...), or a claim of one's own
+(``claims.py:NAME``, ``package.module:NAME``: the code runs); a program with
+no exact realisation is refused with the expression that has none.
 
 It prints a report: the network's size (layers, heads per layer, residual
 width, MLP widths, parameters), what is exact and what approximate (the
@@ -96,12 +97,19 @@ def _folder(text: str) -> Path:
 
 
 def _source(claim_id: str, shape: tuple[int, ...]):
+    from usim.claim_code import is_code_reference
     from usim.proofs import all_claims, get
     from usim.proofs._weights import BASES, SOURCES, compile_source
 
-    all_claims()  # registers the weights claims' sources
-    weights = BASES.get(claim_id, claim_id)
-    claim = get(weights)
+    if is_code_reference(claim_id):  # a claim of one's own (claims.py:NAME): its own program
+        from usim.api import one_claim
+
+        claim = one_claim(claim_id)
+        weights, source = claim.id, claim
+    else:
+        all_claims()  # registers the weights claims' sources
+        weights = BASES.get(claim_id, claim_id)
+        claim, source = get(weights), claim_id
     if math.prod(shape) > MAX_SIZE_POSITIONS:  # refused before listing every shape up to it
         raise ShapeError(f"{claim_id} at {shape_label(shape)}: at least {math.prod(shape)} positions, "
                          f"above the limit of {MAX_SIZE_POSITIONS}")
@@ -111,7 +119,7 @@ def _source(claim_id: str, shape: tuple[int, ...]):
         examples = ", ".join(shape_label(s[: len(s) - (1 if weights in SOURCES else 0)])
                              for s in list(claim.shapes(2))[:4:3 if weights in SOURCES else 1])
         raise ShapeError(f"{claim_id} has no shape {shape_label(shape)} (shapes look like {examples})")
-    ob = compile_source(claim_id, shape)
+    ob = compile_source(source, shape)
     return weights, ob
 
 
