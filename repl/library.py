@@ -195,15 +195,23 @@ def _map(name: str, arity: int | None):
         if not isinstance(result, E.SOp):
             raise elaborator.error(node, f"the function given to {name} must give a number per position, "
                                         f"got {describe(result)}")
+        # element-wise: from the result down to the arguments, only maps and constants. The walk
+        # stops at an argument: what an argument is computed from (tokens + 1, an aggregate) is
+        # not the function's business (tracr's make_sort maps over computed sequences)
         allowed = {s.id for s in sequences}
-        for part in topological_order([result]):
-            if part.id in allowed or isinstance(part, (E.Map, E.Constant)):
+        stack, seen = [result], set()
+        while stack:
+            part = stack.pop()
+            if part.id in allowed or part.id in seen:
                 continue
-            raise elaborator.error(
-                node,
-                f"the function given to {name} is not element-wise: its result uses "
-                f"{part.kind} {part.name} besides its arguments",
-            )
+            seen.add(part.id)
+            if not isinstance(part, (E.Map, E.Constant)):
+                raise elaborator.error(
+                    node,
+                    f"the function given to {name} is not element-wise: its result uses "
+                    f"{part.kind} {part.name} besides its arguments",
+                )
+            stack.extend(part.children())
         return result
 
     return build

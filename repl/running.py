@@ -157,6 +157,7 @@ def run_numbers(sop: E.SOp, label: str, tokens: Sequence[Any], exact: bool, bool
     import numpy as np
 
     from usim.encodings.runners import run_exact, run_numeric_in_range
+    from usim.errors import UndefinedError
 
     program = Program.of(label, {label: sop})
     if exact:
@@ -167,7 +168,18 @@ def run_numbers(sop: E.SOp, label: str, tokens: Sequence[Any], exact: bool, bool
         if not (isinstance(t, (int, Fraction)) or isinstance(t, bool)):
             raise InputError(f"position {p} holds {describe(t)}: usim runs numbers")
         numbers.append(float(t))
-    outputs, _ = run_numeric_in_range(program, np.asarray(numbers, dtype=np.float64))
+    try:
+        outputs, _ = run_numeric_in_range(program, np.asarray(numbers, dtype=np.float64))
+    except UndefinedError as numeric:
+        # NaN says only that something was undefined; the exact run says what (a mean of
+        # booleans, tracr's numerical(tokens == "a"), is a move of non-numbers in RASP)
+        try:
+            run_exact(program, list(tokens))
+        except UndefinedError as why:
+            raise why from None
+        except NotExactError:
+            pass
+        raise numeric from None
     row = outputs[label][0]
     return [bool(v) for v in row] if boolean else list(row)
 

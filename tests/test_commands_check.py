@@ -224,6 +224,15 @@ def test_a_frequency_sort_and_a_count_of_rare_symbols_are_proved_and_their_varia
     assert f"[{variant}]: REFUTED" in out
 
 
+def test_tracrs_own_form_of_the_frequency_sort_a_sequence_map_over_a_count_is_proved(capsys):
+    """make_sort_freq as tracr writes it: SequenceMap over the computed -hist (refused before, issue 26)."""
+    status = main(["check", TRACR_LIKE, "--function", "sort_by_frequency_tracr", "--spec-file",
+                   f"{TRACR_SPECS}:by_frequency", "--alphabet", "abc", "--max-n", "3"])
+    out = capsys.readouterr().out
+    assert status == 0, out
+    assert "summary: 3 shape(s): 3 PROVED, 0 REFUTED, 0 UNKNOWN" in out
+
+
 def test_every_engine_still_runs_and_must_agree_when_asked(capsys):
     """Part 2: z3 answers the count of rare symbols (its spec is ITE over Piecewise sums)."""
     status, out = _check_tracr_like(capsys, "count_rare", "rare_count", "--alphabet", "abc", "--max-n", "3",

@@ -77,3 +77,24 @@ def test_the_library_averages_numbers_only():
     # load_from_location with a location that two keys share would average them
     with pytest.raises(UsimError, match="averages numbers only"):
         run("aggregate(full_s, tokens)", WORD)
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("s = Map(lambda x: x + 1, tokens + 1);", [3, 4, 5]),                       # issue 26: refused before
+    ("s = SequenceMap(lambda x, y: x * y, tokens + 1, indices);", [0, 3, 8]),
+    ("a = aggregate(select(indices, indices, <=), tokens);\ns = Map(lambda x: 2 * x, a);", [2, 3, 4]),
+    ("def sq(v) { return v * v; }\ns = SequenceMap(lambda x, y: x + y, Map(sq, tokens), tokens - 1);",
+     [1, 5, 11]),
+])
+def test_map_and_sequence_map_take_computed_sequences(text, expected):
+    """tracr's make_sort and make_nary_sequencemap map over computed sequences: only the function
+    must be element-wise, not what its arguments are computed from."""
+    assert load_text(text, "m.rasp").run("s", [1, 2, 3], exact=True) == expected
+
+
+def test_a_function_that_reads_more_than_its_arguments_is_still_no_map():
+    with pytest.raises(UsimError, match="not element-wise: its result uses .* besides its arguments"):
+        load_text("def f(x) { return x + indices; }\ns = Map(f, tokens + 1);", "m.rasp")
+    with pytest.raises(UsimError, match="not element-wise"):
+        load_text("def f(x) { return aggregate(select(indices, indices, ==), x); }\n"
+                  "s = Map(f, tokens + 1);", "m.rasp")
