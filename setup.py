@@ -57,4 +57,5 @@ setup(
     packages=[name for folder, package in FOLDERS.items()
               for name in (package, *(f"{package}.{sub}" for sub in find_packages(str(HERE / folder))))],
     package_data=_PACKAGES["PACKAGE_DATA"],
+    py_modules=["usim_pytest"],  # the pytest plugin (pyproject.toml's pytest11 entry point)
 )

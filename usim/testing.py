@@ -13,8 +13,10 @@ In a project's tests::
 A failure reads like pytest's own: what was expected, the claim and bound, the
 shapes that were not, and for a refutation the replayed counterexample.
 
-The plugin (registered by usim's ``pytest11`` entry point, so it is active
-wherever usim is installed) adds:
+The plugin (the top-level module ``usim_pytest``, registered by usim's
+``pytest11`` entry point, so it is active wherever usim is installed; it
+imports usim only when a test uses it, so that in usim's own repository the
+folder ``usim/`` is never imported in place of the installed package) adds:
 
 * ``--usim-max-n N``: raise (or lower) every bound the tests ask for, e.g. in a
   nightly run; the ``usim_max_n`` fixture applies it (``usim_max_n(3)`` is 3,
@@ -123,57 +125,15 @@ def assert_refuted(claim: "Claim | str", max_n: int | None = None, engines: Sequ
     return report
 
 
-# -- the pytest plugin ----------------------------------------------------------------
+def use_cache(cache: "VerdictCache | None") -> None:
+    """The verdict cache :func:`assert_proved` and :func:`assert_refuted` use when
+    given none (the plugin's ``--usim-cache`` sets the user's; None: none).
 
-
-def pytest_addoption(parser: Any) -> None:
-    """The plugin's options: ``--usim-max-n`` and ``--usim-cache``."""
-    group = parser.getgroup("usim")
-    group.addoption("--usim-max-n", type=int, default=None, metavar="N",
-                    help="usim: the bound every usim_max_n(...) gives (e.g. higher in a nightly run)")
-    group.addoption("--usim-cache", action="store_true", default=False,
-                    help="usim: reuse verdicts from the user's verdict cache (default: prove from scratch)")
-
-
-def pytest_configure(config: Any) -> None:
-    """Choose the session's verdict cache (``--usim-cache``)."""
+    Args:
+        cache: the cache, or None.
+    """
     global _CACHE
-    if config.getoption("--usim-cache", default=False):
-        from usim.engine.cache import VerdictCache, default_folder
-
-        _CACHE = VerdictCache(default_folder())
+    _CACHE = cache
 
 
-def pytest_unconfigure(config: Any) -> None:
-    """Forget the session's cache."""
-    global _CACHE
-    _CACHE = None
-
-
-def _usim_max_n(request: Any) -> Any:
-    chosen = request.config.getoption("--usim-max-n", default=None)
-
-    def bound(default: int) -> int:
-        return chosen if chosen is not None else default
-
-    return bound
-
-
-def _usim_cache(tmp_path: Any) -> "VerdictCache":
-    from usim.engine.cache import VerdictCache
-
-    return VerdictCache(tmp_path / "usim-cache")
-
-
-def _fixtures() -> dict[str, Any]:
-    try:
-        import pytest
-    except ImportError:  # pragma: no cover - the plugin is loaded by pytest only
-        return {}
-    return {"usim_max_n": pytest.fixture(_usim_max_n, name="usim_max_n"),
-            "usim_cache": pytest.fixture(_usim_cache, name="usim_cache")}
-
-
-globals().update(_fixtures())
-
-__all__ = ["ProofFailed", "assert_proved", "assert_refuted"]  # the hooks and fixtures are pytest's to find
+__all__ = ["ProofFailed", "assert_proved", "assert_refuted", "use_cache"]
