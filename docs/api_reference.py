@@ -5,7 +5,7 @@ configuration) writes one HTML page per module of the public API: what
 ``import usim`` exports (``usim.api``), the pytest helper, how claims are
 declared and read from code, and the types the reports are made of. A
 warning while building (a docstring pdoc cannot read, a module that does not
-import) fails the build: ``tests/test_api_reference.py`` builds it in CI.
+import) fails the build: ``tests/test_docs_api_reference.py`` builds it in CI.
 """
 
 from __future__ import annotations

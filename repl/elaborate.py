@@ -58,6 +58,15 @@ RESERVED = frozenset({
 _PRIMITIVES = (E.Tokens, E.Indices, E.Length)
 MAX_CALL_DEPTH = 100  # nested calls of RASP functions (the REPL has no recursion either)
 
+def _names_set(statement: T.Node) -> list[str]:
+    """The names an assignment, or a for loop (its variables and every assignment in its body), sets."""
+    if isinstance(statement, T.Assign):
+        return list(statement.names)
+    if isinstance(statement, T.ForLoop):
+        return list(statement.names) + [n for inner in statement.body for n in _names_set(inner)]
+    return []
+
+
 class _Exit(Exception):
     """`exit` / `quit`: stop running the file."""
 
@@ -109,11 +118,11 @@ class Elaborator(Operators):
                     try:
                         self.execute(statement, env)
                     except TableTooLarge as error:
-                        if not isinstance(statement, T.Assign):
+                        if not isinstance(statement, (T.Assign, T.ForLoop)):
                             raise
                         # as the REPL, which builds a sequence only when it is shown: the
-                        # names stay unbuilt, and only what reads them is refused
-                        for name in statement.names:
+                        # names the statement sets stay unbuilt, and only what reads them is refused
+                        for name in _names_set(statement):
                             self.bind(statement, env, name, Unbuilt(name, error))
         except _Exit:
             pass

@@ -38,7 +38,7 @@ from usim.rasp import expr as E
 from usim.repl import tree as T
 from usim.repl.errors import RaspEvaluationError, TableTooLarge
 from usim.repl.running import exact_power
-from usim.repl.symbols import (BOOLEAN, NUMBER, SYMBOL, Alphabet, CannotJoin, Collecting, NewString,
+from usim.repl.symbols import (BOOLEAN, NUMBER, SYMBOL, Alphabet, CannotJoin, Collecting, JoinTooLarge, NewString,
                                NewStrings, SymbolTables, undefined)
 from usim.repl.values import BuiltinFunction, LambdaValue, RaspFunction, describe, is_number, normal
 
@@ -185,8 +185,10 @@ class Operators:
             return self.symbols.join(left, right, self.uses)
         except NewString as error:
             raise NewStrings(self.error(node, str(error))) from None
-        except CannotJoin as error:
+        except JoinTooLarge as error:  # the one limit that leaves a top-level name unbuilt
             raise self.error(node, str(error), TableTooLarge) from None
+        except CannotJoin as error:
+            raise self.error(node, str(error)) from None
 
     def _sequence(self, node: T.Node, value: Any) -> E.SOp:
         value = self.atom_for_sequence(node, value)

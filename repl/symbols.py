@@ -153,6 +153,10 @@ class CannotJoin(InputError):
     elaborator gives it the ``+``'s place)."""
 
 
+class JoinTooLarge(CannotJoin):
+    """A ``+`` of symbols whose table would pass :data:`MAX_CONCATENATION_TABLE`."""
+
+
 class NewString(CannotJoin):
     """A ``+`` of symbols makes a string the alphabet has no code for."""
 
@@ -223,12 +227,12 @@ class SymbolTables:
             The table, a sequence of symbols.
 
         Raises:
-            CannotJoin: the table would be larger than :data:`MAX_CONCATENATION_TABLE`.
+            JoinTooLarge: the table would be larger than :data:`MAX_CONCATENATION_TABLE`.
             NewString: a joined string has no code in the alphabet.
         """
         firsts, seconds = self.codes(left), self.codes(right)
         if len(firsts) * len(seconds) > MAX_CONCATENATION_TABLE:
-            raise CannotJoin(f"this + joins {len(firsts)} strings to {len(seconds)}: a table of "
+            raise JoinTooLarge(f"this + joins {len(firsts)} strings to {len(seconds)}: a table of "
                              f"more than {MAX_CONCATENATION_TABLE} strings (usim gives every "
                              "string a program can make its own code)")
         alphabet = self.alphabet

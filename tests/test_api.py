@@ -33,8 +33,14 @@ def test_prove_takes_a_claim_or_its_name_and_refuses_a_bad_bound():
     report = usim.prove("lemma3", max_n=2)
     assert report.status is usim.Status.PROVED and report.max_n == 2
     assert usim.prove(report.claim, max_n=1).status is usim.Status.PROVED
-    with pytest.raises(UsimError, match="max_n must be between 1 and 64, not 0"):
-        usim.prove("lemma3", max_n=0)
+    for bad, message in ((dict(max_n=0), "max_n must be a whole number between 1 and 64, not 0"),
+                         (dict(max_n=1.5), "max_n must be a whole number"),
+                         (dict(timeout=-1), "timeout must be a positive number of seconds, not -1"),
+                         (dict(jobs=0), "jobs must be a whole number of at least 1, not 0"),
+                         (dict(engines="z3"), r"engines is a list of names \(\['z3'\]\)"),
+                         (dict(engines=["z4"]), "no engine 'z4'")):
+        with pytest.raises(UsimError, match=message):
+            usim.prove("lemma3", **bad)
     with pytest.raises(UsimError, match="no claim 'nope'"):
         usim.prove("nope")
 

@@ -67,3 +67,10 @@ def test_a_broken_variant_that_survives_fails_assert_proved():
     harmless = usim.redeclare(claim, mutants={"same": lambda shape: {}})  # replaces nothing: still right
     with pytest.raises(ProofFailed, match="broken variants were not refuted: same at 1x1 .PROVED."):
         assert_proved(harmless, max_n=1, mutants=True)
+
+
+def test_asking_for_broken_variants_of_a_claim_that_has_none_fails():
+    """It passed: every one of no variants was refuted."""
+    bare = usim.redeclare(usim.claims("lemma3")[0], id="lemma3_bare", mutants={})
+    with pytest.raises(ProofFailed, match="has no broken variants to refute"):
+        assert_proved(bare, max_n=1, mutants=True)

@@ -114,8 +114,8 @@ def one_claim(claim_or_name: "Claim | str") -> "Claim":
 
 def prove(claim: "Claim | str", max_n: int | None = None, engines: Sequence[str] | None = None,
           mutants: bool = False, timeout: float = DEFAULT_TIMEOUT, jobs: int = 1,
-          cache: "VerdictCache | None" = None,
-          progress: Callable[[Any], None] | None = None) -> "ClaimReport":
+          cache: "VerdictCache | None" = None, progress: Callable[[Any], None] | None = None,
+          dispatch: Any = None) -> "ClaimReport":
     """Prove ``claim`` at every shape up to ``max_n``, by each of its engines.
 
     Each obligation is discharged by every engine named (all that answer must
@@ -134,39 +134,91 @@ def prove(claim: "Claim | str", max_n: int | None = None, engines: Sequence[str]
         cache: a verdict cache to reuse definitive answers from and store them
             in (:class:`usim.engine.cache.VerdictCache`); None: none.
         progress: told of each obligation built and task done.
+        dispatch: where the tasks run (:class:`usim.engine.cluster.ClusterDispatch`);
+            None: this machine's processes.
 
     Returns:
         The report: ``status``, ``results`` (one per shape), ``counterexample``,
         ``mutant_results``, costs.
 
     Raises:
-        UsimError: a bad bound, engine or claim.
+        UsimError: a bad bound, timeout, job count, engine or claim.
     """
-    from usim.engine.options import MAX_BOUND
     from usim.engine.runner import prove_claim
 
     found = one_claim(claim)
     bound = found.default_max_n if max_n is None else max_n
-    if not 1 <= bound <= MAX_BOUND:
-        raise UsimError(f"max_n must be between 1 and {MAX_BOUND}, not {bound}")
-    return prove_claim(found, bound, engines, timeout, jobs, mutants=mutants, progress=progress, cache=cache)
+    return prove_claim(found, _bound(bound), _engines(engines), _timeout(timeout), _jobs(jobs), mutants=mutants,
+                       progress=progress, dispatch=dispatch, cache=cache)
+
+
+def _bound(max_n: Any) -> int:
+    from usim.engine.options import MAX_BOUND
+
+    if isinstance(max_n, bool) or not isinstance(max_n, int) or not 1 <= max_n <= MAX_BOUND:
+        raise UsimError(f"max_n must be a whole number between 1 and {MAX_BOUND}, not {max_n!r}")
+    return max_n
+
+
+def _timeout(seconds: Any) -> float:
+    import math
+
+    if isinstance(seconds, bool) or not isinstance(seconds, (int, float)) or not math.isfinite(seconds) \
+            or seconds <= 0:
+        raise UsimError(f"timeout must be a positive number of seconds, not {seconds!r}")
+    return float(seconds)
+
+
+def _jobs(jobs: Any) -> int:
+    if isinstance(jobs, bool) or not isinstance(jobs, int) or jobs < 1:
+        raise UsimError(f"jobs must be a whole number of at least 1, not {jobs!r}")
+    return jobs
+
+
+def _engines(engines: Sequence[str] | None) -> list[str] | None:
+    from usim.engine.options import ENGINE_NAMES
+
+    if engines is None:
+        return None
+    if isinstance(engines, str):
+        raise UsimError(f"engines is a list of names (['z3']), not the text {engines!r}")
+    unknown = [e for e in engines if e not in ENGINE_NAMES]
+    if unknown or not engines:
+        raise UsimError(f"no engine {', '.join(map(repr, unknown)) or '(none given)'}; engines: "
+                        f"{', '.join(ENGINE_NAMES)}")
+    return list(engines)
 
 
 def certificate(report: "ClaimReport", timeout: float = DEFAULT_TIMEOUT, code: Any = None) -> dict[str, Any]:
     """The certificate of a report (JSON data; :func:`write_certificate` writes it).
 
+    Its ``source`` says where the claim came from: the registry (the
+    registered claim object itself), or the code that made it (``code``, or
+    the code :func:`claims` loaded it from), which ``usim verify
+    --run-claim-code`` imports again. A claim that is neither (made in one's
+    own script) has no certificate: it could not be checked again.
+
     Args:
         report: what :func:`prove` returned.
         timeout: the timeout the proof ran with (recorded).
-        code: the :class:`usim.claim_code.ClaimCode` the claim came from, for a
-            claim outside the registry (``usim verify --run-claim-code`` imports
-            it again); None: a registered claim.
+        code: the :class:`usim.claim_code.ClaimCode` the claim came from
+            (None: the one :func:`claims` recorded, or the registry).
 
     Returns:
         The certificate, sealed with its digest.
-    """
-    from usim.engine.certificate import certificate as sealed
 
+    Raises:
+        UsimError: the claim is not the registry's and comes from no code usim loaded.
+    """
+    from usim.claim_code import code_of
+    from usim.engine.certificate import certificate as sealed
+    from usim.proofs import all_claims
+
+    code = code or code_of(report.claim)
+    if code is None and not any(c is report.claim for c in all_claims()):
+        raise UsimError(f"the claim {report.claim.id} is not the registry's and was not loaded from a file "
+                        "(usim.claims('claims.py:NAME')): its certificate could not be checked again, so none "
+                        "is written")
     return sealed(report, timeout, source=code.as_source() if code is not None else None)
 
 

@@ -16,13 +16,23 @@ named by the code that makes it:
 command line runs only the code it is told to. A certificate of such a claim
 records where it came from (:meth:`ClaimCode.as_source`: the reference, the
 file, the sha256 of its text), and ``usim verify`` imports it again only when
-asked (``--run-claim-code``) and only if the file still has that digest.
+asked (``--run-claim-code``), only from that file, and only if the file still
+has that digest. The modules the file imports are not digested: a change
+there changes the obligations' fingerprints, and the certificate is then NOT
+reproduced (never a verdict believed for other code).
+
+A claim of one's own may not take a registered claim's id (the registry's
+claim object itself, named by its module, is the registry's). Two claims
+files whose folders hold modules of the same name are refused in one run:
+Python imports a module once per process, so the second file would prove
+the first one's construction.
 """
 
 from __future__ import annotations
 
 import hashlib
 import importlib
+import os
 import importlib.util
 import sys
 import traceback
@@ -71,28 +81,62 @@ def _file_digest(path: Path) -> str:
     return "sha256:" + hashlib.sha256(path.read_bytes()).hexdigest()
 
 
+_FOLDERS: dict[str, frozenset[str]] = {}
+"""The folders of the claims files loaded in this process, each with the names of
+the modules beside it (what the file's ``import construction`` may mean)."""
+
+
+def _modules_beside(folder: Path) -> frozenset[str]:
+    """The top-level modules a file in ``folder`` imports from there: its ``.py``
+    files and its packages (folders with an ``__init__.py``)."""
+    try:
+        entries = list(folder.iterdir())
+    except OSError:
+        return frozenset()
+    return frozenset(e.stem for e in entries if e.suffix == ".py" and e.is_file()) | \
+        frozenset(e.name for e in entries if e.is_dir() and (e / "__init__.py").is_file())
+
+
+def _beside_another(folder: Path, path: Path) -> None:
+    """Refuse a second claims folder whose modules share a name with an earlier one's.
+
+    Python imports a module once per process: ``b/claims.py``'s ``import
+    construction`` would get ``a/construction.py`` (loaded for ``a/claims.py``)
+    and prove ``a``'s construction under ``b``'s name.
+    """
+    mine = _modules_beside(folder)
+    for other, theirs in _FOLDERS.items():
+        shared = sorted((mine & theirs) - {path.stem})
+        if other != str(folder) and shared:
+            raise InputError(f"{path} has modules beside it named as those beside an earlier claims file in "
+                             f"{other} ({', '.join(shared)}): Python would import the earlier ones for both; "
+                             "prove them in separate runs")
+    _FOLDERS[str(folder)] = mine
+
+
 def _module_of_file(path: Path) -> Any:
     if not path.is_file():
         what = "is a folder" if path.is_dir() else "does not exist"
         raise InputError(f"the claims file {path} {what}")
+    folder = path.resolve().parent
+    _beside_another(folder, path)
     name = "usim_claims_" + hashlib.sha256(str(path.resolve()).encode()).hexdigest()[:12]
     spec = importlib.util.spec_from_file_location(name, path)
     if spec is None or spec.loader is None:  # pragma: no cover - a .py file always has a loader
         raise InputError(f"cannot load {path} as a Python module")
     module = importlib.util.module_from_spec(spec)
-    folder = str(path.resolve().parent)
-    if folder not in sys.path:
-        sys.path.insert(0, folder)
+    if str(folder) not in sys.path:
+        sys.path.insert(0, str(folder))
     sys.modules[name] = module
     try:
         spec.loader.exec_module(module)
     except SyntaxError as error:
         del sys.modules[name]
-        raise InputError(f"{path}:{error.lineno}: syntax error: {error.msg}") from None
-    except Exception as error:  # the user's code raised: one line naming where
+        raise InputError(f"{error.filename or path}:{error.lineno}: syntax error: {error.msg}") from None
+    except (Exception, SystemExit) as error:  # the user's code raised or exited: one line naming where
         del sys.modules[name]
-        raise InputError(f"running {path} raised {type(error).__name__}: {error}"
-                         f"{_where_raised(error, path)}") from None
+        raise InputError(f"running {path} raised {type(error).__name__}: {error}{_where_raised(error, path)} "
+                         "(no claim read)") from None
     return module
 
 
@@ -106,8 +150,10 @@ def _module_named(name: str) -> Any:
         return importlib.import_module(name)
     except ModuleNotFoundError as error:
         raise InputError(f"no module {name!r} to import claims from ({error})") from None
-    except Exception as error:
-        raise InputError(f"importing {name} raised {type(error).__name__}: {error}") from None
+    except SyntaxError as error:
+        raise InputError(f"{error.filename}:{error.lineno}: syntax error: {error.msg}") from None
+    except (Exception, SystemExit) as error:
+        raise InputError(f"importing {name} raised {type(error).__name__}: {error} (no claim read)") from None
 
 
 def _claims_in(value: Any, what: str) -> list[Claim]:
@@ -172,7 +218,49 @@ def load_claims(reference: str) -> list[tuple[Claim, ClaimCode]]:
     else:
         claims = _every_claim(module, where)
     code = ClaimCode(reference, str(file), _file_digest(file))
-    return [(c, code) for c in claims]
+    found = [(c, None if _registered(c) else code) for c in claims]
+    for claim, made_by in found:
+        if made_by is not None:
+            _MADE_BY[id(claim)] = (claim, made_by)
+    return found
+
+
+_MADE_BY: dict[int, tuple[Claim, ClaimCode]] = {}
+"""Each claim loaded from code in this process, by identity, with where it came from."""
+
+
+def code_of(claim: Claim) -> ClaimCode | None:
+    """Where a claim loaded by :func:`load_claims` came from (None: it was not).
+
+    Args:
+        claim: a claim object.
+
+    Returns:
+        Its :class:`ClaimCode`, or None.
+    """
+    made = _MADE_BY.get(id(claim))
+    return made[1] if made is not None and made[0] is claim else None
+
+
+def _registered(claim: Claim) -> bool:
+    """Whether ``claim`` is the registry's own (then it is the registry's, whoever names it);
+    a claim of one's own under a registered id is refused, never passed off as the registry's."""
+    from usim.proofs import all_claims
+
+    registered = {c.id: c for c in all_claims()}
+    if claim.id not in registered:
+        return False
+    if registered[claim.id] is claim:
+        return True
+    raise InputError(f"the claim {claim.id!r} is registered in usim, and this one is not that claim: give your "
+                     "claim an id of its own")
+
+
+def _spec_of(module: str) -> Any:
+    try:
+        return importlib.util.find_spec(module)
+    except (ImportError, ValueError):
+        return None
 
 
 def reload_claim(source: Mapping[str, Any], claim_id: str) -> tuple[Claim, dict[str, str]]:
@@ -189,14 +277,24 @@ def reload_claim(source: Mapping[str, Any], claim_id: str) -> tuple[Claim, dict[
     Raises:
         InputError: the file is gone or changed, or no longer makes the claim.
     """
-    file = Path(str(source.get("file")))
+    file_text, reference = source.get("file"), source.get("reference")
+    if not isinstance(file_text, str) or not os.path.isabs(file_text) or not isinstance(reference, str) \
+            or not reference:
+        raise InputError(f"the claim {claim_id}'s source names no absolute file and reference "
+                         f"(file {file_text!r}, reference {reference!r})")
+    file = Path(file_text)
     if not file.is_file():
         raise InputError(f"the claim {claim_id} came from {file}, which does not exist here")
     if _file_digest(file) != source.get("sha256"):
         raise InputError(f"the claim {claim_id} came from {file}, which has changed since the certificate was "
                          "written (its sha256 differs): not the code that was proved")
-    reference = str(source.get("reference"))
     target, name = _split(reference)
+    if not target.endswith(".py"):  # a module: it must still be the recorded file
+        spec = _spec_of(target)
+        origin = Path(spec.origin).resolve() if spec is not None and spec.origin else None
+        if origin != file.resolve():
+            raise InputError(f"the claim {claim_id} came from the module {target} at {file}; {target} is now "
+                             f"{origin or 'not importable'}: not the code that was proved")
     again = str(file) + (f":{name}" if name else "") if target.endswith(".py") else reference
     for claim, code in load_claims(again):
         if claim.id == claim_id:

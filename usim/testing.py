@@ -88,6 +88,8 @@ def assert_proved(claim: "Claim | str", max_n: int | None = None, engines: Seque
     from usim.engine.claim import Status
 
     report = _prove(claim, max_n, engines, mutants, timeout, jobs, cache)
+    if mutants and not report.claim.mutants:
+        raise ProofFailed(f"{report.claim.id} has no broken variants to refute (mutants=True asks for them)")
     if report.status is not Status.PROVED:
         raise ProofFailed(_not_as_expected(report, "PROVED"))
     if mutants and not report.mutants_refuted:

@@ -128,9 +128,9 @@ def run(args: argparse.Namespace) -> int:
 
     from usim.engine.cache import VerdictCache, default_folder
     from usim.api import certificate as sealed
+    from usim.api import prove
     from usim.engine.certificate import bundle, write_certificate
     from usim.proofs import all_claims
-    from usim.engine.runner import prove_claim
     from usim.progress import ProveDisplay, summary
     from usim.render import LINE_WIDTH, SUMMARY_HEADER, cache_problem, describe_failures, summary_row, table, verdict
 
@@ -138,14 +138,14 @@ def run(args: argparse.Namespace) -> int:
         listed = [c for c, _ in claims_named(args.claim)] if args.claim else all_claims()
         print(table([[c.id, c.paper, c.title] for c in listed], ["claim", "paper", "statement"], width=LINE_WIDTH))
         return 0
+    engines = engines_option(args.engine)
+    check_options(args)  # every option before any code of the user's runs
     named = claims_named(args.claim)
     claims = [c for c, _ in named]
     code = {c.id: source for c, source in named}
     if getattr(args, "cluster", None) and any(code.values()):
         raise UsimError("claims from files run here, not on a cluster (its workers build registered claims): "
                         "leave out --cluster")
-    engines = engines_option(args.engine)
-    check_options(args)
     if args.all_sizes:
         from usim.commands.prove_all_sizes import run_all_sizes
 
@@ -161,8 +161,8 @@ def run(args: argparse.Namespace) -> int:
             ProveDisplay(len(claims), quiet=args.quiet, verbose=args.verbose) as display:
         for claim in claims:
             max_n = args.max_n or (claim.ci_max_n if args.quick else claim.default_max_n)
-            report = prove_claim(claim, max_n, engines, args.timeout, args.jobs, mutants=args.mutants,
-                                 progress=display.event, dispatch=dispatch, cache=cache)
+            report = prove(claim, max_n, engines, args.mutants, args.timeout, args.jobs, cache=cache,
+                           progress=display.event, dispatch=dispatch)
             display.claim_done(report)
             reports.append(report)
     if args.verbose:
