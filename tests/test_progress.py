@@ -61,3 +61,18 @@ def test_building_the_obligations_beats_too_and_the_time_counts_from_the_claims_
 def test_the_heartbeat_line_counts_from_the_claims_start():
     line = heartbeat_line(_done(3, 7), cached=0, elapsed=125.0)
     assert line == "... theorem6: 3/7 tasks done; last 4x0x0x3 (sympy); 2m05s"
+
+
+def test_a_run_of_steps_off_a_terminal_says_each_step_on_standard_error(capsys):
+    """usim site drew for minutes and printed nothing (issue 27): one line per page."""
+    from usim.progress import StepsDisplay
+
+    with StepsDisplay(2, "claim pages") as shown:
+        shown.step("lemma3: drawing its page")
+        shown.step("relu: drawing its page")
+    captured = capsys.readouterr()
+    assert captured.err.splitlines() == ["[1/2] lemma3: drawing its page", "[2/2] relu: drawing its page"]
+    assert captured.out == ""
+    with StepsDisplay(1, "claim pages", quiet=True) as shown:
+        shown.step("lemma3: drawing its page")
+    assert capsys.readouterr().err == ""

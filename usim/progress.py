@@ -141,6 +141,50 @@ class ProveDisplay:
         self.say(claim_line(report))
 
 
+class StepsDisplay:
+    """The progress of a run of like steps (``usim site``'s claim pages): a live
+    bar on a terminal, else one line per step on standard error (a context manager).
+
+    Args:
+        total: how many steps.
+        what: what a step is, for the bar ("claim pages").
+        quiet: show nothing.
+    """
+
+    def __init__(self, total: int, what: str, quiet: bool = False) -> None:
+        self.total, self.what, self.quiet = total, what, quiet
+        self.done = 0
+        self._progress = None
+        self._task = None
+
+    def __enter__(self) -> "StepsDisplay":
+        if sys.stderr.isatty() and not self.quiet:
+            from rich.console import Console
+            from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+            self._progress = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
+                                      TimeElapsedColumn(), console=Console(stderr=True), transient=True)
+            self._progress.__enter__()
+            self._task = self._progress.add_task(self.what, total=self.total)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self._progress is not None:
+            self._progress.__exit__(*exc)
+
+    def step(self, description: str) -> None:
+        """One step begins.
+
+        Args:
+            description: what it does ("lemma3: drawing its page").
+        """
+        self.done += 1
+        if self._progress is not None:
+            self._progress.update(self._task, description=f"{self.what}: {description}", completed=self.done - 1)
+        elif not self.quiet:
+            print(f"[{self.done}/{self.total}] {description}", file=sys.stderr, flush=True)
+
+
 def summary(reports: Sequence["ClaimReport"], seconds: float) -> str:
     """The closing line: how many claims ended as expected."""
     from usim.engine.claim import Status

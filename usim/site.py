@@ -27,7 +27,7 @@ from __future__ import annotations
 import datetime
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Iterable
+from typing import Any, Callable, Iterable
 
 from usim.encodings.notation import shape_label
 from usim.engine.certificate import Certificate
@@ -221,9 +221,20 @@ def entries(claims: Iterable[Claim], folder: Path) -> list[ClaimEntry]:
     return [ClaimEntry(c, *found.get(c.id, (None, None)), all_sizes=every.get(c.id)) for c in claims]
 
 
-def draw_pages(items: list[ClaimEntry], folder: Path, out: Path) -> list[ClaimEntry]:
+def draw_pages(items: list[ClaimEntry], folder: Path, out: Path,
+               step: Callable[[str], None] | None = None) -> list[ClaimEntry]:
     """The claim pages of ``usim show`` (a small shape, the certificate's statuses),
-    where matplotlib is installed; the entries with their links."""
+    where matplotlib is installed; the entries with their links.
+
+    Args:
+        items: the entries.
+        folder: the certificates' folder.
+        out: the site's folder.
+        step: told as each page is begun (a progress display).
+
+    Returns:
+        The entries, each with its page's link (or a note saying why it has none).
+    """
     from usim.show import render, small_shape
 
     done = []
@@ -231,6 +242,8 @@ def draw_pages(items: list[ClaimEntry], folder: Path, out: Path) -> list[ClaimEn
         if item.certificate is None:
             done.append(item)
             continue
+        if step is not None:
+            step(f"{item.claim.id}: drawing its page")
         target = out / "claims" / item.claim.id
         try:
             render(item.claim, small_shape(item.claim), target, certificate=folder / item.source)
@@ -325,13 +338,31 @@ def render_site(items: list[ClaimEntry], folder: Path, out: Path) -> Path:
     return index
 
 
-def build_site(claims: Iterable[Claim], folder: Path, out: Path, pictures: bool = True) -> Path:
-    """The whole page (and, with ``pictures``, every claim's own page)."""
+def build_site(claims: Iterable[Claim], folder: Path, out: Path, pictures: bool = True,
+               display: Callable[[int], Any] | None = None) -> Path:
+    """The whole page (and, with ``pictures``, every claim's own page).
+
+    Args:
+        claims: the registered claims.
+        folder: the certificates' folder.
+        out: the site's folder (created).
+        pictures: draw every certified claim's page.
+        display: given the number of pages, a context manager with a
+            ``step(description)`` (:class:`usim.progress.StepsDisplay`); None: none.
+
+    Returns:
+        The index page's path.
+    """
     items = entries(claims, folder)
     try:
         out.mkdir(parents=True, exist_ok=True)
     except OSError as error:
         raise InputError(f"cannot create the folder {out}: {error.strerror}") from None
     if pictures:
-        items = draw_pages(items, folder, out)
+        pages = sum(e.certificate is not None for e in items)
+        if display is None:
+            items = draw_pages(items, folder, out)
+        else:
+            with display(pages) as shown:
+                items = draw_pages(items, folder, out, shown.step)
     return render_site(items, folder, out)

@@ -26,6 +26,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                         help="the folder usim prove all --json-dir wrote")
     parser.add_argument("--out", required=True, metavar="SITE", help="the folder to write (created)")
     parser.add_argument("--no-pictures", action="store_true", help="no per-claim pages of pictures")
+    parser.add_argument("--quiet", "-q", action="store_true", help="no progress (a bar, or a line per page)")
     parser.set_defaults(func=run)
 
 
@@ -38,7 +39,10 @@ def run(args: argparse.Namespace) -> int:
         raise UsimError(f"--out {args.out} is a file, not a folder")
     from usim.registry import refusing_malformed
 
+    from usim.progress import StepsDisplay
+
     with refusing_malformed(args.certificates):
-        index = build_site(all_claims(), Path(args.certificates), out, pictures=not args.no_pictures)
+        index = build_site(all_claims(), Path(args.certificates), out, pictures=not args.no_pictures,
+                           display=lambda pages: StepsDisplay(pages, "claim pages", quiet=args.quiet))
     print(f"written {index}")
     return 0
