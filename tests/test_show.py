@@ -582,3 +582,19 @@ def test_a_whole_program_is_pointed_to_only_where_it_is_drawn():
     assert model.heads and whole_program(model) is not None
     assert not any("usim show hierarchy" in e.text for e in _elements(model))
     assert whole_program(build_model(get("hierarchy"), (2, 2, 2), seed=0)) is None
+
+
+def test_a_page_asked_for_fewer_pictures_pictures_each_layers_first_head_and_names_the_rest(tmp_path):
+    """usim site pictures at most a dozen heads a page (U's pages have dozens: minutes and megabytes)."""
+    from usim.show import pictured_heads
+
+    claim = get("theorem6")
+    done = render(claim, (2, 0, 0, 1), tmp_path / "out", most_heads=4)
+    heads = done.model.heads
+    assert len(heads) == 20 and len(done.head_pictures) == 4
+    assert {h.layer for h in done.heads_pictured} == {h.layer for h in heads}  # every layer pictured
+    page = done.markdown.read_text()
+    assert "4 of the 20 heads are pictured here" in page and f"usim show theorem6 --shape 2x0x0x1" in page
+    others = [h for h in heads if all(h is not p for p in done.heads_pictured)]
+    assert all(f"`{h.name}`" in page for h in others)
+    assert pictured_heads(heads, None) is heads and pictured_heads(heads, 50) is heads

@@ -12,8 +12,9 @@ the engines that proved every obligation, how many of its answers were reused
 from the verdict cache (and how many cache entries its run ignored), its
 cost, an erratum's replayed counterexample (marked when it came from the
 cache), the versions, commit and digest of its certificate, and, from the
-claim's name, a link to its own page drawn by ``usim show`` (its heads, layers
-and matrices: ``SITE/claims/ID/index.html``). How to read a status, a shape
+claim's name, a link to its own page drawn by ``usim show`` (its heads, at
+most :data:`SITE_HEADS` of them pictured, its layers and matrices: one
+self-contained file, ``SITE/claims/ID/index.html``). How to read a status, a shape
 label (3x3x3x0) and a cost is said once, above the table; the table fits a
 window 1 400 pixels wide (long values wrap). Certificates may be gzip-compressed
 (``CLAIM.json.gz``). A claim without a certificate is listed as
@@ -221,6 +222,13 @@ def entries(claims: Iterable[Claim], folder: Path) -> list[ClaimEntry]:
     return [ClaimEntry(c, *found.get(c.id, (None, None)), all_sizes=every.get(c.id)) for c in claims]
 
 
+SITE_HEADS = 12
+"""The most head pictures a claim's page on the site draws (each layer's first, then
+the next in turn; the page names the rest and how to draw them all): U's pages
+have dozens of heads, and drawing every one made the site minutes long and tens
+of megabytes."""
+
+
 def draw_pages(items: list[ClaimEntry], folder: Path, out: Path,
                step: Callable[[str], None] | None = None) -> list[ClaimEntry]:
     """The claim pages of ``usim show`` (a small shape, the certificate's statuses),
@@ -246,11 +254,15 @@ def draw_pages(items: list[ClaimEntry], folder: Path, out: Path,
             step(f"{item.claim.id}: drawing its page")
         target = out / "claims" / item.claim.id
         try:
-            render(item.claim, small_shape(item.claim), target, certificate=folder / item.source)
+            drawn = render(item.claim, small_shape(item.claim), target, certificate=folder / item.source,
+                           most_heads=SITE_HEADS)
         except InputError as error:  # e.g. matplotlib missing: the page says so
             done.append(ClaimEntry(item.claim, item.certificate, item.source, None,
                                    [f"no picture page: {error}"], item.all_sizes))
             continue
+        for written in drawn.files:  # the HTML page holds its pictures: the files would be a second copy
+            if written != drawn.html:
+                written.unlink()
         done.append(ClaimEntry(item.claim, item.certificate, item.source,
                                f"claims/{item.claim.id}/index.html", all_sizes=item.all_sizes))
     return done

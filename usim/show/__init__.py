@@ -30,16 +30,23 @@ class Rendered:
 
     model: Model
     folder: Path
-    head_pictures: tuple[Path, ...]  # one per head, in the order of model.heads (PNG)
+    head_pictures: tuple[Path, ...]  # one per pictured head, in the order of ``pictured`` (PNG)
     layers: Path  # the layer diagram (SVG)
     sequences: Path  # the input and output as matrices (PNG)
     markdown: Path
     html: Path
     certificate: ShownCertificate | None
     whole_layers: Path | None = None  # the whole program's diagram (SVG), when a part is shown
+    pictured: tuple[ShownHead, ...] | None = None  # the heads pictured (None: every head)
+
+    @property
+    def heads_pictured(self) -> tuple[ShownHead, ...]:
+        """The heads that have a picture, in the order of :attr:`head_pictures`."""
+        return self.model.heads if self.pictured is None else self.pictured
 
     def picture_of(self, head: ShownHead) -> Path:
-        return self.head_pictures[self.model.heads.index(head)]
+        """The picture of ``head`` (by identity: a head's fields are sequences, whose == is RASP's)."""
+        return self.head_pictures[next(i for i, h in enumerate(self.heads_pictured) if h is head)]
 
     @property
     def files(self) -> tuple[Path, ...]:
@@ -47,8 +54,34 @@ class Rendered:
         return (self.markdown, self.html, self.layers, self.sequences) + whole + self.head_pictures
 
 
+def pictured_heads(heads: tuple[ShownHead, ...], most: int | None) -> tuple[ShownHead, ...]:
+    """The heads to picture when at most ``most`` are: every layer's first head, then
+    each layer's next in turn, in the program's order (None: every head).
+
+    Args:
+        heads: the heads, in the program's order.
+        most: how many pictures at the most.
+
+    Returns:
+        The heads pictured, in the program's order.
+    """
+    if most is None or len(heads) <= most:
+        return heads
+    layers: dict[int, list[ShownHead]] = {}
+    for head in heads:
+        layers.setdefault(head.layer, []).append(head)
+    chosen: list[ShownHead] = []
+    rank = 0
+    while len(chosen) < most:
+        turn = [layer[rank] for layer in layers.values() if rank < len(layer)]
+        chosen += turn[: most - len(chosen)]
+        rank += 1
+    picked = set(map(id, chosen))
+    return tuple(h for h in heads if id(h) in picked)
+
+
 def render(claim: Claim, shape: Shape, out: str | Path, values: str | None = None, seed: int = 0,
-           certificate: str | Path | None = None) -> Rendered:
+           certificate: str | Path | None = None, most_heads: int | None = None) -> Rendered:
     """Draw ``claim`` at ``shape`` into the folder ``out`` (created if needed).
 
     Args:
@@ -58,6 +91,8 @@ def render(claim: Claim, shape: Shape, out: str | Path, values: str | None = Non
         values: the input sequence as text (None: a random one).
         seed: the seed of the random input.
         certificate: a certificate of ``usim prove CLAIM --json`` whose statuses the page shows.
+        most_heads: picture at most this many heads (:func:`pictured_heads`; the
+            page names the others); None: every head.
 
     Returns:
         What was written.
@@ -72,8 +107,8 @@ def render(claim: Claim, shape: Shape, out: str | Path, values: str | None = Non
         folder.mkdir(parents=True, exist_ok=True)
     except OSError as error:
         raise InputError(f"cannot create the output folder {str(folder)!r}: {error}") from None
-    heads = tuple(pictures.draw_head(model, head, folder / f"{head.file_stem}.png")
-                  for head in model.heads)
+    pictured = pictured_heads(model.heads, most_heads)
+    heads = tuple(pictures.draw_head(model, head, folder / f"{head.file_stem}.png") for head in pictured)
     layers = pictures.draw_layers(model.diagram, folder / "layers.svg")
     sequences = pictures.draw_sequences(model, folder / "sequences.png")
     drawn = {"layers": layers, "sequences": sequences}
@@ -81,13 +116,15 @@ def render(claim: Claim, shape: Shape, out: str | Path, values: str | None = Non
     if whole is not None:
         drawn["whole"] = pictures.draw_layers(whole, folder / "whole_layers.svg")
     elements = page.build(model, cert, drawn, heads, whole=whole,
-                          whole_drawn_by=whole_program_drawn_by(model) if whole is not None else None)
+                          whole_drawn_by=whole_program_drawn_by(model) if whole is not None else None,
+                          pictured=pictured)
     title = f"usim show {claim.id} {model.shape_label}"
     markdown = folder / "index.md"
     markdown.write_text(page.to_markdown(elements, folder))
     html = folder / "index.html"
     html.write_text(page.to_html(elements, title))
-    return Rendered(model, folder, heads, layers, sequences, markdown, html, cert, drawn.get("whole"))
+    return Rendered(model, folder, heads, layers, sequences, markdown, html, cert, drawn.get("whole"),
+                    None if len(pictured) == len(model.heads) else pictured)
 
 
-__all__ = ["Rendered", "render", "build_model", "small_shape", "read_certificate"]
+__all__ = ["Rendered", "render", "pictured_heads", "build_model", "small_shape", "read_certificate"]

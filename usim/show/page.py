@@ -28,7 +28,7 @@ from usim.rasp.program import Program
 from usim.render import CACHED
 from usim.show.certificate import ShownCertificate
 from usim.show.diagram import LayerDiagram, layer_name, layer_numbering
-from usim.show.model import Model, format_value
+from usim.show.model import Model, ShownHead, format_value
 
 
 @dataclass(frozen=True)
@@ -60,16 +60,17 @@ def _status_rows(model: Model, certificate: ShownCertificate) -> list[tuple[str,
 
 def build(model: Model, certificate: ShownCertificate | None, pictures: dict[str, Path],
           head_pictures: Sequence[Path], whole: LayerDiagram | None = None,
-          whole_drawn_by: Claim | None = None) -> list[Element]:
+          whole_drawn_by: Claim | None = None, pictured: Sequence[ShownHead] | None = None) -> list[Element]:
     """The page's elements.
 
     Args:
         model: what is shown.
         certificate: the certificate whose statuses are shown, or None.
         pictures: the files drawn: "layers", "sequences", and "whole" with ``whole``.
-        head_pictures: one picture per head, in the order of ``model.heads``.
+        head_pictures: one picture per pictured head, in the order of ``pictured``.
         whole: the diagram of the whole program the shown program is a part of.
         whole_drawn_by: the claim whose page draws that whole program's heads.
+        pictured: the heads pictured (None: every head); the page names the others.
 
     Returns:
         The elements, in order.
@@ -160,7 +161,15 @@ def build(model: Model, certificate: ShownCertificate | None, pictures: dict[str
         "strip of output blocks beside the queries only where the output is computed position "
         "by position from what the head writes; elsewhere the picture names the sequence inside "
         "the program.")))
-    for head, picture in zip(model.heads, head_pictures):
+    shown = tuple(model.heads if pictured is None else pictured)
+    others = [h for h in model.heads if all(h is not p for p in shown)]
+    if others:
+        out.append(Element("p", (
+            f"{len(shown)} of the {len(model.heads)} heads are pictured here (each layer's first, then "
+            f"its next in turn); the other {len(others)}: "
+            + ", ".join(f"`{h.name}` ({h.layer_label})" for h in others)
+            + f". `usim show {claim.id} --shape {model.shape_label}` draws every head.")))
+    for head, picture in zip(shown, head_pictures):
         out.append(Element("h3", f"{head.name}: {head.layer_label}"))
         decided = "decided by positions alone" if head.static else "depends on the input values"
         out.append(Element("p", (f"{head.description[:1].upper()}{head.description[1:]}. "
