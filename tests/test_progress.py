@@ -68,11 +68,11 @@ def test_a_run_of_steps_off_a_terminal_says_each_step_on_standard_error(capsys):
     from usim.progress import StepsDisplay
 
     with StepsDisplay(2, "claim pages") as shown:
-        shown.step("lemma3: drawing its page")
-        shown.step("relu: drawing its page")
+        shown.step("lemma3: page drawn")
+        shown.step("relu: page drawn")
     captured = capsys.readouterr()
-    assert captured.err.splitlines() == ["[1/2] lemma3: drawing its page", "[2/2] relu: drawing its page"]
+    assert captured.err.splitlines() == ["[1/2] lemma3: page drawn", "[2/2] relu: page drawn"]
     assert captured.out == ""
     with StepsDisplay(1, "claim pages", quiet=True) as shown:
-        shown.step("lemma3: drawing its page")
+        shown.step("lemma3: page drawn")
     assert capsys.readouterr().err == ""

@@ -81,6 +81,17 @@ def test_the_page_says_how_to_read_shapes_and_costs(site):
     assert "at 2x2x2x0: " in page  # theorem6's cost names its shape, which the explanation reads
 
 
+def test_pages_drawn_in_parallel_are_the_pages_drawn_one_by_one(site, certificates, tmp_path):
+    pytest.importorskip("matplotlib", reason="the claim pages need the plot extra")
+    out = tmp_path / "parallel"
+    build_site(all_claims(), certificates, out, jobs=2)
+    for claim_id in CERTIFIED:
+        page = out / "claims" / claim_id / "index.html"
+        assert page.is_file() and [p.name for p in page.parent.iterdir()] == ["index.html"]  # self-contained
+        alone = (site / "claims" / claim_id / "index.html").read_text()
+        assert page.read_text().count("<img") == alone.count("<img")
+
+
 def test_an_edited_certificate_is_refused_and_nothing_is_written(certificates, tmp_path, capsys):
     bad = tmp_path / "certs"
     shutil.copytree(certificates, bad)

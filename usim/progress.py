@@ -173,14 +173,14 @@ class StepsDisplay:
             self._progress.__exit__(*exc)
 
     def step(self, description: str) -> None:
-        """One step begins.
+        """One step is done.
 
         Args:
-            description: what it does ("lemma3: drawing its page").
+            description: what it did ("lemma3: page drawn").
         """
         self.done += 1
         if self._progress is not None:
-            self._progress.update(self._task, description=f"{self.what}: {description}", completed=self.done - 1)
+            self._progress.update(self._task, description=f"{self.what}: {description}", completed=self.done)
         elif not self.quiet:
             print(f"[{self.done}/{self.total}] {description}", file=sys.stderr, flush=True)
 

@@ -222,15 +222,32 @@ def entries(claims: Iterable[Claim], folder: Path) -> list[ClaimEntry]:
     return [ClaimEntry(c, *found.get(c.id, (None, None)), all_sizes=every.get(c.id)) for c in claims]
 
 
-SITE_HEADS = 12
+SITE_HEADS = 6
 """The most head pictures a claim's page on the site draws (each layer's first, then
 the next in turn; the page names the rest and how to draw them all): U's pages
 have dozens of heads, and drawing every one made the site minutes long and tens
 of megabytes."""
 
 
+def _draw_page(claim_id: str, certificate: str, target: str) -> str | None:
+    """One claim's page, drawn as ``usim show`` draws it (at most :data:`SITE_HEADS`
+    heads pictured), as one self-contained HTML file; None, or why there is none."""
+    from usim.proofs import get
+    from usim.show import render, small_shape
+
+    claim = get(claim_id)
+    try:
+        drawn = render(claim, small_shape(claim), target, certificate=certificate, most_heads=SITE_HEADS)
+    except InputError as error:  # e.g. matplotlib missing: the page says so
+        return str(error)
+    for written in drawn.files:  # the HTML page holds its pictures: the files would be a second copy
+        if written != drawn.html:
+            written.unlink()
+    return None
+
+
 def draw_pages(items: list[ClaimEntry], folder: Path, out: Path,
-               step: Callable[[str], None] | None = None) -> list[ClaimEntry]:
+               step: Callable[[str], None] | None = None, jobs: int = 1) -> list[ClaimEntry]:
     """The claim pages of ``usim show`` (a small shape, the certificate's statuses),
     where matplotlib is installed; the entries with their links.
 
@@ -238,33 +255,40 @@ def draw_pages(items: list[ClaimEntry], folder: Path, out: Path,
         items: the entries.
         folder: the certificates' folder.
         out: the site's folder.
-        step: told as each page is begun (a progress display).
+        step: told as each page is done (a progress display).
+        jobs: pages drawn at once, each in a process of its own (1: here, one by one).
 
     Returns:
         The entries, each with its page's link (or a note saying why it has none).
     """
-    from usim.show import render, small_shape
+    pages = {item.claim.id: (item.claim.id, str(folder / item.source), str(out / "claims" / item.claim.id))
+             for item in items if item.certificate is not None}
+    failed: dict[str, str | None] = {}
+    if jobs <= 1 or len(pages) <= 1:
+        for claim_id, arguments in pages.items():
+            failed[claim_id] = _draw_page(*arguments)
+            if step is not None:
+                step(f"{claim_id}: page drawn")
+    else:
+        import concurrent.futures
+        import multiprocessing
 
+        with concurrent.futures.ProcessPoolExecutor(jobs, mp_context=multiprocessing.get_context("fork")) as pool:
+            running = {pool.submit(_draw_page, *arguments): claim_id for claim_id, arguments in pages.items()}
+            for future in concurrent.futures.as_completed(running):
+                failed[running[future]] = future.result()
+                if step is not None:
+                    step(f"{running[future]}: page drawn")
     done = []
     for item in items:
-        if item.certificate is None:
+        if item.claim.id not in pages:
             done.append(item)
-            continue
-        if step is not None:
-            step(f"{item.claim.id}: drawing its page")
-        target = out / "claims" / item.claim.id
-        try:
-            drawn = render(item.claim, small_shape(item.claim), target, certificate=folder / item.source,
-                           most_heads=SITE_HEADS)
-        except InputError as error:  # e.g. matplotlib missing: the page says so
+        elif failed[item.claim.id] is not None:
             done.append(ClaimEntry(item.claim, item.certificate, item.source, None,
-                                   [f"no picture page: {error}"], item.all_sizes))
-            continue
-        for written in drawn.files:  # the HTML page holds its pictures: the files would be a second copy
-            if written != drawn.html:
-                written.unlink()
-        done.append(ClaimEntry(item.claim, item.certificate, item.source,
-                               f"claims/{item.claim.id}/index.html", all_sizes=item.all_sizes))
+                                   [f"no picture page: {failed[item.claim.id]}"], item.all_sizes))
+        else:
+            done.append(ClaimEntry(item.claim, item.certificate, item.source,
+                                   f"claims/{item.claim.id}/index.html", all_sizes=item.all_sizes))
     return done
 
 
@@ -351,7 +375,7 @@ def render_site(items: list[ClaimEntry], folder: Path, out: Path) -> Path:
 
 
 def build_site(claims: Iterable[Claim], folder: Path, out: Path, pictures: bool = True,
-               display: Callable[[int], Any] | None = None) -> Path:
+               display: Callable[[int], Any] | None = None, jobs: int = 1) -> Path:
     """The whole page (and, with ``pictures``, every claim's own page).
 
     Args:
@@ -361,6 +385,7 @@ def build_site(claims: Iterable[Claim], folder: Path, out: Path, pictures: bool 
         pictures: draw every certified claim's page.
         display: given the number of pages, a context manager with a
             ``step(description)`` (:class:`usim.progress.StepsDisplay`); None: none.
+        jobs: pages drawn at once (:func:`draw_pages`).
 
     Returns:
         The index page's path.
@@ -373,8 +398,8 @@ def build_site(claims: Iterable[Claim], folder: Path, out: Path, pictures: bool 
     if pictures:
         pages = sum(e.certificate is not None for e in items)
         if display is None:
-            items = draw_pages(items, folder, out)
+            items = draw_pages(items, folder, out, jobs=jobs)
         else:
             with display(pages) as shown:
-                items = draw_pages(items, folder, out, shown.step)
+                items = draw_pages(items, folder, out, shown.step, jobs=jobs)
     return render_site(items, folder, out)

@@ -8,6 +8,7 @@ Built from the certificates of ``usim prove all --json-dir DIR``
 from __future__ import annotations
 
 import argparse
+import os
 from pathlib import Path
 
 from usim.errors import UsimError
@@ -27,6 +28,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     parser.add_argument("--out", required=True, metavar="SITE", help="the folder to write (created)")
     parser.add_argument("--no-pictures", action="store_true", help="no per-claim pages of pictures")
     parser.add_argument("--quiet", "-q", action="store_true", help="no progress (a bar, or a line per page)")
+    parser.add_argument("--jobs", "-j", type=int, default=max(1, os.cpu_count() or 1),
+                        help="claim pages drawn at once (default: the number of cores)")
     parser.set_defaults(func=run)
 
 
@@ -34,6 +37,8 @@ def run(args: argparse.Namespace) -> int:
     from usim.proofs import all_claims
     from usim.site import build_site
 
+    if args.jobs < 1:
+        raise UsimError(f"--jobs must be at least 1, not {args.jobs}")
     out = Path(args.out)
     if out.exists() and not out.is_dir():
         raise UsimError(f"--out {args.out} is a file, not a folder")
@@ -43,6 +48,7 @@ def run(args: argparse.Namespace) -> int:
 
     with refusing_malformed(args.certificates):
         index = build_site(all_claims(), Path(args.certificates), out, pictures=not args.no_pictures,
-                           display=lambda pages: StepsDisplay(pages, "claim pages", quiet=args.quiet))
+                           display=lambda pages: StepsDisplay(pages, "claim pages", quiet=args.quiet),
+                           jobs=args.jobs)
     print(f"written {index}")
     return 0
