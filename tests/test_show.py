@@ -585,7 +585,7 @@ def test_a_whole_program_is_pointed_to_only_where_it_is_drawn():
 
 
 def test_a_page_asked_for_fewer_pictures_pictures_each_layers_first_head_and_names_the_rest(tmp_path):
-    """usim site pictures at most a dozen heads a page (U's pages have dozens: minutes and megabytes)."""
+    """usim site pictures a few heads a page (U's pages have dozens: minutes and megabytes)."""
     from usim.show import pictured_heads
 
     claim = get("theorem6")
