@@ -17,3 +17,32 @@ MAX_BOUND = 64
 """The largest bound N accepted (``--max-n``, a certificate's bound): U at N = 64
 is already a program over tens of thousands of positions, and the shapes of a
 claim grow like N^3."""
+
+
+def is_timeout(seconds: object) -> bool:
+    """Whether ``seconds`` is a timeout: a finite positive number (not a boolean).
+
+    Args:
+        seconds: the value given (an option's, or an argument of :func:`usim.prove`).
+
+    Returns:
+        True when it is one; each caller says in its own words why not.
+    """
+    import math
+
+    return isinstance(seconds, (int, float)) and not isinstance(seconds, bool) and math.isfinite(seconds) \
+        and seconds > 0
+
+
+def is_bound(max_n: object, largest: int | None = MAX_BOUND) -> bool:
+    """Whether ``max_n`` is a bound: a whole number from 1 up to ``largest`` (None: no largest).
+
+    Args:
+        max_n: the value given.
+        largest: the largest bound allowed, or None.
+
+    Returns:
+        True when it is one.
+    """
+    return isinstance(max_n, int) and not isinstance(max_n, bool) and max_n >= 1 \
+        and (largest is None or max_n <= largest)

@@ -123,3 +123,14 @@ def test_usim_compile_compiles_a_claim_from_a_file(claims_file, capsys):
     out = capsys.readouterr().out
     assert out.startswith("# flip2 as a transformer") and "no weights claim states it for this program" in out
     assert main(["compile", f"{claims_file}:FLIP", "--shape", "2x2x2"]) == 2
+
+
+def test_verify_runs_the_claims_code_once(claims_file, tmp_path, capsys):
+    """The reference and the obligations are built from the one claim loaded (the code ran twice)."""
+    runs = tmp_path / "runs.txt"
+    claims_file.write_text(f"open({str(runs)!r}, 'a').write('x')\n" + FLIP)
+    cert = tmp_path / "flip.json"
+    assert main(["prove", f"{claims_file}:FLIP", "--max-n", "1", "-q", "--no-cache", "--json", str(cert)]) == 0
+    runs.write_text("")
+    assert main(["verify", str(cert), "-q", "--run-claim-code"]) == 0
+    assert runs.read_text() == "x"

@@ -40,6 +40,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Sequence
 
+from usim.engine.options import DEFAULT_TIMEOUT
 from usim.errors import UsimError
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -49,8 +50,6 @@ if TYPE_CHECKING:  # pragma: no cover
     from usim.engine.verify import Verification
     from usim.listings.check import CheckReport
     from usim.listings.spec import ListingSpec
-
-from usim.engine.options import DEFAULT_TIMEOUT
 
 
 def claims(reference: str) -> list["Claim"]:
@@ -153,18 +152,17 @@ def prove(claim: "Claim | str", max_n: int | None = None, engines: Sequence[str]
 
 
 def _bound(max_n: Any) -> int:
-    from usim.engine.options import MAX_BOUND
+    from usim.engine.options import MAX_BOUND, is_bound
 
-    if isinstance(max_n, bool) or not isinstance(max_n, int) or not 1 <= max_n <= MAX_BOUND:
+    if not is_bound(max_n, MAX_BOUND):
         raise UsimError(f"max_n must be a whole number between 1 and {MAX_BOUND}, not {max_n!r}")
     return max_n
 
 
 def _timeout(seconds: Any) -> float:
-    import math
+    from usim.engine.options import is_timeout
 
-    if isinstance(seconds, bool) or not isinstance(seconds, (int, float)) or not math.isfinite(seconds) \
-            or seconds <= 0:
+    if not is_timeout(seconds):
         raise UsimError(f"timeout must be a positive number of seconds, not {seconds!r}")
     return float(seconds)
 
@@ -248,6 +246,9 @@ def spec(name: str) -> "ListingSpec":
     return builtin(name)
 
 
+_builtin_spec = spec  # check's parameter named spec hides the function inside check
+
+
 def check(path: str | Path, function: str, spec: "ListingSpec | str", max_n: int | None = None,
           engines: Sequence[str] | None = None, mutants: bool = False,
           timeout: float = DEFAULT_TIMEOUT) -> "CheckReport":
@@ -268,7 +269,7 @@ def check(path: str | Path, function: str, spec: "ListingSpec | str", max_n: int
     from usim.listings.check import CheckRequest
     from usim.listings.check import check as run_check
 
-    chosen = globals()["spec"](spec) if isinstance(spec, str) else spec
+    chosen = _builtin_spec(spec) if isinstance(spec, str) else spec
     return run_check(CheckRequest(str(path), function, chosen, max_n=max_n, engines=engines, mutants=mutants,
                                   timeout=timeout))
 
@@ -327,7 +328,7 @@ def verify(path: str | Path, run_spec_code: bool = False, run_claim_code: bool =
                 out.append(Verification(cert.claim_id, differences=[d.describe() for d in different],
                                         mismatch=stated.whence, status=cert.status.value))
                 continue
-            source, engines = obligations(cert, run_spec_code, run_claim_code)
+            source, engines = obligations(cert, run_spec_code, run_claim_code, claim=stated.claim)
             result = again(cert, source, engines, progress=progress, mutants=stated.mutants)
             if cert.data.get("all_sizes") is not None:
                 more = verify_all_sizes(cert, stated.family, progress=progress, locate=family)

@@ -32,8 +32,8 @@ from __future__ import annotations
 
 import hashlib
 import importlib
-import os
 import importlib.util
+import os
 import sys
 import traceback
 from dataclasses import dataclass

@@ -130,14 +130,16 @@ def reference(cert: Certificate, run_spec_code: bool = False, listings: bool = T
     raise CertificateError(f"{at}: it does not say where its construction came from (source {kind!r})")
 
 
-def obligations(cert: Certificate, run_spec_code: bool = False, run_claim_code: bool = False
-                ) -> tuple[Callable[["Shape", str | None], "Obligation"], tuple[str, ...]]:
+def obligations(cert: Certificate, run_spec_code: bool = False, run_claim_code: bool = False,
+                claim: "Claim | None" = None) -> tuple[Callable[["Shape", str | None], "Obligation"], tuple[str, ...]]:
     """How ``usim verify`` builds the obligations of ``cert`` again, and the engines that apply.
 
     Args:
         cert: a certificate that states what its reference says.
         run_spec_code: run a spec file the certificate embeds (Python).
         run_claim_code: import the code of a claim outside the registry.
+        claim: the claim its reference was made from (:func:`reference`), so
+            that a claim from code is not loaded, and its code run, a second time.
 
     Returns:
         The builder of an obligation (shape, broken variant) and the claim's engines.
@@ -151,8 +153,9 @@ def obligations(cert: Certificate, run_spec_code: bool = False, run_claim_code: 
         spec = _spec(cert, run_spec_code)
         build, engines = listing_source(cert.data["source"], lambda spec_source: spec)
         return build, tuple(engines)
-    claim = claim_of_code(cert, run_claim_code)[0] if cert.data["source"].get("kind") == CLAIM_CODE \
-        else get(cert.claim_id)
+    if claim is None:
+        claim = claim_of_code(cert, run_claim_code)[0] if cert.data["source"].get("kind") == CLAIM_CODE \
+            else get(cert.claim_id)
     return obligations_of_claim(claim), tuple(claim.engines)
 
 

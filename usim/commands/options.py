@@ -13,12 +13,11 @@ file to write has a writable folder. Importing this module loads no solver
 from __future__ import annotations
 
 import argparse
-import math
 import os
 import re
 from pathlib import Path
 
-from usim.engine.options import DEFAULT_TIMEOUT, ENGINE_NAMES, MAX_BOUND
+from usim.engine.options import DEFAULT_TIMEOUT, ENGINE_NAMES, MAX_BOUND, is_bound, is_timeout
 from usim.errors import UsimError
 
 PROVE_LARGEST_N: int | None = MAX_BOUND
@@ -83,7 +82,7 @@ def check_timeout(seconds: float) -> None:
     Raises:
         UsimError: zero, negative, infinite or NaN.
     """
-    if not math.isfinite(seconds) or seconds <= 0:
+    if not is_timeout(seconds):
         raise UsimError(f"--timeout must be a positive number of seconds, not {seconds:g}")
 
 
@@ -98,13 +97,11 @@ def check_max_n(max_n: int | None, largest: int | None) -> None:
     Raises:
         UsimError: the bound is out of range; the message says the range.
     """
-    if max_n is None:
+    if max_n is None or is_bound(max_n, largest):
         return
     if largest is None:
-        if max_n < 1:
-            raise UsimError("--max-n must be at least 1")
-    elif not 1 <= max_n <= largest:
-        raise UsimError(f"--max-n must be between 1 and {largest}, not {max_n}")
+        raise UsimError("--max-n must be at least 1")
+    raise UsimError(f"--max-n must be between 1 and {largest}, not {max_n}")
 
 
 def engines_option(text: str | None) -> list[str] | None:
