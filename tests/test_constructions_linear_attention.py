@@ -70,10 +70,10 @@ def test_claims_and_mutants(claim_id, engine, max_n):
         shapes = [(2, 1, 1), (2, 2, 1)]
     for shape in shapes:
         result = check_obligation(claim.obligation(shape), engines=[engine], timeout=30)
-        assert result.status is Status.PROVED, (shape, result)
+        assert result.status is Status.PROVED, (shape, [r.detail for r in result.results])
         for name, build in claim.mutants.items():
             broken = check_obligation(build(shape), engines=[engine], timeout=30)
-            assert broken.status is Status.REFUTED, (shape, name, broken)
+            assert broken.status is Status.REFUTED, (shape, name, [r.detail for r in broken.results])
 
 
 @pytest.mark.slow

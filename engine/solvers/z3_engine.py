@@ -5,7 +5,9 @@ uninterpreted and positive), and z3 is asked, one query per position that
 does not simplify away, whether that position can differ. unsat at every
 one: PROVED. sat: the model is replayed; if it does not replay (it may rely
 on exp being uninterpreted), random points are searched; none found:
-UNKNOWN. unknown or timeout: UNKNOWN.
+UNKNOWN. unknown or timeout: random points are searched too (z3's answer on
+these non-linear queries can change with the terms a process built before);
+none found: UNKNOWN.
 """
 
 from __future__ import annotations
@@ -54,8 +56,10 @@ class Z3Engine(Engine):
                 reason = solver.reason_unknown()
                 if "timeout" in reason or "canceled" in reason or clock.expired:
                     reason = f"timeout after {timeout:g} s ({reason})"
-                return EngineResult(self.name, Status.UNKNOWN, clock.elapsed,
-                                    f"z3 answered unknown at position {index}: {reason}")
+                # Not proved, but perhaps false: look for a replayed counterexample before
+                # answering UNKNOWN, as after a model that does not replay.
+                return refuted_or_unknown(self.name, ob, clock, f"z3 answered unknown at position {index}: {reason}",
+                                          use_z3=False)
             point = model_point(solver.model(), problem.consts)
             witness = replay(ob, point)
             if witness is not None:
