@@ -60,7 +60,7 @@ def _installed_modules() -> dict[str, Path]:
     if files:  # a regular install
         return {".".join(f.parts): Path(dist.locate_file(f)) for f in files}
     finders = [sys.modules[f.__module__] for f in sys.meta_path if f.__module__.startswith("__editable__")]
-    mapping = [name for finder in finders for name in getattr(finder, "MAPPING", {}) if name.startswith("usim")]
+    mapping = [name for finder in finders for name in getattr(finder, "MAPPING", {}) if name == "usim" or name.startswith("usim.")]  # not usim_pytest, the plugin module beside it
     assert mapping, "usim is installed neither from a wheel's files nor by an editable finder"
     found = {}
     for package in mapping:
