@@ -172,3 +172,57 @@ def test_the_help_names_every_block_and_the_listings(capsys) -> None:
     text = " ".join(capsys.readouterr().out.split())
     assert "three blocks" not in text and "``" not in text
     assert all(name in text for name in BLOCK_NAMES) and "RASP listing" in text
+
+
+TRACR_PROGRAMS = REPO / "examples" / "tracr" / "programs.py"
+ABC = '["a", "b", "c"]'
+
+
+def test_a_tracr_program_runs_exactly_with_none_where_tracrs_evaluator_has_none(capsys) -> None:
+    pytest.importorskip("tracr", reason="tracr is not installed (the tracr extra)")
+    assert main(["run", "--tracr", f"{TRACR_PROGRAMS}:frac_prevs", "--vocab", ABC, "--max-len", "5",
+                 "--input", '["a", "b", "a"]']) == 0
+    assert capsys.readouterr().out.strip() == "[1, 1/2, 2/3]"
+    assert main(["run", "--tracr", f"{TRACR_PROGRAMS}:shift_by", "--vocab", ABC, "--max-len", "5",
+                 "--input", '["a", "b", "c"]']) == 0
+    assert capsys.readouterr().out.strip() == "[None, a, b]"
+    assert main(["run", "--tracr", "tracr.compiler.lib:make_hist", "--vocab", "[1, 2]", "--max-len", "3",
+                 "--input", "[1, 2, 2]"]) == 0  # a function of no arguments making the program
+    assert capsys.readouterr().out.strip() == "[1, 2, 2]"
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["--vocab", ABC, "--max-len", "5", "--input", '["a", "b", "c", "a", "b", "c"]'], "6 tokens; this reading is for 1 to 5"),
+    (["--vocab", ABC, "--max-len", "5", "--input", '["d"]'], "'d' is not in the vocabulary"),
+    (["--vocab", ABC, "--input", '["a"]'], "--tracr needs --vocab"),
+    (["--vocab", ABC, "--max-len", "0", "--input", '["a"]'], "--max-len must be from 1"),
+    (["--vocab", ABC, "--max-len", "3", "--input", '["a"]', "--shape", "2x2"], "--shape does not apply"),
+])
+def test_tracr_mistakes_are_one_line_and_exit_2(capsys, argv: list[str], message: str) -> None:
+    pytest.importorskip("tracr", reason="tracr is not installed (the tracr extra)")
+    test_mistakes_are_one_line_and_exit_2(capsys, ["--tracr", f"{TRACR_PROGRAMS}:reverse", *argv], message)
+
+
+@pytest.mark.parametrize("reference, message", [
+    ("tracr.compiler.lib:make_reverse", "cannot be called with no arguments"),
+    ("tracr.compiler.lib:no_such", "has no 'no_such'"),
+    ("no_such_file.py:x", "the tracr programs file no_such_file.py does not exist"),
+    ("usim.proofs.lemma3_transpose:CLAIM", "is not a tracr sequence"),
+])
+def test_a_tracr_reference_that_names_no_program_is_one_line(capsys, reference: str, message: str) -> None:
+    pytest.importorskip("tracr", reason="tracr is not installed (the tracr extra)")
+    test_mistakes_are_one_line_and_exit_2(
+        capsys, ["--tracr", reference, "--vocab", "[1]", "--max-len", "2", "--input", "[1]"], message)
+
+
+def test_without_tracr_installed_reading_a_program_names_the_extra(capsys, monkeypatch) -> None:
+    monkeypatch.setitem(sys.modules, "tracr", None)  # import tracr raises ImportError
+    monkeypatch.setitem(sys.modules, "tracr.rasp", None)
+    test_mistakes_are_one_line_and_exit_2(
+        capsys, ["--tracr", "x.py:p", "--vocab", "[1]", "--max-len", "2", "--input", "[1]"],
+        r"needs tracr: pip install 'usim\[tracr\]'")
+
+
+def test_tracr_options_without_tracr_are_refused(capsys) -> None:
+    test_mistakes_are_one_line_and_exit_2(capsys, ["transpose", "--shape", "2x2", "--vocab", "[1]"],
+                                          "--vocab applies to --tracr")

@@ -28,7 +28,7 @@ from usim.packages import FOLDERS
 
 ROOT = Path(__file__).resolve().parent.parent
 BELOW_ALL = ("usim", "usim.errors", "usim.packages")  # the package root (its version), errors, the list of packages
-LAYERS = ["usim.errors", "usim.rasp", "usim.encodings", "usim.repl", "usim.constructions",
+LAYERS = ["usim.errors", "usim.rasp", "usim.encodings", "usim.repl", "usim.tracr_reader", "usim.constructions",
           "usim.transformer", "usim.engine", "usim.proofs", "usim.listings", "usim.*"]  # usim.*: the command line and everything else in the usim folder
 
 

@@ -50,6 +50,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from usim.engine.verify import Verification
     from usim.listings.check import CheckReport
     from usim.listings.spec import ListingSpec
+    from usim.tracr_reader.convert import TracrReading
 
 
 def claims(reference: str) -> list["Claim"]:
@@ -290,6 +291,39 @@ def run(path: str | Path, function: str, tokens: Sequence[Any], exact: bool = Fa
     from usim.repl import load_file
 
     return load_file(str(path)).run(function, list(tokens), exact=exact)
+
+
+def read_tracr(program: Any, vocab: Sequence[Any], max_len: int) -> "TracrReading":
+    """A tracr program read into usim's RASP, with tracr's evaluator's meaning (needs the ``tracr`` extra).
+
+    Args:
+        program: a tracr sequence (``tracr.rasp.rasp.SOp``), a function of no
+            arguments making one, or where to find either:
+            ``path/to/file.py:NAME`` or ``package.module:NAME``.
+        vocab: the values a token can take.
+        max_len: the longest input; every function of the program is tabulated
+            over the values it can meet on inputs up to this length.
+
+    Returns:
+        The :class:`usim.tracr_reader.convert.TracrReading`: ``sop`` (usim's
+        expression), ``run(tokens)`` (the output exactly, None where tracr's is None).
+
+    Example:
+        >>> import usim
+        >>> from tracr.compiler import lib
+        >>> usim.read_tracr(lib.make_hist, ["a", "b"], 4).run(["a", "b", "a"])
+        [2, 1, 2]
+    """
+    from usim.claim_code import load_object
+    from usim.tracr_reader.convert import program_of
+    from usim.tracr_reader.convert import read_tracr as read
+    from usim.tracr_reader.value_sets import tracr_rasp
+
+    tracr_rasp()  # without tracr, say so before running the user's file
+    where = "the program"
+    if isinstance(program, str):
+        where, program = program, load_object(program, "tracr program")
+    return read(program_of(program, where), vocab, max_len)
 
 
 def verify(path: str | Path, run_spec_code: bool = False, run_claim_code: bool = False,

@@ -114,10 +114,10 @@ def _beside_another(folder: Path, path: Path) -> None:
     _FOLDERS[str(folder)] = mine
 
 
-def _module_of_file(path: Path) -> Any:
+def _module_of_file(path: Path, noun: str = "claim") -> Any:
     if not path.is_file():
         what = "is a folder" if path.is_dir() else "does not exist"
-        raise InputError(f"the claims file {path} {what}")
+        raise InputError(f"the {noun}s file {path} {what}")
     folder = path.resolve().parent
     _beside_another(folder, path)
     name = "usim_claims_" + hashlib.sha256(str(path.resolve()).encode()).hexdigest()[:12]
@@ -136,7 +136,7 @@ def _module_of_file(path: Path) -> Any:
     except (Exception, SystemExit) as error:  # the user's code raised or exited: one line naming where
         del sys.modules[name]
         raise InputError(f"running {path} raised {type(error).__name__}: {error}{_where_raised(error, path)} "
-                         "(no claim read)") from None
+                         f"(no {noun} read)") from None
     return module
 
 
@@ -145,15 +145,15 @@ def _where_raised(error: BaseException, path: Path) -> str:
     return f" (at line {frames[-1].lineno})" if frames else ""
 
 
-def _module_named(name: str) -> Any:
+def _module_named(name: str, noun: str = "claim") -> Any:
     try:
         return importlib.import_module(name)
     except ModuleNotFoundError as error:
-        raise InputError(f"no module {name!r} to import claims from ({error})") from None
+        raise InputError(f"no module {name!r} to import {noun}s from ({error})") from None
     except SyntaxError as error:
         raise InputError(f"{error.filename}:{error.lineno}: syntax error: {error.msg}") from None
     except (Exception, SystemExit) as error:
-        raise InputError(f"importing {name} raised {type(error).__name__}: {error} (no claim read)") from None
+        raise InputError(f"importing {name} raised {type(error).__name__}: {error} (no {noun} read)") from None
 
 
 def _claims_in(value: Any, what: str) -> list[Claim]:
@@ -223,6 +223,28 @@ def load_claims(reference: str) -> list[tuple[Claim, ClaimCode]]:
         if made_by is not None:
             _MADE_BY[id(claim)] = (claim, made_by)
     return found
+
+
+def load_object(reference: str, noun: str) -> Any:
+    """The value ``reference`` names in a user's file or module.
+
+    Args:
+        reference: ``path/to/file.py:NAME`` or ``package.module:NAME``.
+        noun: what the value is, for messages (``"tracr program"``).
+
+    Returns:
+        The module's attribute NAME.
+
+    Raises:
+        InputError: no NAME, no such file or module, or its code raised (one line naming which).
+    """
+    target, name = _split(reference)
+    if not name:
+        raise InputError(f"{reference!r} names no {noun}: write FILE.py:NAME or package.module:NAME")
+    module = _module_of_file(Path(target), noun) if target.endswith(".py") else _module_named(target, noun)
+    if not hasattr(module, name):
+        raise InputError(f"{target} has no {name!r}")
+    return getattr(module, name)
 
 
 _MADE_BY: dict[int, tuple[Claim, ClaimCode]] = {}

@@ -19,6 +19,7 @@ FOLDERS = {
     "rasp": "usim.rasp",
     "encodings": "usim.encodings",
     "repl": "usim.repl",
+    "tracr_reader": "usim.tracr_reader",
     "constructions": "usim.constructions",
     "transformer": "usim.transformer",
     "engine": "usim.engine",

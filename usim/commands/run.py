@@ -1,5 +1,6 @@
 """``usim run transpose|softmax|matmul|det3|inverse3 --shape S [--values V | --random --seed N]``,
-or ``usim run FILE.rasp --function F --input "[1, 2, 3]" [--exact]``.
+or ``usim run FILE.rasp --function F --input "[1, 2, 3]" [--exact]``,
+or ``usim run --tracr FILE.py:NAME --vocab '["a", "b"]' --max-len 5 --input '["a", "b"]'``.
 
 Runs one of the paper's blocks (transpose, softmax, matmul, det3, inverse3) on
 one input and shows the input matrices, the cost (attention layers and heads
@@ -8,7 +9,10 @@ an independent reference (numpy's, sympy's, or mpmath's for softmax), what the
 positions past the result hold, and the largest difference. Or runs a
 function of a RASP listing on one input and prints its output, as the REPL
 shows it (a value that is not a sequence, such as the REPL's a = 9, is
-printed as it is).
+printed as it is). Or reads a tracr program (a tracr.rasp.rasp.SOp, or a
+function of no arguments making one, named in a file or a module; the
+tracr extra) for a vocabulary and a longest input, and prints its output
+exactly with the meaning of tracr's evaluator, None where tracr's is None.
 
 Shapes: transpose ``RxC`` (Lemma 3), softmax ``RxC`` (Lemma 4), matmul ``RxKxC``
 (Lemma 5: A is R x K, B is K x C; the result must fit in the K*(R + C)
@@ -83,8 +87,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "always with --base), 1 when it does not, 2 for a mistake in the command. "
         + __doc__.split("\n\n")[-1].strip(),
     )
-    parser.add_argument("block", metavar="BLOCK|FILE.rasp",
+    parser.add_argument("block", metavar="BLOCK|FILE.rasp", nargs="?",
                         help=f"which block of the paper ({', '.join(BLOCK_NAMES)}), or a RASP file")
+    parser.add_argument("--tracr", metavar="FILE.py:NAME|MODULE:NAME",
+                        help="a tracr program to run instead (needs --vocab, --max-len and --input)")
+    parser.add_argument("--vocab", help='--tracr: the tokens\' values as a list, e.g. \'["a", "b", "c"]\'')
+    parser.add_argument("--max-len", type=int, help="--tracr: the longest input (its tables are made for it)")
     parser.add_argument("--shape",
                         help="RxC for transpose and softmax, RxKxC for matmul (e.g. 2x3x4), "
                         "3x3 for det3 and inverse3")
@@ -264,7 +272,35 @@ def show_sequence(values: Sequence[Any]) -> str:
     return "[" + ", ".join(one(v) for v in values) + "]"
 
 
+def run_tracr(args: argparse.Namespace) -> int:
+    """``usim run --tracr REF --vocab "[...]" --max-len N --input "[...]"``: tracr's program's output, exactly."""
+    from usim.api import read_tracr
+    from usim.repl import read_input
+
+    for option in ("block", "shape", "values", "base", "seed", "function"):
+        if getattr(args, option) is not None:
+            raise InputError(f"--tracr runs a tracr program: {'a block or file' if option == 'block' else '--' + option}"
+                             " does not apply")
+    if args.random or args.exact:
+        raise InputError(f"--tracr runs a tracr program exactly: --{'random' if args.random else 'exact'} "
+                         "does not apply")
+    if args.vocab is None or args.max_len is None or args.input is None:
+        raise InputError('--tracr needs --vocab "[...]", --max-len N and --input "[...]"')
+    if not 1 <= args.max_len <= MAX_LISTING_POSITIONS:
+        raise InputError(f"--max-len must be from 1 to {MAX_LISTING_POSITIONS}, got {args.max_len}")
+    reading = read_tracr(args.tracr, read_input(args.vocab), args.max_len)
+    print(show_sequence(reading.run(read_input(args.input))))
+    return 0
+
+
 def run(args: argparse.Namespace) -> int:
+    if args.tracr is not None:
+        return run_tracr(args)
+    for option in ("vocab", "max_len"):
+        if getattr(args, option) is not None:
+            raise InputError(f"--{option.replace('_', '-')} applies to --tracr")
+    if args.block is None:
+        raise InputError("usim run needs a block of the paper, a RASP file, or --tracr")
     if is_listing(args.block):
         return run_listing(args)  # imports only what the listing needs (no sympy, no z3)
     from usim.constructions.blocks import BLOCKS

@@ -1,0 +1,29 @@
+"""tracr's own library programs, made as its tests make them, for ``usim run --tracr``.
+
+Each name is a tracr program (``tracr.rasp.rasp.SOp``) built by a function of
+tracr's ``tracr/compiler/lib.py``; read with a vocabulary and a longest input:
+
+    usim run --tracr examples/tracr/programs.py:reverse --vocab '["a", "b", "c"]' --max-len 5 --input '["a", "b", "c"]'
+"""
+
+from absl import logging
+from tracr.compiler import lib
+from tracr.rasp import rasp
+
+logging.set_verbosity(logging.ERROR)  # tracr warns of a SequenceMap of one sequence with itself (nary_sequencemap)
+
+length = lib.make_length()
+reverse = lib.make_reverse(rasp.tokens)
+hist = lib.make_hist()
+sort_unique = lib.make_sort_unique(rasp.tokens, rasp.tokens)
+sort = lib.make_sort(rasp.tokens, rasp.tokens, max_seq_len=5, min_key=1)
+sort_freq = lib.make_sort_freq(max_seq_len=5)
+frac_prevs = lib.make_frac_prevs(rasp.tokens == "a")
+pair_balance = lib.make_pair_balance(rasp.tokens, "(", ")")
+shuffle_dyck = lib.make_shuffle_dyck(["()", "{}"])
+shuffle_dyck2 = lib.make_shuffle_dyck2()
+shift_by = lib.shift_by(1, rasp.tokens)
+detect_pattern = lib.detect_pattern(rasp.tokens, "ab")
+count_less_freq = lib.make_count_less_freq(2)
+count = lib.make_count(rasp.tokens, "a")
+nary_sequencemap = lib.make_nary_sequencemap(lambda x, y, z: x + y + z, rasp.tokens, rasp.tokens, rasp.tokens)
