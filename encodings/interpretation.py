@@ -91,9 +91,9 @@ class Interpretation(ABC):
 
 UNDEFINED_AGGREGATE = {
     "several": "an aggregate of non-numbers (symbols or booleans) selects more than one key: "
-               "the RASP REPL averages numbers only",
-    "empty": "an aggregate of symbols with no symbol as default selects no key: the RASP REPL "
-             "makes a sequence of mixed types there",
+               "the RASP REPL averages numbers only (tracr's evaluator raises there)",
+    "empty": "an aggregate with no default selects no key (the RASP REPL's aggregate of symbols "
+             "with no symbol as default makes a sequence of mixed types there; tracr's gives None)",
 }
 
 

@@ -332,3 +332,47 @@ def test_a_base_the_listing_does_not_use_is_said_in_one_line(capsys) -> None:
     main(["check", listing, "--function", "softmax_heads_273", "--spec", "softmax_heads", "--base", "2.73",
           "--max-n", "1"])
     assert "warning: --base" not in capsys.readouterr().out
+
+
+TRACR_PROGRAMS = Path(__file__).resolve().parent.parent / "examples" / "tracr" / "programs.py"
+TRACR_LIB_SPECS = Path(__file__).resolve().parent.parent / "examples" / "specs" / "tracr_lib.py"
+
+
+def test_a_tracr_program_is_checked_length_by_length_and_its_broken_variant_refuted(capsys):
+    pytest.importorskip("tracr", reason="tracr is not installed (the tracr extra)")
+    status = main(["check", "--tracr", f"{TRACR_PROGRAMS}:sort_freq", "--vocab", '["a", "b", "c"]',
+                   "--spec-file", f"{TRACR_LIB_SPECS}:by_frequency", "--max-n", "4",
+                   "--broken", f"{TRACR_PROGRAMS}:broken_sort_freq"])
+    out = capsys.readouterr().out
+    assert status == 0, out
+    assert [f"length {n}: PROVED" in out for n in range(1, 5)] == [True] * 4
+    assert "length 3 [broken_sort_freq]: REFUTED" in out and "counterexample: input x = ['" in out
+    assert "summary: 4 of 4 lengths PROVED; 1 broken variant(s) refuted of 1" in out
+
+
+def test_a_tracr_program_refuted_exits_1_with_the_counterexample_in_its_tokens(capsys):
+    pytest.importorskip("tracr", reason="tracr is not installed (the tracr extra)")
+    status = main(["check", "--tracr", f"{TRACR_PROGRAMS}:broken_reverse", "--vocab", '["a", "b"]',
+                   "--spec-file", f"{TRACR_LIB_SPECS}:reverse", "--max-n", "2"])
+    out = capsys.readouterr().out
+    assert status == 1 and "length 1: REFUTED" in out and "input x = ['a']" in out
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["--spec", "transpose"], "--tracr needs --vocab"),
+    (["--vocab", "[1]", "--spec", "transpose", "--shape", "2x2"], "--shape does not apply"),
+    (["--vocab", "[1]", "--spec", "transpose", "--json", "x.json"], "no certificate of a tracr program yet"),
+    (["--vocab", '["a"]', "--spec", "transpose"], "one dimension"),
+    (["--vocab", '["a"]', "--spec-file", f"{TRACR_LIB_SPECS}:ascending"], "reads symbols, but the ascending spec"),
+    (["--vocab", '["a"]', "--spec-file", f"{TRACR_LIB_SPECS}:reverse", "--max-len", "0"], "at least 1"),
+])
+def test_tracr_check_mistakes_are_one_line(capsys, argv, message):
+    pytest.importorskip("tracr", reason="tracr is not installed (the tracr extra)")
+    status = main(["check", "--tracr", f"{TRACR_PROGRAMS}:reverse", *argv])
+    err = capsys.readouterr().err.strip().splitlines()
+    assert status == 2 and len(err) == 1 and message in err[0], err
+
+
+def test_tracr_options_without_tracr_are_refused(capsys):
+    assert main(["check", "x.rasp", "--function", "f", "--spec", "transpose", "--vocab", "[1]"]) == 2
+    assert "--vocab applies to --tracr" in capsys.readouterr().err

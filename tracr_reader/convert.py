@@ -79,6 +79,16 @@ class TracrReading:
             return [self.atoms.index(t) for t in tokens]
         return [exact(t) for t in tokens]
 
+    def symbol(self, code: Any) -> Any:
+        """The value a code stands for (what a counterexample shows).
+
+        Raises:
+            InputError: ``code`` is no code of this reading.
+        """
+        if self.input_kind != ATOM and self.kind != ATOM or code != int(code) or not 0 <= code < len(self.atoms):
+            raise InputError(f"{code} is no code of this reading")
+        return self.atoms[int(code)]
+
     def decode(self, values: Sequence[Any]) -> list[Any]:
         """usim's values as tracr's: codes back to their values, undefined as None."""
         def one(v: Any) -> Any:

@@ -50,6 +50,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from usim.engine.verify import Verification
     from usim.listings.check import CheckReport
     from usim.listings.spec import ListingSpec
+    from usim.listings.tracr_check import TracrCheckReport
     from usim.tracr_reader.convert import TracrReading
 
 
@@ -324,6 +325,41 @@ def read_tracr(program: Any, vocab: Sequence[Any], max_len: int) -> "TracrReadin
     if isinstance(program, str):
         where, program = program, load_object(program, "tracr program")
     return read(program_of(program, where), vocab, max_len)
+
+
+def check_tracr(program: Any, vocab: Sequence[Any], max_len: int, spec: "ListingSpec | str",
+                max_n: int | None = None, engines: Sequence[str] | None = None, timeout: float = DEFAULT_TIMEOUT,
+                every_engine: bool = False, broken: Sequence[Any] = ()) -> "TracrCheckReport":
+    """Prove or refute a tracr program against a spec at every length up to ``max_n``, as ``usim check --tracr`` does.
+
+    Args:
+        program: as :func:`read_tracr` takes it.
+        vocab: the values a token can take (every input of them is covered).
+        max_len: the longest input the program is read for.
+        spec: a spec of one dimension, the length (or a spec file's ``SPEC.py:NAME``).
+        max_n: the longest length checked (None: the spec's default, at most ``max_len``).
+        engines: None: the spec's.
+        timeout: per length and engine.
+        every_engine: run every engine at each length (they must agree).
+        broken: broken variants (each as ``program`` is given): each must be
+            REFUTED at some length.
+
+    Returns:
+        The :class:`usim.listings.tracr_check.TracrCheckReport`: ``ok``, one
+        result per length (``shapes``), the broken variants' (``broken``).
+    """
+    from usim.listings.tracr_check import check_tracr as run_check
+
+    chosen = spec
+    if isinstance(spec, str):
+        from usim.listings.user_spec import load_spec_file
+
+        chosen = load_spec_file(spec)
+    reference = program if isinstance(program, str) else "the program"
+    reading = read_tracr(program, vocab, max_len)
+    variants = {(b.rpartition(":")[2] if isinstance(b, str) else f"broken {i + 1}"): read_tracr(b, vocab, max_len)
+                for i, b in enumerate(broken)}
+    return run_check(reading, chosen, reference, max_n, engines, timeout, every_engine, variants)
 
 
 def verify(path: str | Path, run_spec_code: bool = False, run_claim_code: bool = False,

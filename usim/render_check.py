@@ -90,7 +90,7 @@ def alphabet_lines(alphabet: Any) -> list[str]:
                if alphabet.symbols != alphabet.inputs else "")]
 
 
-def shape_lines(s: ShapeReport, spec: ListingSpec, alphabet: Any = None) -> list[str]:
+def shape_lines(s: ShapeReport, spec: ListingSpec, alphabet: Any = None, noun: str = "shape") -> list[str]:
     """One shape's (or broken variant's) verdict, the engines', and what else was found there.
 
     Args:
@@ -98,11 +98,12 @@ def shape_lines(s: ShapeReport, spec: ListingSpec, alphabet: Any = None) -> list
         spec: the spec it was checked against.
         alphabet: the symbols' codes of a spec of symbols (its counterexample
             is shown in symbols), None for numbers.
+        noun: what a shape is called (``length`` for a tracr program's).
 
     Returns:
         The lines, the first one the verdict.
     """
-    head = f"  shape {s.label}" + (f" [{s.mutant}]" if s.mutant else "")
+    head = f"  {noun} {s.label}" + (f" [{s.mutant}]" if s.mutant else "")
     if s.error:
         return [f"{head}: {s.status.value}: {s.error}"]
     lines = []

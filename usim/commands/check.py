@@ -112,6 +112,13 @@ def run(args: argparse.Namespace, text: str | None = None, brief: bool = False,
     from usim.render_check import header_lines, report_lines
     from usim.repl.symbols import parse_alphabet
 
+    if args.tracr is not None:
+        return run_tracr(args)
+    for option in ("vocab", "max_len", "broken"):
+        if getattr(args, option) is not None:
+            raise UsimError(f"--{option.replace('_', '-')} applies to --tracr")
+    if args.file is None or args.function is None:
+        raise UsimError("usim check needs a .rasp file and --function F (or --tracr)")
     started = time.perf_counter()
     spec = _spec(args)
     shapes = [parse_dims(text, len(spec.dims)) for text in args.shape] if args.shape else None
@@ -152,6 +159,55 @@ def run(args: argparse.Namespace, text: str | None = None, brief: bool = False,
     return 0 if report.ok else 1
 
 
+TRACR_REFUSES = {"file": "a .rasp file", "function": "--function", "shape": "--shape", "alphabet": "--alphabet",
+                 "expect": "--expect", "expect_file": "--expect-file", "json": "--json", "base": "--base"}
+
+
+def run_tracr(args: argparse.Namespace) -> int:
+    """``usim check --tracr REF --vocab "[...]" --spec-file SPEC.py:NAME [--max-n N] [--broken REF]``.
+
+    Returns:
+        0 only if every length is PROVED and every broken variant REFUTED.
+    """
+    from usim.api import check_tracr
+    from usim.commands.options import CHECK_LARGEST_N, check_max_n, check_timeout, engines_option
+    from usim.render_check import shape_lines
+    from usim.repl import read_input
+
+    for option, what in TRACR_REFUSES.items():
+        if getattr(args, option) is not None:
+            raise UsimError(f"--tracr checks a tracr program: {what} does not apply"
+                            + (" (no certificate of a tracr program yet)" if option == "json" else ""))
+    if args.mutants or args.padding != "zero":
+        raise UsimError("--tracr checks a tracr program: give its broken variants with --broken")
+    if args.vocab is None:
+        raise UsimError('--tracr needs --vocab "[...]"')
+    spec = _spec(args)
+    check_max_n(args.max_n, CHECK_LARGEST_N)
+    check_timeout(args.timeout)
+    longest = args.max_len if args.max_len is not None else (args.max_n or spec.default_max_n)
+    if longest < 1:
+        raise UsimError(f"--max-len must be at least 1, got {longest}")
+    report = check_tracr(args.tracr, read_input(args.vocab), longest, spec, args.max_n,
+                         engines_option(args.engine), args.timeout, args.every_engine, args.broken or ())
+    print(f"usim check --tracr {args.tracr} against {spec.name}: {spec.title}")
+    print(f"  vocabulary: {', '.join(map(repr, report.reading.vocab))}; lengths 1 to {len(report.shapes)}, "
+          "every input")
+    alphabet = report.reading if spec.reads == "symbol" or spec.writes == "symbol" else None
+    print("lengths:")
+    for shape in report.shapes:
+        _print(shape_lines(shape, spec, alphabet, noun="length"))
+    if report.broken:
+        print("broken variants:")
+        for shape in report.broken:
+            _print(shape_lines(shape, spec, alphabet, noun="length"))
+    proved = sum(s.status.name == "PROVED" for s in report.shapes)
+    print(f"summary: {proved} of {len(report.shapes)} lengths PROVED"
+          + (f"; {sum(s.status.name == 'REFUTED' for s in report.broken)} broken variant(s) refuted of "
+             f"{len({s.mutant for s in report.broken})}" if report.broken else ""))
+    return 0 if report.ok else 1
+
+
 def _expectations(args: argparse.Namespace):
     """--expect or --expect-file read (None: neither given, every shape must be PROVED)."""
     from usim.listings.expect import parse_expectations, read_expectations
@@ -189,9 +245,18 @@ def register(sub: argparse._SubParsersAction) -> None:
             "PROVED."
         ),
     )
-    parser.add_argument("file", help="a .rasp file")
-    parser.add_argument("--function", "-f", required=True,
+    parser.add_argument("file", nargs="?", help="a .rasp file")
+    parser.add_argument("--function", "-f",
                         help="the function (or sequence) to check, or an expression such as 'Det(Cofactor())'")
+    parser.add_argument("--tracr", metavar="FILE.py:NAME|MODULE:NAME",
+                        help="check a tracr program instead of a .rasp file (the tracr extra), at every length "
+                        "up to --max-n, over every input of --vocab, against a spec of one dimension")
+    parser.add_argument("--vocab", help='--tracr: the tokens\' values as a list, e.g. \'["a", "b", "c"]\'')
+    parser.add_argument("--max-len", type=int, help="--tracr: the longest input the program is read for "
+                        "(default: the largest length checked)")
+    parser.add_argument("--broken", metavar="FILE.py:NAME", action="append",
+                        help="--tracr: a broken variant (another tracr program), which must be refuted at some "
+                        "length; repeatable")
     parser.add_argument("--spec", choices=SPEC_NAMES, metavar="NAME",
                         help="a built-in spec: " + ", ".join(SPEC_NAMES) + " (usim.listings.specs lists "
                         "what each states)")

@@ -1,0 +1,156 @@
+"""A tracr program checked against a spec, length by length: ``usim check --tracr``.
+
+The program is read (:mod:`usim.tracr_reader`) for a vocabulary and a longest
+input. At each length n it is the construction of one obligation, with the
+spec's statement at shape (n,): the input is the n tokens (the spec's one input
+block, 1 x n), the output the program's n values (the spec's one output block).
+Each token ranges over the vocabulary (symbols as their codes), so the domain
+is finite and the exhaustive engine can decide it. The obligation is proved or
+refuted as any claim's is (:func:`usim.engine.runner.check_obligation`): the
+engines, the definedness check (tracr's None is undefined: an output that is
+None somewhere is refuted there, replayed) and the witness.
+
+A broken variant is another tracr program read for the same vocabulary: it must
+come out REFUTED at some length.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, replace
+from typing import Mapping, Sequence
+
+from usim.constructions.base import Construction
+from usim.engine.claim import Obligation, Status
+from usim.errors import InputError, UsimError
+from usim.listings.report import ShapeReport, Unchecked
+from usim.listings.spec import ListingSpec
+from usim.rasp.expr import Semantics
+from usim.rasp.program import Program
+from usim.tracr_reader.convert import TracrReading
+from usim.tracr_reader.value_sets import ATOM
+
+
+@dataclass(frozen=True)
+class TracrCheckReport:
+    """What checking a tracr program found.
+
+    Attributes:
+        reference: where the program came from.
+        spec: the spec.
+        reading: the program, read.
+        shapes: one report per length.
+        broken: one report per broken variant and length.
+    """
+
+    reference: str
+    spec: ListingSpec
+    reading: TracrReading
+    shapes: tuple[ShapeReport, ...]
+    broken: tuple[ShapeReport, ...] = ()
+
+    @property
+    def ok(self) -> bool:
+        """Every length PROVED, and every broken variant REFUTED at some length."""
+        variants = {s.mutant for s in self.broken}
+        refuted = {s.mutant for s in self.broken if s.status is Status.REFUTED}
+        return bool(self.shapes) and all(s.status is Status.PROVED for s in self.shapes) and variants <= refuted
+
+
+def fits(reading: TracrReading, spec: ListingSpec) -> None:
+    """Refuse a spec that cannot be the program's: not of one dimension, or reading or writing
+    symbols where the program holds numbers (or the other way).
+
+    Raises:
+        InputError: naming what does not fit.
+    """
+    if len(spec.dims) != 1:
+        raise InputError(f"the {spec.name} spec has the dimensions {spec.dims_text}: a tracr program is checked "
+                         "against a spec of one dimension, its length")
+    for what, kind, side in (("reads", reading.input_kind, spec.reads), ("writes", reading.kind, spec.writes)):
+        if (kind == ATOM) != (side == "symbol"):
+            held = "symbols" if kind == ATOM else "numbers"
+            raise InputError(f"the program {what} {held}, but the "
+                             f"{spec.name} spec {what} {'symbols' if side == 'symbol' else 'numbers'}")
+
+
+def tracr_obligation(reading: TracrReading, spec: ListingSpec, n: int, label: str,
+                     mutant: str | None = None) -> Obligation:
+    """The spec's obligation at length ``n`` with the tracr program as construction.
+
+    Args:
+        reading: the program, read.
+        spec: a spec of one dimension whose input and output are each one 1 x n block.
+        n: the length.
+        label: the program's name in the construction.
+        mutant: the broken variant's name, if it is one.
+
+    Returns:
+        The obligation; each token ranges over the vocabulary.
+
+    Raises:
+        InputError: the spec's shape, or what it reads or writes, does not fit the program.
+    """
+    fits(reading, spec)
+    statement = spec.statement((n,))
+    for what, layout in (("input", statement.input_layout), ("output", statement.output_layout)):
+        if len(layout.blocks) != 1 or layout.length != n or layout.blocks[0].shape.size != n:
+            raise InputError(f"the {spec.name} spec's {what} at length {n} is not one block of n entries: a "
+                             "tracr program reads and writes one sequence")
+    if n > reading.max_len:
+        raise InputError(f"length {n} is past the reading's longest input, {reading.max_len}")
+    values = tuple(reading.encode([token])[0] for token in reading.vocab)  # what each token ranges over
+    domain = "integer" if all(int(v) == v for v in values) else "real"
+    program = Program.of(label, {label: reading.sop}, f"{label}, read from tracr")
+    construction = Construction(f"{label} (tracr) n={n}", program, statement.input_layout,
+                                statement.output_layout, Semantics.RASP, notes="read from tracr")
+    ob = Obligation(spec.id, (n,), construction, statement.target, preconditions=statement.preconditions,
+                    domain=domain, values=values)
+    return replace(ob, mutant=mutant) if mutant else ob
+
+
+def check_tracr(reading: TracrReading, spec: ListingSpec, reference: str, max_n: int | None = None,
+                engines: Sequence[str] | None = None, timeout: float = 60.0, every_engine: bool = False,
+                broken: Mapping[str, TracrReading] | None = None) -> TracrCheckReport:
+    """The program against the spec at every length from 1 to ``max_n``.
+
+    Args:
+        reading: the program, read.
+        spec: the spec (one dimension, the length).
+        reference: where the program came from (named in the construction).
+        max_n: the longest length checked (None: the spec's default, at most the reading's).
+        engines: the engines (None: the spec's).
+        timeout: per length and engine.
+        every_engine: run every engine at each length (they must agree).
+        broken: broken variants, by name: each must be REFUTED at some length.
+
+    Returns:
+        The report.
+    """
+    from usim.engine.runner import check_obligation
+
+    bound = min(max_n if max_n is not None else spec.default_max_n, reading.max_len)
+    if bound < 1:
+        raise UsimError(f"the longest length must be at least 1, got {bound}")
+    label = reference.rpartition(":")[2] or "tracr_program"
+    costs: dict[str, float] = {}
+
+    def run(r: TracrReading, n: int, mutant: str | None) -> ShapeReport:
+        start = time.perf_counter()
+        try:
+            ob = tracr_obligation(r, spec, n, label if mutant is None else f"{label}_{mutant}", mutant)
+            result = check_obligation(ob, engines=engines, timeout=timeout, claim_engines=spec.engines, jobs=1,
+                                      until_decided=not every_engine, costs=costs)
+        except UsimError as error:
+            return ShapeReport(Unchecked((n,), str(error), mutant), seconds=time.perf_counter() - start)
+        return ShapeReport(result, seconds=time.perf_counter() - start)
+
+    fits(reading, spec)  # before any length: a spec that is not the program's is the command's mistake
+    shapes = tuple(run(reading, n, None) for n in range(1, bound + 1))
+    variants = []
+    for name, variant in (broken or {}).items():
+        for n in range(1, bound + 1):
+            variants.append(run(variant, n, name))
+            if variants[-1].status is Status.REFUTED:
+                break
+    return TracrCheckReport(reference, spec, reading, shapes, tuple(variants))
