@@ -598,3 +598,26 @@ def test_a_page_asked_for_fewer_pictures_pictures_each_layers_first_head_and_nam
     others = [h for h in heads if all(h is not p for p in done.heads_pictured)]
     assert all(f"`{h.name}`" in page for h in others)
     assert pictured_heads(heads, None) is heads and pictured_heads(heads, 50) is heads
+
+
+def test_two_pages_showing_one_picture_share_one_stored_file(tmp_path):
+    """usim site's pages link their pictures, each stored once under its content's digest."""
+    from usim.show.page import Element, to_html
+
+    picture = tmp_path / "drawn" / "whole_layers.svg"
+    picture.parent.mkdir()
+    picture.write_text("<svg xmlns='http://www.w3.org/2000/svg'/>")
+    other = tmp_path / "drawn" / "layers.svg"
+    other.write_text("<svg xmlns='http://www.w3.org/2000/svg' width='1'/>")
+    images = tmp_path / "images"
+    pages = []
+    for name in ("a", "b"):
+        folder = tmp_path / "claims" / name
+        folder.mkdir(parents=True)
+        pages.append(to_html([Element("img", "whole", path=picture), Element("img", "own", path=other)],
+                             name, images, folder))
+    assert pages[0] == pages[1].replace("<title>b</title>", "<title>a</title>")
+    assert 'src="../../images/' in pages[0] and "base64" not in pages[0]
+    assert sorted(p.suffix for p in images.iterdir()) == [".svg", ".svg"]  # two pictures, two files
+    embedded = to_html([Element("img", "whole", path=picture)], "alone")
+    assert 'src="data:image/svg+xml;base64,' in embedded  # usim show's page stays self-contained

@@ -87,9 +87,26 @@ def test_pages_drawn_in_parallel_are_the_pages_drawn_one_by_one(site, certificat
     build_site(all_claims(), certificates, out, jobs=2)
     for claim_id in CERTIFIED:
         page = out / "claims" / claim_id / "index.html"
-        assert page.is_file() and [p.name for p in page.parent.iterdir()] == ["index.html"]  # self-contained
+        assert page.is_file() and [p.name for p in page.parent.iterdir()] == ["index.html"]  # pictures shared
         alone = (site / "claims" / claim_id / "index.html").read_text()
         assert page.read_text().count("<img") == alone.count("<img")
+
+
+def test_every_picture_of_a_page_is_one_file_of_the_sites_images_stored_once(site):
+    import re
+
+    linked = []
+    for claim_id in CERTIFIED:
+        page = site / "claims" / claim_id / "index.html"
+        sources = re.findall(r'<img alt="[^"]*" src="([^"]+)"', page.read_text())
+        assert sources and not any(s.startswith("data:") for s in sources)
+        for source in sources:
+            assert (page.parent / source).resolve().is_file(), source
+            assert (page.parent / source).resolve().parent == (site / "images").resolve()
+        linked += sources
+    stored = list((site / "images").iterdir())
+    assert len(stored) == len({Path(s).name for s in linked})  # nothing stored that no page shows
+    assert not [p for p in stored if p.suffix == ".part"]
 
 
 def test_an_edited_certificate_is_refused_and_nothing_is_written(certificates, tmp_path, capsys):

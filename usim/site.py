@@ -229,18 +229,25 @@ have dozens of heads, and drawing every one made the site minutes long and tens
 of megabytes."""
 
 
-def _draw_page(claim_id: str, certificate: str, target: str) -> str | None:
+IMAGES = "images"
+"""The site's folder of pictures, each stored once under its content's digest."""
+
+
+def _draw_page(claim_id: str, certificate: str, target: str, images: str) -> str | None:
     """One claim's page, drawn as ``usim show`` draws it (at most :data:`SITE_HEADS`
-    heads pictured), as one self-contained HTML file; None, or why there is none."""
+    heads pictured), as one HTML file whose pictures are stored once in the site's
+    ``images`` folder (the whole U's diagram, on every page of a part of U, is one
+    file); None, or why there is none."""
     from usim.proofs import get
     from usim.show import render, small_shape
 
     claim = get(claim_id)
     try:
-        drawn = render(claim, small_shape(claim), target, certificate=certificate, most_heads=SITE_HEADS)
+        drawn = render(claim, small_shape(claim), target, certificate=certificate, most_heads=SITE_HEADS,
+                       images=images)
     except InputError as error:  # e.g. matplotlib missing: the page says so
         return str(error)
-    for written in drawn.files:  # the HTML page holds its pictures: the files would be a second copy
+    for written in drawn.files:  # the pictures are in the shared folder: the page's own would be a second copy
         if written != drawn.html:
             written.unlink()
     return None
@@ -261,8 +268,8 @@ def draw_pages(items: list[ClaimEntry], folder: Path, out: Path,
     Returns:
         The entries, each with its page's link (or a note saying why it has none).
     """
-    pages = {item.claim.id: (item.claim.id, str(folder / item.source), str(out / "claims" / item.claim.id))
-             for item in items if item.certificate is not None}
+    pages = {item.claim.id: (item.claim.id, str(folder / item.source), str(out / "claims" / item.claim.id),
+                             str(out / IMAGES)) for item in items if item.certificate is not None}
     failed: dict[str, str | None] = {}
     if jobs <= 1 or len(pages) <= 1:
         for claim_id, arguments in pages.items():

@@ -81,7 +81,8 @@ def pictured_heads(heads: tuple[ShownHead, ...], most: int | None) -> tuple[Show
 
 
 def render(claim: Claim, shape: Shape, out: str | Path, values: str | None = None, seed: int = 0,
-           certificate: str | Path | None = None, most_heads: int | None = None) -> Rendered:
+           certificate: str | Path | None = None, most_heads: int | None = None,
+           images: str | Path | None = None) -> Rendered:
     """Draw ``claim`` at ``shape`` into the folder ``out`` (created if needed).
 
     Args:
@@ -93,6 +94,8 @@ def render(claim: Claim, shape: Shape, out: str | Path, values: str | None = Non
         certificate: a certificate of ``usim prove CLAIM --json`` whose statuses the page shows.
         most_heads: picture at most this many heads (:func:`pictured_heads`; the
             page names the others); None: every head.
+        images: None: the HTML page embeds its pictures; else the folder where each
+            picture is stored once, shared by the pages that show it (the site's).
 
     Returns:
         What was written.
@@ -122,7 +125,7 @@ def render(claim: Claim, shape: Shape, out: str | Path, values: str | None = Non
     markdown = folder / "index.md"
     markdown.write_text(page.to_markdown(elements, folder))
     html = folder / "index.html"
-    html.write_text(page.to_html(elements, title))
+    html.write_text(page.to_html(elements, title, None if images is None else Path(images), folder))
     return Rendered(model, folder, heads, layers, sequences, markdown, html, cert, drawn.get("whole"),
                     None if len(pictured) == len(model.heads) else pictured)
 

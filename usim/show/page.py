@@ -1,9 +1,11 @@
-"""The page: one document, written as Markdown and as self-contained HTML.
+"""The page: one document, written as Markdown and as HTML.
 
 The content is built once as a list of elements (heading, paragraph, code,
 table, image) and rendered twice, so the two pages cannot say different things.
 The HTML embeds every picture (PNG, and the layer diagrams as SVG) as base64
-and needs no other file; the Markdown links the files next to it. Layers are
+and needs no other file (``usim show``), or links each picture stored once in a
+folder the pages share (``usim site``: the whole U's diagram is on every page of
+a part of U); the Markdown links the files next to it. Layers are
 numbered one way on the whole page, as :func:`usim.show.diagram.layer_name` names
 them, and the page says once what that numbering counts.
 
@@ -250,7 +252,45 @@ h1 { font-size: 1.5em; } h2 { border-bottom: 1px solid #ddd; padding-bottom: 0.2
 """
 
 
-def to_html(elements: Sequence[Element], title: str) -> str:
+def shared_image(path: Path, images: Path, page_folder: Path) -> str:
+    """``path``'s picture stored once in ``images`` under its content's digest (pages showing the
+    same picture share one file), and its address relative to ``page_folder``.
+
+    Args:
+        path: the picture drawn.
+        images: the folder of shared pictures (created).
+        page_folder: the folder of the page that links it.
+
+    Returns:
+        The relative address, with ``/``.
+    """
+    import hashlib
+    import os
+
+    data = path.read_bytes()
+    target = images / (hashlib.sha256(data).hexdigest()[:20] + path.suffix)
+    if not target.exists():
+        images.mkdir(parents=True, exist_ok=True)
+        partial = target.with_name(f"{target.name}.{os.getpid()}.part")
+        partial.write_bytes(data)
+        os.replace(partial, target)  # pages drawn at once may write the same picture: whole or not at all
+    return Path(os.path.relpath(target, page_folder)).as_posix()
+
+
+def to_html(elements: Sequence[Element], title: str, images: Path | None = None,
+            page_folder: Path | None = None) -> str:
+    """The page as one HTML file.
+
+    Args:
+        elements: the page.
+        title: its title.
+        images: None: every picture embedded (the file is self-contained); else the
+            folder the pictures are stored in once each (:func:`shared_image`), linked.
+        page_folder: where the page is written (with ``images``).
+
+    Returns:
+        The HTML.
+    """
     parts = ["<!DOCTYPE html>", '<html lang="en"><head><meta charset="utf-8">',
              f"<title>{html.escape(title)}</title><style>{_CSS}</style></head><body>"]
     for e in elements:
@@ -266,7 +306,10 @@ def to_html(elements: Sequence[Element], title: str) -> str:
             parts += ["<tr>" + "".join(f"<td>{_inline(c)}</td>" for c in row) + "</tr>" for row in body]
             parts.append("</table>")
         elif e.kind == "img":
-            data = base64.b64encode(e.path.read_bytes()).decode("ascii")
-            parts.append(f'<img alt="{html.escape(e.text)}" src="data:{_MIME[e.path.suffix]};base64,{data}">')
+            if images is not None and page_folder is not None:
+                source = html.escape(shared_image(e.path, images, page_folder))
+            else:
+                source = f"data:{_MIME[e.path.suffix]};base64," + base64.b64encode(e.path.read_bytes()).decode("ascii")
+            parts.append(f'<img alt="{html.escape(e.text)}" src="{source}">')
     parts.append("</body></html>")
     return "\n".join(parts)

@@ -451,7 +451,10 @@ def draw_layers(diagram: LayerDiagram, path: Path) -> Path:
         layout.append((row, None, low, y - 0.16 - low))  # the row's extent, for its label
         y += 0.22
     total = y + 0.15 + len(summary) * _LINE
-    with matplotlib.rc_context({"svg.fonttype": "none"}):
+    # text as text (not paths), one font named (every label would carry matplotlib's dozen fallbacks),
+    # no metadata (its date made the same diagram a different file on every run)
+    with matplotlib.rc_context({"svg.fonttype": "none", "font.family": "sans-serif",
+                                "font.sans-serif": ["DejaVu Sans"], "svg.hashsalt": "usim"}):
         figure = plt.figure(figsize=(width, total), dpi=style.DPI)
         ax = figure.add_axes((0, 0, 1, 1))
         ax.set_xlim(0, width)
@@ -501,7 +504,7 @@ def draw_layers(diagram: LayerDiagram, path: Path) -> Path:
                                                  mutation_scale=7, color="#8a8a8a", linewidth=0.6,
                                                  alpha=0.6, zorder=4, shrinkA=1, shrinkB=1))
         ax.text(_MARGIN, total - 0.1, "\n".join(summary), fontsize=font, va="top", color=style.TEXT)
-        figure.savefig(path, format="svg")
+        figure.savefig(path, format="svg", metadata={"Date": None})
         plt.close(figure)
     return path
 
