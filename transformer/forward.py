@@ -21,8 +21,11 @@ the maximisers. This is the finite, exact check per length of the argmax
 sets. A hard head whose scores read the input is refused (no compiled
 program has one).
 
-**Softmax heads.** W_Q must read position dimensions only (the query side is
-fixed per position); the keys may read the input. Queries with the same query
+**Softmax heads.** Where W_Q reads position dimensions only (the query side is
+fixed per position; the keys may read the input), every interpretation evaluates
+the head as follows. (A head whose queries read the input too, as tracr's
+models' do, is evaluated by the numeric interpretation alone, pair by pair:
+:meth:`_Pass.pairwise_softmax`.) Queries with the same query
 vector and the same mask row form a group g; for each, the scores are a
 sequence over keys s_g(s) = q_g . k_s, and
 
@@ -209,8 +212,12 @@ class _Pass:
     def softmax(self, head: Head, values: list[Any], scale: Any, mask: np.ndarray | None) -> list[Any]:
         size = self.size
         if not _positions_only(head.query, size):
-            raise EvaluationError(f"the softmax head {head.name} has queries that read the input: "
-                                  "only position-only queries are evaluated (no compiled program has one)")
+            from usim.encodings.numeric import NumericInterpretation
+
+            if isinstance(self.interp, NumericInterpretation):
+                return self.pairwise_softmax(head, values, scale, mask)
+            raise EvaluationError(f"the softmax head {head.name} has queries that read the input: only the "
+                                  "numeric interpretation evaluates one (tracr's models; no compiled program has one)")
         allowed = np.ones((size, size), dtype=bool) if mask is None else mask
         queries = np.zeros((size, head.d_k), dtype=object)
         for j, column in enumerate(head.query.columns):
@@ -253,6 +260,33 @@ class _Pass:
                 numerators[i] = mean_ev if numerators[i] is None else \
                     self.interp.map(Op.ADD, [numerators[i], mean_ev])
         return [self.interp.map(Op.TRUEDIV, [num, denominator]) for num in numerators]
+
+    def pairwise_softmax(self, head: Head, values: list[Any], scale: Any, mask: np.ndarray | None) -> list[Any]:
+        """A softmax head whose queries read the input, in the numeric interpretation only: the
+        scores q_t . k_s of every pair, shifted by each row's maximum (softmax is unchanged), as
+        arrays; a score that is not finite is an error naming the head, never a wrong number."""
+        dtype = self.interp.dtype
+
+        def array(x: Any) -> np.ndarray:
+            return np.asarray(self.lift(x), dtype=dtype)
+
+        queries = [array(self.readout(c)) for c in head.query.columns]
+        keys = [array(self.readout(c)) for c in head.key.columns]
+        outs = [array(v) for v in values]
+        shape = np.broadcast_shapes((1, self.size), *(a.shape for a in queries + keys + outs))
+        scores = np.zeros(shape[:-1] + (self.size, self.size), dtype=dtype)
+        for q, k in zip(queries, keys):
+            scores += np.broadcast_to(q, shape)[..., :, None] * np.broadcast_to(k, shape)[..., None, :]
+        scores *= dtype(scale)
+        if not np.all(np.isfinite(scores)):
+            raise EvaluationError(f"the softmax head {head.name}: a score leaves the range of "
+                                  f"{np.dtype(dtype).name}")
+        if mask is not None:
+            scores = np.where(mask, scores, -np.inf)
+        scores -= scores.max(axis=-1, keepdims=True)
+        weights = np.exp(scores)
+        weights /= weights.sum(axis=-1, keepdims=True)
+        return [np.einsum("...ts,...s->...t", weights, np.broadcast_to(v, shape)) for v in outs]
 
     # -- the pass -------------------------------------------------------------
     def run(self) -> None:
