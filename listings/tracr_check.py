@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, replace
-from typing import Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Mapping, Sequence
 
 from usim.constructions.base import Construction
 from usim.engine.claim import Obligation, Status
@@ -29,6 +29,9 @@ from usim.rasp.expr import Semantics
 from usim.rasp.program import Program
 from usim.tracr_reader.convert import TracrReading
 from usim.tracr_reader.value_sets import ATOM
+
+if TYPE_CHECKING:  # pragma: no cover
+    from usim.engine.claim import Claim
 
 
 @dataclass(frozen=True)
@@ -122,7 +125,7 @@ def check_tracr(reading: TracrReading, spec: ListingSpec, reference: str, max_n:
         engines: the engines (None: the spec's).
         timeout: per length and engine.
         every_engine: run every engine at each length (they must agree).
-        broken: broken variants, by name: each must be REFUTED at some length.
+        broken: broken variants, by name: each is checked at every length and must be REFUTED at some.
 
     Returns:
         The report.
@@ -149,8 +152,108 @@ def check_tracr(reading: TracrReading, spec: ListingSpec, reference: str, max_n:
     shapes = tuple(run(reading, n, None) for n in range(1, bound + 1))
     variants = []
     for name, variant in (broken or {}).items():
-        for n in range(1, bound + 1):
-            variants.append(run(variant, n, name))
-            if variants[-1].status is Status.REFUTED:
-                break
+        variants += [run(variant, n, name) for n in range(1, bound + 1)]  # every length, as the certificate records
     return TracrCheckReport(reference, spec, reading, shapes, tuple(variants))
+
+
+TRACR = "tracr"
+"""The ``source`` kind of a certificate of ``usim check --tracr``."""
+
+
+def tracr_claim_of(spec: ListingSpec, reference: str) -> "Claim":
+    """The claim a certificate of ``usim check --tracr`` states: the spec's statement with the
+    tracr program as construction (its obligations are built again from the certificate's source).
+
+    Args:
+        spec: the spec.
+        reference: the program's reference.
+
+    Returns:
+        The claim.
+    """
+    from usim.engine.claim import Claim
+
+    def obligation(shape: tuple) -> Obligation:
+        raise UsimError("a checked tracr program's obligations are rebuilt from its certificate's source")
+
+    return Claim(id=spec.id, paper="(a tracr program)", title=f"{reference} (tracr) against the {spec.name} spec",
+                 statement=spec.title, shapes=lambda n: [], obligation=obligation, engines=spec.engines,
+                 notes=spec.notes)
+
+
+def tracr_certificate(report: TracrCheckReport, timeout: float, seconds: float, program: Mapping[str, str],
+                      broken: Sequence[Mapping[str, str]]) -> dict:
+    """A certificate of ``usim check --tracr``: what was proved, and where the program, its broken
+    variants and the spec came from, so that ``usim verify`` can build every obligation again.
+
+    Args:
+        report: the check's report.
+        timeout: per length and engine.
+        seconds: how long the check took.
+        program: the program's code record (``reference``, ``file``, ``sha256``).
+        broken: each broken variant's code record, with its ``name``.
+
+    Returns:
+        The certificate, as the JSON object written.
+
+    Raises:
+        InputError: a vocabulary a certificate cannot hold (tokens that are not strings or integers).
+    """
+    from importlib.metadata import PackageNotFoundError, version
+
+    from usim.engine.certificate import certificate
+    from usim.engine.runner import ClaimReport
+
+    vocab = list(report.reading.vocab)
+    if not all(isinstance(t, str) or (isinstance(t, int) and not isinstance(t, bool)) for t in vocab):
+        raise InputError("a certificate records a vocabulary of strings or integers only")
+    done = [s.result for s in report.shapes if s.checked]
+    variants = [s.result for s in report.broken if s.checked]
+    engines: list[str] = []
+    for result in done:
+        for r in result.results:
+            if r.engine not in engines:
+                engines.append(r.engine)
+    try:
+        tracr_version = version("tracr-pypi")
+    except PackageNotFoundError:  # pragma: no cover - tracr installed some other way
+        tracr_version = "unknown"
+    claim_report = ClaimReport(tracr_claim_of(report.spec, report.reference), max((r.shape[0] for r in done),
+                                                                                  default=1),
+                               done, variants, {}, {}, [], seconds, engines)
+    source = {"kind": TRACR, "program": dict(program), "broken": [dict(b) for b in broken], "vocab": vocab,
+              "max_len": report.reading.max_len, "spec": report.spec.name, "spec_source": dict(report.spec.source),
+              "tracr": tracr_version}
+    return certificate(claim_report, timeout, source)
+
+
+def tracr_source(source: Mapping[str, Any], spec: ListingSpec, load: Callable[[Mapping[str, Any]], Any]):
+    """How ``usim verify`` builds a checked tracr program's obligations again.
+
+    Args:
+        source: the certificate's ``source`` record (kind :data:`TRACR`).
+        spec: the spec, built from its source.
+        load: loads a program from its code record (the caller checks the file is unchanged).
+
+    Returns:
+        The builder of an obligation (shape, broken variant or None) and the spec's engines.
+    """
+    from usim.tracr_reader.convert import program_of, read_tracr
+
+    vocab, max_len = source.get("vocab"), source.get("max_len")
+    if not isinstance(vocab, list) or not isinstance(max_len, int) or not isinstance(source.get("program"), dict):
+        raise UsimError("the certificate's tracr source is malformed (its program, vocabulary or length)")
+    records = {None: source["program"], **{b.get("name"): b for b in source.get("broken") or []}}
+    readings: dict[str | None, TracrReading] = {}
+
+    def build(shape: tuple, mutant: str | None) -> Obligation:
+        if mutant not in records:
+            raise UsimError(f"the certificate names no broken variant {mutant!r}")
+        if mutant not in readings:
+            record = records[mutant]
+            readings[mutant] = read_tracr(program_of(load(record), str(record.get("reference"))), vocab, max_len)
+        label = str(records[None].get("reference", "")).rpartition(":")[2] or "tracr_program"
+        return tracr_obligation(readings[mutant], spec, shape[0], label if mutant is None else f"{label}_{mutant}",
+                                mutant)
+
+    return build, spec.engines

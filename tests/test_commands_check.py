@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from fractions import Fraction
 from pathlib import Path
 
@@ -361,7 +362,6 @@ def test_a_tracr_program_refuted_exits_1_with_the_counterexample_in_its_tokens(c
 @pytest.mark.parametrize("argv, message", [
     (["--spec", "transpose"], "--tracr needs --vocab"),
     (["--vocab", "[1]", "--spec", "transpose", "--shape", "2x2"], "--shape does not apply"),
-    (["--vocab", "[1]", "--spec", "transpose", "--json", "x.json"], "no certificate of a tracr program yet"),
     (["--vocab", '["a"]', "--spec", "transpose"], "one dimension"),
     (["--vocab", '["a"]', "--spec-file", f"{TRACR_LIB_SPECS}:ascending"], "reads symbols, but the ascending spec"),
     (["--vocab", '["a"]', "--spec-file", f"{TRACR_LIB_SPECS}:reverse", "--max-len", "0"], "at least 1"),
@@ -376,3 +376,55 @@ def test_tracr_check_mistakes_are_one_line(capsys, argv, message):
 def test_tracr_options_without_tracr_are_refused(capsys):
     assert main(["check", "x.rasp", "--function", "f", "--spec", "transpose", "--vocab", "[1]"]) == 2
     assert "--vocab applies to --tracr" in capsys.readouterr().err
+
+
+def _tracr_certificate(tmp_path, program="hist", broken="broken_hist"):
+    out = tmp_path / f"{program}.json"
+    status = main(["check", "--tracr", f"{TRACR_PROGRAMS}:{program}", "--vocab", '["a", "b", "c"]',
+                   "--spec-file", f"{TRACR_LIB_SPECS}:hist", "--max-n", "3",
+                   "--broken", f"{TRACR_PROGRAMS}:{broken}", "--json", str(out)])
+    return status, out
+
+
+def test_a_tracr_checks_certificate_is_reproduced_by_usim_verify_only_when_asked_to_run_its_code(tmp_path, capsys):
+    pytest.importorskip("tracr", reason="tracr is not installed (the tracr extra)")
+    status, cert = _tracr_certificate(tmp_path)
+    assert status == 0 and json.loads(cert.read_text())["source"]["kind"] == "tracr"
+    capsys.readouterr()
+    assert main(["verify", str(cert)]) == 2
+    assert "--run-spec-code" in capsys.readouterr().err  # the spec file is Python too
+    assert main(["verify", str(cert), "--run-spec-code"]) == 2
+    assert "usim runs that code only when asked (--run-claim-code)" in capsys.readouterr().err
+    assert main(["verify", str(cert), "--run-claim-code", "--run-spec-code"]) == 0
+    assert "reproduced (6 obligation(s), status PROVED)" in capsys.readouterr().out
+
+
+def test_a_resealed_tracr_certificate_or_one_whose_program_changed_is_not_reproduced(tmp_path, capsys):
+    pytest.importorskip("tracr", reason="tracr is not installed (the tracr extra)")
+    from usim.engine.certificate import digest
+
+    # a program that is wrong at length 2, its certificate re-sealed with every row PROVED
+    status, cert = _tracr_certificate(tmp_path, program="broken_hist", broken="hist")
+    assert status == 1
+    data = json.loads(cert.read_text())
+    for row in data["obligations"]:
+        row["status"] = row["equality"] = "PROVED"
+        for engine in row["engines"]:
+            engine["status"], engine["counterexample"] = "PROVED", None
+    data["status"] = "PROVED"
+    data["digest"] = digest(data)
+    cert.write_text(json.dumps(data))
+    capsys.readouterr()
+    assert main(["verify", str(cert), "--run-claim-code", "--run-spec-code"]) != 0
+    assert "NOT reproduced" in capsys.readouterr().out
+    # the program's file edited after the certificate was written
+    copy = tmp_path / "programs.py"
+    copy.write_text(TRACR_PROGRAMS.read_text())
+    status = main(["check", "--tracr", f"{copy}:hist", "--vocab", '["a", "b", "c"]',
+                   "--spec-file", f"{TRACR_LIB_SPECS}:hist", "--max-n", "2", "--json", str(tmp_path / "c.json")])
+    assert status == 0
+    copy.write_text(copy.read_text() + "\nhist = broken_hist\n")
+    capsys.readouterr()
+    assert main(["verify", str(tmp_path / "c.json"), "--run-claim-code", "--run-spec-code"]) != 0
+    out = capsys.readouterr().out
+    assert "NOT reproduced" in out and "has changed since the certificate was written" in out

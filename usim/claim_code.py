@@ -285,6 +285,75 @@ def _spec_of(module: str) -> Any:
         return None
 
 
+def _unchanged_code(source: Mapping[str, Any], what: str) -> tuple[Path, str, str, str]:
+    """The file a certificate's ``source`` names, if it is still the code that was run.
+
+    Returns:
+        The file, the reference's target and name, and the reference.
+
+    Raises:
+        InputError: the record names no file, or the file is gone or changed, or a
+            module's name now stands for another file.
+    """
+    file_text, reference = source.get("file"), source.get("reference")
+    if not isinstance(file_text, str) or not os.path.isabs(file_text) or not isinstance(reference, str) \
+            or not reference:
+        raise InputError(f"{what}'s source names no absolute file and reference "
+                         f"(file {file_text!r}, reference {reference!r})")
+    file = Path(file_text)
+    if not file.is_file():
+        raise InputError(f"{what} came from {file}, which does not exist here")
+    if _file_digest(file) != source.get("sha256"):
+        raise InputError(f"{what} came from {file}, which has changed since the certificate was "
+                         "written (its sha256 differs): not the code that was proved")
+    target, name = _split(reference)
+    if not target.endswith(".py"):  # a module: it must still be the recorded file
+        spec = _spec_of(target)
+        origin = Path(spec.origin).resolve() if spec is not None and spec.origin else None
+        if origin != file.resolve():
+            raise InputError(f"{what} came from the module {target} at {file}; {target} is now "
+                             f"{origin or 'not importable'}: not the code that was proved")
+    return file, target, name, reference
+
+
+def code_record(reference: str) -> dict[str, str]:
+    """Where the code ``reference`` names lives, for a certificate: the reference, its file, the file's sha256.
+
+    Args:
+        reference: ``path/to/file.py:NAME`` or ``package.module:NAME`` (already loaded once).
+
+    Returns:
+        ``reference``, ``file`` (absolute) and ``sha256``.
+    """
+    target, _ = _split(reference)
+    if target.endswith(".py"):
+        file = Path(target).resolve()
+    else:
+        spec = _spec_of(target)
+        if spec is None or not spec.origin:
+            raise InputError(f"the module {target} has no file to record in a certificate")
+        file = Path(spec.origin).resolve()
+    return {"reference": reference, "file": str(file), "sha256": _file_digest(file)}
+
+
+def reload_object(source: Mapping[str, Any], noun: str) -> Any:
+    """The value a certificate's ``source`` names, loaded again (its code runs) only if its
+    file still has the recorded digest.
+
+    Args:
+        source: a record of :func:`code_record`.
+        noun: what the value is, for messages.
+
+    Returns:
+        The value.
+
+    Raises:
+        InputError: see :func:`_unchanged_code`, or the value is gone.
+    """
+    file, target, name, reference = _unchanged_code(source, f"the {noun} {source.get('reference')}")
+    return load_object(f"{file}:{name}" if target.endswith(".py") else reference, noun)
+
+
 def reload_claim(source: Mapping[str, Any], claim_id: str) -> tuple[Claim, dict[str, str]]:
     """The claim ``claim_id`` from the code a certificate's ``source`` records,
     loaded again (the code runs) only if its file still has the recorded digest.
@@ -299,24 +368,7 @@ def reload_claim(source: Mapping[str, Any], claim_id: str) -> tuple[Claim, dict[
     Raises:
         InputError: the file is gone or changed, or no longer makes the claim.
     """
-    file_text, reference = source.get("file"), source.get("reference")
-    if not isinstance(file_text, str) or not os.path.isabs(file_text) or not isinstance(reference, str) \
-            or not reference:
-        raise InputError(f"the claim {claim_id}'s source names no absolute file and reference "
-                         f"(file {file_text!r}, reference {reference!r})")
-    file = Path(file_text)
-    if not file.is_file():
-        raise InputError(f"the claim {claim_id} came from {file}, which does not exist here")
-    if _file_digest(file) != source.get("sha256"):
-        raise InputError(f"the claim {claim_id} came from {file}, which has changed since the certificate was "
-                         "written (its sha256 differs): not the code that was proved")
-    target, name = _split(reference)
-    if not target.endswith(".py"):  # a module: it must still be the recorded file
-        spec = _spec_of(target)
-        origin = Path(spec.origin).resolve() if spec is not None and spec.origin else None
-        if origin != file.resolve():
-            raise InputError(f"the claim {claim_id} came from the module {target} at {file}; {target} is now "
-                             f"{origin or 'not importable'}: not the code that was proved")
+    file, target, name, reference = _unchanged_code(source, f"the claim {claim_id}")
     again = str(file) + (f":{name}" if name else "") if target.endswith(".py") else reference
     for claim, code in load_claims(again):
         if claim.id == claim_id:

@@ -9,7 +9,9 @@ embedded listing and spec stand for (a spec file embedded in it is Python: it
 is run only when asked, ``--run-spec-code``); one of a claim made by code
 outside the registry (``usim prove claims.py:NAME``, :mod:`usim.claim_code`)
 with that claim, its code imported again only when asked
-(``--run-claim-code``) and only if its file is unchanged. ``usim site`` and ``paper-map``
+(``--run-claim-code``) and only if its file is unchanged; one of ``usim check
+--tracr`` with the spec's claim about the program, the program's (and its broken
+variants') code imported again on the same terms. ``usim site`` and ``paper-map``
 speak for the registered claims, and read only certificates of ``usim
 prove``: a checked listing carries its spec's claim id, but it is about the
 listing.
@@ -22,6 +24,7 @@ from typing import TYPE_CHECKING, Callable, Iterator
 
 from usim.claim_code import CLAIM_CODE
 from usim.engine.certificate import Certificate, CertificateError
+from usim.listings.tracr_check import TRACR
 
 if TYPE_CHECKING:  # pragma: no cover
     from usim.engine.claim import Claim, Obligation, Shape
@@ -57,6 +60,14 @@ def _spec(cert: Certificate, run_spec_code: bool) -> "ListingSpec":
     source = cert.data["source"]
     return spec_from_source(source.get("spec_source") or {"kind": "builtin", "name": source.get("spec")},
                             run_spec_code)
+
+
+def _tracr_code(cert: Certificate, run_claim_code: bool) -> None:
+    """Refuse to run a certificate's tracr program unless asked (``--run-claim-code``)."""
+    if not run_claim_code:
+        program = cert.data["source"].get("program") or {}
+        raise CertificateError(f"{cert.where} ({cert.claim_id}) is of the tracr program {program.get('reference')} "
+                               f"({program.get('file')}): usim runs that code only when asked (--run-claim-code)")
 
 
 def claim_of_code(cert: Certificate, run_claim_code: bool) -> tuple["Claim", dict[str, str]]:
@@ -127,6 +138,16 @@ def reference(cert: Certificate, run_spec_code: bool = False, listings: bool = T
         spec = _spec(cert, run_spec_code)
         return of_listing(listing_claim_of(spec, str(source.get("function")), str(source.get("file"))),
                           len(spec.dims), tuple(spec.mutants))
+    if kind == TRACR:
+        if not listings:
+            raise CertificateError(f"{at} is a certificate of usim check --tracr (a tracr program checked against "
+                                   "a spec), not of the registered claim: write these with usim prove --json-dir")
+        from usim.listings.tracr_check import tracr_claim_of
+
+        spec = _spec(cert, run_spec_code)  # what it states needs the spec only; its program runs in obligations
+        source = cert.data["source"]
+        names = tuple(str(b.get("name")) for b in source.get("broken") or [])
+        return of_listing(tracr_claim_of(spec, str(source["program"].get("reference"))), 1, names)
     raise CertificateError(f"{at}: it does not say where its construction came from (source {kind!r})")
 
 
@@ -152,6 +173,21 @@ def obligations(cert: Certificate, run_spec_code: bool = False, run_claim_code: 
 
         spec = _spec(cert, run_spec_code)
         build, engines = listing_source(cert.data["source"], lambda spec_source: spec)
+        return build, tuple(engines)
+    if cert.data["source"].get("kind") == TRACR:
+        from usim.claim_code import reload_object
+        from usim.errors import InputError
+        from usim.listings.tracr_check import tracr_source
+
+        _tracr_code(cert, run_claim_code)
+
+        def load(record):
+            try:
+                return reload_object(record, "tracr program")
+            except InputError as error:
+                raise CertificateError(f"{cert.where} ({cert.claim_id}): {error}") from None
+
+        build, engines = tracr_source(cert.data["source"], _spec(cert, run_spec_code), load)
         return build, tuple(engines)
     if claim is None:
         claim = claim_of_code(cert, run_claim_code)[0] if cert.data["source"].get("kind") == CLAIM_CODE \

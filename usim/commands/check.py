@@ -160,7 +160,7 @@ def run(args: argparse.Namespace, text: str | None = None, brief: bool = False,
 
 
 TRACR_REFUSES = {"file": "a .rasp file", "function": "--function", "shape": "--shape", "alphabet": "--alphabet",
-                 "expect": "--expect", "expect_file": "--expect-file", "json": "--json", "base": "--base"}
+                 "expect": "--expect", "expect_file": "--expect-file", "base": "--base"}
 
 
 def run_tracr(args: argparse.Namespace) -> int:
@@ -170,14 +170,13 @@ def run_tracr(args: argparse.Namespace) -> int:
         0 only if every length is PROVED and every broken variant REFUTED.
     """
     from usim.api import check_tracr
-    from usim.commands.options import CHECK_LARGEST_N, check_max_n, check_timeout, engines_option
+    from usim.commands.options import CHECK_LARGEST_N, check_max_n, check_timeout, check_writable, engines_option
     from usim.render_check import shape_lines
     from usim.repl import read_input
 
     for option, what in TRACR_REFUSES.items():
         if getattr(args, option) is not None:
-            raise UsimError(f"--tracr checks a tracr program: {what} does not apply"
-                            + (" (no certificate of a tracr program yet)" if option == "json" else ""))
+            raise UsimError(f"--tracr checks a tracr program: {what} does not apply")
     if args.mutants or args.padding != "zero":
         raise UsimError("--tracr checks a tracr program: give its broken variants with --broken")
     if args.vocab is None:
@@ -185,6 +184,9 @@ def run_tracr(args: argparse.Namespace) -> int:
     spec = _spec(args)
     check_max_n(args.max_n, CHECK_LARGEST_N)
     check_timeout(args.timeout)
+    if args.json:
+        check_writable(args.json, "--json")
+    started = time.perf_counter()
     longest = args.max_len if args.max_len is not None else (args.max_n or spec.default_max_n)
     if longest < 1:
         raise UsimError(f"--max-len must be at least 1, got {longest}")
@@ -203,8 +205,20 @@ def run_tracr(args: argparse.Namespace) -> int:
             _print(shape_lines(shape, spec, alphabet, noun="length"))
     proved = sum(s.status.name == "PROVED" for s in report.shapes)
     print(f"summary: {proved} of {len(report.shapes)} lengths PROVED"
-          + (f"; {sum(s.status.name == 'REFUTED' for s in report.broken)} broken variant(s) refuted of "
-             f"{len({s.mutant for s in report.broken})}" if report.broken else ""))
+          + (f"; {len({s.mutant for s in report.broken if s.status.name == 'REFUTED'})} broken variant(s) "
+             f"refuted of {len({s.mutant for s in report.broken})}" if report.broken else ""))
+    if args.json:
+        import json
+        from pathlib import Path
+
+        from usim.claim_code import code_record
+        from usim.listings.tracr_check import tracr_certificate
+
+        broken = [{"name": ref.rpartition(":")[2], **code_record(ref)} for ref in args.broken or ()]
+        written = tracr_certificate(report, args.timeout, time.perf_counter() - started, code_record(args.tracr),
+                                    broken)
+        Path(args.json).write_text(json.dumps(written, indent=2) + "\n")
+        print(f"certificate written to {args.json} (check it again with usim verify {args.json} --run-claim-code)")
     return 0 if report.ok else 1
 
 
