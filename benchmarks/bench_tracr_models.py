@@ -27,13 +27,8 @@ from usim.text_layout import table
 from usim.transformer.tracr_to_network import check_tracr_model
 
 PROGRAMS = Path(__file__).resolve().parent.parent / "examples" / "tracr" / "programs.py"
-ABC = "abc"
-VOCABULARIES = {
-    "length": ABC, "reverse": ABC, "hist": ABC, "sort_unique": (1, 2, 3, 4), "sort": (1, 2, 3, 4),
-    "sort_freq": ABC, "frac_prevs": ABC, "pair_balance": "()x", "shuffle_dyck": "(){}",
-    "shuffle_dyck2": "(){}", "shift_by": ABC, "detect_pattern": ABC, "count_less_freq": ABC, "count": ABC,
-    "nary_sum": (1, 2, 3, 4),
-}
+VOCABULARIES = {name: vocab for name, vocab in load_object(f"{PROGRAMS}:VOCABULARIES", "vocabularies").items()
+                if name != "nary_sequencemap"}  # tracr's library, the vocabulary each program is meant for
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pytest
 
@@ -106,3 +108,27 @@ def test_a_folder_that_cannot_be_created_is_one_line(capsys):
     assert main(["compile", "lemma3", "--shape", "2x2", "--out", "/proc/usim-cannot-be-here"]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "cannot" in err[0]
+
+
+TRACR_PROGRAMS = Path(__file__).resolve().parent.parent / "examples" / "tracr" / "programs.py"
+
+
+def test_a_tracr_program_is_compiled_proved_by_exhaustion_and_its_size_shown_beside_tracrs(capsys):
+    pytest.importorskip("tracr", reason="tracr is not installed (the tracr extra)")
+    status = main(["compile", "--tracr", f"{TRACR_PROGRAMS}:hist", "--vocab", '["a", "b", "c"]', "--max-len", "3"])
+    out = capsys.readouterr().out
+    assert status == 0, out
+    assert "usim's network at length 3: 2 layers, 1 heads" in out and "tracr's model: 1 layers of 1 head(s)" in out
+    assert "PROVED: on every one of the 39 inputs, exactly" in out
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["--vocab", '["a"]'], "--tracr needs --vocab"),
+    (["--vocab", '["a"]', "--max-len", "2", "--shape", "2x2"], "--shape does not apply"),
+    (["--vocab", '["a", "b", "c", "d", "e", "f"]', "--max-len", "9"], "above usim compile --tracr's limit"),
+])
+def test_tracr_compile_mistakes_are_one_line(capsys, argv, message):
+    pytest.importorskip("tracr", reason="tracr is not installed (the tracr extra)")
+    assert main(["compile", "--tracr", f"{TRACR_PROGRAMS}:hist", *argv]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and message in err[0], err

@@ -28,12 +28,7 @@ from usim.tracr_reader.value_sets import CannotRead  # noqa: E402
 
 PROGRAMS = Path(__file__).resolve().parent.parent / "examples" / "tracr" / "programs.py"
 ABC = ("a", "b", "c")
-VOCABULARIES = {  # each program of tracr's library, with the tokens it is meant for
-    "length": ABC, "reverse": ABC, "hist": ABC, "sort_unique": (1, 2, 3, 4), "sort": (1, 2, 3, 4),
-    "sort_freq": ABC, "frac_prevs": ABC, "pair_balance": ("(", ")", "x"), "shuffle_dyck": tuple("(){}"),
-    "shuffle_dyck2": tuple("(){}"), "shift_by": ABC, "detect_pattern": ABC, "count_less_freq": ABC,
-    "count": ABC, "nary_sequencemap": ABC,
-}
+VOCABULARIES = load_object(f"{PROGRAMS}:VOCABULARIES", "vocabularies")  # the tokens each program is meant for
 MAX_LEN = 5
 
 

@@ -146,13 +146,16 @@ def test_a_mask_that_allows_no_key_is_refused():
         Head("empty", SOFT, zero, zero, zero, Linear.of(1, [[] for _ in range(width)]), mask)
 
 
-def test_a_hard_head_whose_scores_read_the_input_is_refused():
+def test_a_hard_head_whose_scores_read_the_input_is_decided_exactly_on_one_input_and_refused_otherwise():
     width = len(embedding_dims(2)) + 1
     reads_token = Linear.of(width, [{TOKEN: 1}])
     head = Head("data", HARD, reads_token, reads_token, reads_token, Linear.writes(1, width, [width - 1]))
     network = _network(2, [Layer((head,), MLP.empty(width))], ["h"], {"y": {width - 1: 1}})
+    # score(t, s) = x_t x_s: query 2 (token 2) prefers the key of token 2; query 1 too (2 > 1); BOS ties all
+    assert run(network, EXACT, [Fraction(1), Fraction(2)])["y"] == [2, 2]
+    assert run(network, EXACT, [Fraction(-1), Fraction(2)])["y"] == [-1, 2]
     with pytest.raises(EvaluationError, match="scores that read the input"):
-        run(network, EXACT, [Fraction(1), Fraction(2)])
+        run(network, NUMERIC, np.array([[1.0, 2.0]]))
 
 
 def test_a_network_runs_on_its_own_length_only():

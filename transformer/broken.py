@@ -11,7 +11,11 @@ compiler could make, or None when the network has nothing of that kind:
   nothing ties with other keys instead of attending to BOS alone;
 * :func:`wrong_mlp_weight`: the first weight an MLP writes back with is doubled;
 * :func:`wrong_mask`: the first softmax head's mask allows one more key in
-  the first row it restricts.
+  the first row it restricts;
+* :func:`wrong_relation`: in the first average-hard head whose queries read
+  the input (a selector that reads values), one entry of the relation is
+  dropped (the first weight its W_Q puts on a dimension past the position code):
+  a query value no longer selects a key value it should.
 """
 
 from __future__ import annotations
@@ -101,4 +105,17 @@ def wrong_mask(network: Network) -> Network | None:
             if mask[q, 1:].any() and closed.size:
                 mask[q, closed[0] + 1] = True
                 return _with_head(network, layer, index, replace(head, mask=mask), "wrong mask")
+    return None
+
+
+def wrong_relation(network: Network) -> Network | None:
+    past = network.n + 2  # the token and the position code come first
+    for layer, index, head in heads_in(network):
+        if head.kind != HARD:
+            continue
+        for j, column in enumerate(head.query.columns):
+            for d, _ in column:
+                if d >= past:
+                    return _with_head(network, layer, index, replace(head, query=head.query.replaced(d, j, 0)),
+                                      "wrong relation")
     return None

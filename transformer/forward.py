@@ -18,8 +18,10 @@ once (:func:`argmax_selection`, integer arithmetic on a common denominator)
 into a :class:`~usim.encodings.selection.StaticSelection`, and the head's
 output is the interpretation's aggregate over it: the mean of the values at
 the maximisers. This is the finite, exact check per length of the argmax
-sets. A hard head whose scores read the input is refused (no compiled
-program has one).
+sets. A hard head whose scores read the input (the programs over finite
+value sets: a selector that reads values) is decided by the exact
+interpretation alone, one input at a time (:meth:`_Pass.pairwise_hard`); the
+others refuse it.
 
 **Softmax heads.** Where W_Q reads position dimensions only (the query side is
 fixed per position; the keys may read the input), every interpretation evaluates
@@ -204,6 +206,9 @@ class _Pass:
     def head(self, head: Head) -> list[Any]:
         values = [self.readout(c) for c in head.value.columns]
         if head.kind == HARD and self.beta is None:
+            if (not _positions_only(head.query, self.size) or not _positions_only(head.key, self.size)) \
+                    and isinstance(self.interp, type(EXACT)):
+                return self.pairwise_hard(head, values)
             selection = head_selection(head, self.size)
             return [self.mean(selection, v) for v in values]
         scale = Fraction(1) if head.kind != HARD else self.beta
@@ -260,6 +265,25 @@ class _Pass:
                 numerators[i] = mean_ev if numerators[i] is None else \
                     self.interp.map(Op.ADD, [numerators[i], mean_ev])
         return [self.interp.map(Op.TRUEDIV, [num, denominator]) for num in numerators]
+
+    def pairwise_hard(self, head: Head, values: list[Any]) -> list[Any]:
+        """An average-hard head whose scores read the input, in the exact interpretation only (one
+        input, rationals): every pair's score q_t . k_s exactly, each row's maximisers, the mean of
+        the values there (the programs compiled from finite value sets: a selector that reads values)."""
+        def exact(x: Any) -> list[Any]:
+            return list(x) if isinstance(x, Exact) else list(x)
+
+        queries = [exact(self.readout(c)) for c in head.query.columns]
+        keys = [exact(self.readout(c)) for c in head.key.columns]
+        outs = [exact(v) for v in values]
+        size = self.size
+        rows = []
+        for t in range(size):
+            scores = [sum((q[t] * k[s] for q, k in zip(queries, keys)), Fraction(0)) for s in range(size)]
+            best = max(scores)
+            rows.append([s for s in range(size) if scores[s] == best])
+        selection = StaticSelection.from_rows(size, rows)
+        return [EXACT.aggregate_static(selection, v, 0, Semantics.RASP) for v in outs]
 
     def pairwise_softmax(self, head: Head, values: list[Any], scale: Any, mask: np.ndarray | None) -> list[Any]:
         """A softmax head whose queries read the input, in the numeric interpretation only: the

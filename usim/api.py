@@ -52,6 +52,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from usim.listings.spec import ListingSpec
     from usim.listings.tracr_check import TracrCheckReport
     from usim.tracr_reader.convert import TracrReading
+    from usim.transformer.finite_to_network import FiniteCheck
 
 
 def claims(reference: str) -> list["Claim"]:
@@ -360,6 +361,41 @@ def check_tracr(program: Any, vocab: Sequence[Any], max_len: int, spec: "Listing
     variants = {(b.rpartition(":")[2] if isinstance(b, str) else f"broken {i + 1}"): read_tracr(b, vocab, max_len)
                 for i, b in enumerate(broken)}
     return run_check(reading, chosen, reference, max_n, engines, timeout, every_engine, variants)
+
+
+def compile_tracr(program: Any, vocab: Sequence[Any], max_len: int) -> "tuple[FiniteCheck, Any]":
+    """Compile a tracr program with usim's compiler over finite value sets (exact), at every length
+    up to ``max_len``, and prove the networks equal the program by running each exactly on every
+    input of the vocabulary; also compile it with tracr, for its size.
+
+    Args:
+        program: as :func:`read_tracr` takes it.
+        vocab: the tokens.
+        max_len: the longest input.
+
+    Returns:
+        The :class:`usim.transformer.finite_to_network.FiniteCheck` (``proved``,
+        ``sizes`` per length), and tracr's own compiled model (its ``model_config``, ``params``).
+    """
+    from tracr.compiler import compiling
+
+    from usim.claim_code import load_object
+    from usim.tracr_reader.convert import program_of
+    from usim.tracr_reader.value_sets import tracr_rasp
+    from usim.transformer.finite_to_network import check_finite
+
+    tracr_rasp()
+    where = "the program"
+    if isinstance(program, str):
+        where, program = program, load_object(program, "tracr program")
+    program = program_of(program, where)
+    check = check_finite(program, vocab, max_len)
+    try:
+        theirs = compiling.compile_rasp_to_model(program, vocab=set(vocab), max_seq_len=max_len,
+                                                 compiler_bos="compiler_bos")
+    except Exception as error:  # tracr's compiler refuses some programs usim compiles
+        theirs = error
+    return check, theirs
 
 
 def verify(path: str | Path, run_spec_code: bool = False, run_claim_code: bool = False,

@@ -32,6 +32,13 @@ count = lib.make_count(rasp.tokens, "a")
 nary_sequencemap = lib.make_nary_sequencemap(lambda x, y, z: x + y + z, rasp.tokens, rasp.tokens, rasp.tokens)
 nary_sum = lib.make_nary_sequencemap(lambda x, i, z: x * i + z, rasp.tokens, rasp.indices, rasp.tokens)
 
+VOCABULARIES = {  # the tokens each program is meant for (what usim reads, checks and compiles it over)
+    "length": "abc", "reverse": "abc", "hist": "abc", "sort_unique": (1, 2, 3, 4), "sort": (1, 2, 3, 4),
+    "sort_freq": "abc", "frac_prevs": "abc", "pair_balance": "()x", "shuffle_dyck": "(){}",
+    "shuffle_dyck2": "(){}", "shift_by": "abc", "detect_pattern": "abc", "count_less_freq": "abc", "count": "abc",
+    "nary_sequencemap": "abc", "nary_sum": (1, 2, 3, 4),
+}
+
 # Broken variants, one of each program: each must be refuted against the program's spec.
 _negated = rasp.numerical(rasp.Map(lambda x: -x, rasp.tokens))
 broken_length = lib.make_hist()  # counts the position's own token, not every position

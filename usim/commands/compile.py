@@ -27,6 +27,14 @@ it writes ``network.npz`` (every matrix, float64; names in
 PyTorch module of standard parts (``torch.export.load("model.pt2").module()``;
 it maps a (B, n) float64 tensor, any batch B, to (B, n, outputs)).
 
+``usim compile --tracr FILE.py:NAME --vocab '["a", "b"]' --max-len N``
+compiles a tracr program (the ``tracr`` extra) with usim's compiler over
+finite value sets (:mod:`usim.transformer.finite_to_network`: one-hot codes of
+each sequence's values, heads that read values, exact lookup MLPs), at every
+length up to N, runs each network exactly on every input of the vocabulary
+against the program (a proof by exhaustion of the finite domain), and prints
+its size beside the size of the model tracr compiles.
+
 ``--sizes`` prints, for each shape, one row of a Markdown table of the
 network's size and nothing else (the weights are not decided exactly:
 compiling U for n = d = 16 takes about half a minute):
@@ -60,7 +68,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
         "compile", help="compile a claim's RASP program to transformer weights (.npz, PyTorch) and report its size",
         description=help_text(__doc__), formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("claim", help="the claim's id (usim prove --list), e.g. theorem6 or lemma5_weights")
+    parser.add_argument("claim", nargs="?",
+                        help="the claim's id (usim prove --list), e.g. theorem6 or lemma5_weights")
+    parser.add_argument("--tracr", metavar="FILE.py:NAME|MODULE:NAME",
+                        help="compile a tracr program instead (needs --vocab and --max-len)")
+    parser.add_argument("--vocab", help='--tracr: the tokens\' values as a list, e.g. \'["a", "b", "c"]\'')
+    parser.add_argument("--max-len", type=int, help="--tracr: the longest input")
     parser.add_argument("--shape", help="the shape, e.g. 2x3 (lemma3), 2x3x2 (lemma5), 3x3 (theorem6)")
     parser.add_argument("--out", metavar="DIR", help="write network.npz, report.md (and model.pt2) into DIR")
     parser.add_argument("--sizes", metavar="S1,S2,...",
@@ -201,7 +214,59 @@ def report(claim_id: str, weights: str, shape: tuple[int, ...], ob, network, sec
     return "\n".join(lines) + "\n"
 
 
+MAX_TRACR_INPUTS = 100_000
+"""The most inputs ``usim compile --tracr`` runs each network on (every input of the vocabulary)."""
+
+
+def run_tracr(args: argparse.Namespace) -> int:
+    """``usim compile --tracr REF --vocab "[...]" --max-len N``: usim's network, proved by exhaustion, beside tracr's."""
+    from usim.api import compile_tracr
+    from usim.repl import read_input
+
+    for option in ("claim", "shape", "sizes", "out"):
+        if getattr(args, option) is not None:
+            raise InputError(f"--tracr compiles a tracr program: {'a claim' if option == 'claim' else '--' + option} "
+                             "does not apply")
+    if args.vocab is None or args.max_len is None:
+        raise InputError('--tracr needs --vocab "[...]" and --max-len N')
+    vocab = read_input(args.vocab)
+    if args.max_len < 1:
+        raise InputError(f"--max-len must be at least 1, got {args.max_len}")
+    count = sum(len(set(vocab)) ** n for n in range(1, args.max_len + 1))
+    if count > MAX_TRACR_INPUTS:
+        raise InputError(f"{count} inputs up to length {args.max_len}, above usim compile --tracr's limit of "
+                         f"{MAX_TRACR_INPUTS} (every input is run)")
+    check, theirs = compile_tracr(args.tracr, vocab, args.max_len)
+    layers, heads, width, parameters = check.sizes[-1]
+    print(f"usim compile --tracr {args.tracr}: lengths 1 to {args.max_len}, vocabulary {', '.join(map(repr, vocab))}")
+    print(f"  usim's network at length {args.max_len}: {layers} layers, {heads} heads, residual width {width}, "
+          f"{parameters} parameters (exact rationals; its first layer codes the tokens)")
+    if isinstance(theirs, Exception):
+        print(f"  tracr's model: tracr does not compile it ({type(theirs).__name__}: {theirs})")
+    else:
+        config = theirs.model_config
+        count_theirs = sum(int(np.size(w)) for part in theirs.params.values() for w in part.values())
+        print(f"  tracr's model: {config.num_layers} layers of {config.num_heads} head(s), residual width "
+              f"{len(theirs.residual_labels)}, {count_theirs} parameters (float32)")
+    verdict = "PROVED" if check.proved else "REFUTED"
+    print(f"  {verdict}: on every one of the {check.inputs} inputs, exactly, the network gives the program's value "
+          f"at each of the {check.positions - check.undefined} positions where the program is defined"
+          + (f" ({check.undefined} positions where it is undefined, tracr's None, ask nothing)" if check.undefined else ""))
+    if check.first is not None:
+        tokens, position, expected, got = check.first
+        print(f"  first difference: input {list(tokens)}, position {position}: the program {expected!r}, "
+              f"the network {got!r} ({check.differs} positions differ)")
+    return 0 if check.proved else 1
+
+
 def run(args: argparse.Namespace) -> int:
+    if args.tracr is not None:
+        return run_tracr(args)
+    for option in ("vocab", "max_len"):
+        if getattr(args, option) is not None:
+            raise InputError(f"--{option.replace('_', '-')} applies to --tracr")
+    if args.claim is None:
+        raise InputError("usim compile needs a claim (or --tracr)")
     if (args.shape is None) == (args.sizes is None):
         raise InputError("give --shape S (one network) or --sizes S1,S2,... (a size table)")
     if args.sizes is not None:
