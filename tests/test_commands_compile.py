@@ -132,3 +132,27 @@ def test_tracr_compile_mistakes_are_one_line(capsys, argv, message):
     assert main(["compile", "--tracr", f"{TRACR_PROGRAMS}:hist", *argv]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and message in err[0], err
+
+
+LISTINGS = Path(__file__).resolve().parent.parent / "examples" / "rasp"
+
+
+def test_a_listing_is_compiled_over_finite_value_sets_and_proved_by_exhaustion(capsys):
+    pytest.importorskip("tracr", reason="tracr is not installed (the tracr extra)")
+    status = main(["compile", str(LISTINGS / "symbols.rasp"), "--function", "histogram", "--max-len", "3",
+                   "--alphabet", "abc"])
+    out = capsys.readouterr().out
+    assert status == 0, out
+    assert "the network at length 3: 2 layers, 1 heads" in out and "PROVED: on every one of the 39 inputs" in out
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["--function", "histogram", "--max-len", "3"], "--alphabet S or --vocab"),
+    (["--function", "histogram", "--max-len", "3", "--alphabet", "abc", "--shape", "2x2"], "--shape does not apply"),
+    (["--function", "histogram", "--max-len", "12", "--alphabet", "abc"], "above usim compile's limit"),
+])
+def test_listing_compile_mistakes_are_one_line(capsys, argv, message):
+    pytest.importorskip("tracr", reason="tracr is not installed (the tracr extra)")
+    assert main(["compile", str(LISTINGS / "symbols.rasp"), *argv]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and message in err[0], err

@@ -403,7 +403,8 @@ class FiniteCheck:
 
 
 def check_finite(program: Any, vocab: Sequence[Any], max_len: int,
-                 broken: Callable[[Network], Network | None] | None = None) -> FiniteCheck:
+                 broken: Callable[[Network], Network | None] | None = None,
+                 reference: Callable[[list[Any]], list[Any]] | None = None) -> FiniteCheck:
     """Compile ``program`` at every length up to ``max_len`` and run each network exactly on every
     input of the vocabulary, against the program's exact reading (tracr's evaluator's meaning).
 
@@ -413,6 +414,8 @@ def check_finite(program: Any, vocab: Sequence[Any], max_len: int,
         max_len: the longest input.
         broken: a broken compilation to check instead (:mod:`usim.transformer.broken`); a
             length it leaves unchanged (None) is checked as compiled.
+        reference: the values the network must give on an input (None where nothing is asked);
+            None: the program's reading (tracr's evaluator's meaning).
 
     Returns:
         What the exhaustive run found.
@@ -436,7 +439,7 @@ def check_finite(program: Any, vocab: Sequence[Any], max_len: int,
         for xs in itertools.product(tokens, repeat=n):
             xs = list(xs)
             got = compiled.decode(run(network, EXACT, compiled.reading.encode(xs)))
-            expected = compiled.reading.run(xs)
+            expected = compiled.reading.run(xs) if reference is None else reference(xs)
             inputs, positions = inputs + 1, positions + n
             for p, (e, g) in enumerate(zip(expected, got)):
                 if e is None:

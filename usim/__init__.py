@@ -39,7 +39,7 @@ _PUBLIC = {
     # prove it, check a listing, run, verify
     "claims": "usim.api", "one_claim": "usim.api", "prove": "usim.api", "certificate": "usim.api", "write_certificate": "usim.api",
     "spec": "usim.api", "check": "usim.api", "run": "usim.api", "verify": "usim.api",
-    "read_tracr": "usim.api", "check_tracr": "usim.api", "compile_tracr": "usim.api",
+    "read_tracr": "usim.api", "check_tracr": "usim.api", "compile_tracr": "usim.api", "compile_listing": "usim.api",
     "ClaimReport": "usim.engine.runner", "Verification": "usim.engine.verify",
     "CheckReport": "usim.listings.check",
 }

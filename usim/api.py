@@ -398,6 +398,44 @@ def compile_tracr(program: Any, vocab: Sequence[Any], max_len: int) -> "tuple[Fi
     return check, theirs
 
 
+def compile_listing(path: str | Path, function: str, max_len: int, alphabet: Sequence[str] | None = None,
+                    vocab: Sequence[Any] | None = None) -> "FiniteCheck":
+    """Compile a listing's function with usim's compiler over finite value sets, at every length up to
+    ``max_len``, and prove each network equal to the listing (usim's own exact evaluation) on every
+    input: of the ``alphabet``'s symbols, or of the numbers in ``vocab`` (the ``tracr`` extra: the
+    listing is written as a tracr program first, :mod:`usim.tracr_reader.usim_to_tracr`).
+
+    Args:
+        path: the listing (the RASP REPL's language).
+        function: a function of no parameters, or an expression.
+        max_len: the longest input.
+        alphabet: the symbols a token ranges over (a listing of symbols).
+        vocab: the numbers a token ranges over (a listing of numbers).
+
+    Returns:
+        The :class:`usim.transformer.finite_to_network.FiniteCheck`.
+    """
+    from usim.encodings.domain import Undefined
+    from usim.encodings.evaluate import evaluate_sops
+    from usim.encodings.exact import EXACT
+    from usim.repl import load_file
+    from usim.tracr_reader.usim_to_tracr import usim_to_tracr
+    from usim.tracr_reader.value_sets import tracr_rasp
+    from usim.transformer.finite_to_network import check_finite
+
+    tracr_rasp()
+    if (alphabet is None) == (vocab is None):
+        raise UsimError("give the symbols a token ranges over (alphabet) or its numbers (vocab), one of them")
+    listing = load_file(str(path), symbols=alphabet is not None, inputs=list(alphabet) if alphabet else None)
+    sop = listing.build(function, {}).sop
+    tokens = list(listing.alphabet.input_codes) if alphabet is not None else list(vocab)
+
+    def reference(xs: list[Any]) -> list[Any]:
+        return [None if isinstance(v, Undefined) else v for v in evaluate_sops((sop,), EXACT, list(xs))[0]]
+
+    return check_finite(usim_to_tracr(sop), tokens, max_len, reference=reference)
+
+
 def verify(path: str | Path, run_spec_code: bool = False, run_claim_code: bool = False,
            progress: Callable[[str], None] | None = None) -> list["Verification"]:
     """Run every certificate in ``path`` again: the check a reviewer runs on a certificate sent to them.

@@ -35,6 +35,12 @@ length up to N, runs each network exactly on every input of the vocabulary
 against the program (a proof by exhaustion of the finite domain), and prints
 its size beside the size of the model tracr compiles.
 
+``usim compile FILE.rasp --function F --max-len N --alphabet S`` (or ``--vocab
+"[...]"`` for a listing of numbers) compiles a listing in the RASP REPL's
+language the same way (written first as a tracr program; the ``tracr``
+extra), and proves each network equal to the listing, usim's own evaluation
+of it, on every input.
+
 ``--sizes`` prints, for each shape, one row of a Markdown table of the
 network's size and nothing else (the weights are not decided exactly:
 compiling U for n = d = 16 takes about half a minute):
@@ -68,12 +74,15 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
         "compile", help="compile a claim's RASP program to transformer weights (.npz, PyTorch) and report its size",
         description=help_text(__doc__), formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("claim", nargs="?",
-                        help="the claim's id (usim prove --list), e.g. theorem6 or lemma5_weights")
+    parser.add_argument("claim", nargs="?", metavar="CLAIM|FILE.rasp",
+                        help="the claim's id (usim prove --list), e.g. theorem6 or lemma5_weights; or a RASP file")
     parser.add_argument("--tracr", metavar="FILE.py:NAME|MODULE:NAME",
                         help="compile a tracr program instead (needs --vocab and --max-len)")
-    parser.add_argument("--vocab", help='--tracr: the tokens\' values as a list, e.g. \'["a", "b", "c"]\'')
-    parser.add_argument("--max-len", type=int, help="--tracr: the longest input")
+    parser.add_argument("--vocab", help='--tracr, FILE.rasp: the tokens\' values as a list, e.g. \'["a", "b", "c"]\'')
+    parser.add_argument("--max-len", type=int, help="--tracr, FILE.rasp: the longest input")
+    parser.add_argument("--function", "-f", help="FILE.rasp: the function (or expression) to compile")
+    parser.add_argument("--alphabet", metavar="SYMBOLS",
+                        help="FILE.rasp: the symbols a token ranges over, e.g. abc (else --vocab: its numbers)")
     parser.add_argument("--shape", help="the shape, e.g. 2x3 (lemma3), 2x3x2 (lemma5), 3x3 (theorem6)")
     parser.add_argument("--out", metavar="DIR", help="write network.npz, report.md (and model.pt2) into DIR")
     parser.add_argument("--sizes", metavar="S1,S2,...",
@@ -248,23 +257,58 @@ def run_tracr(args: argparse.Namespace) -> int:
         count_theirs = sum(int(np.size(w)) for part in theirs.params.values() for w in part.values())
         print(f"  tracr's model: {config.num_layers} layers of {config.num_heads} head(s), residual width "
               f"{len(theirs.residual_labels)}, {count_theirs} parameters (float32)")
+    _verdict_lines(check)
+    return 0 if check.proved else 1
+
+
+def run_listing(args: argparse.Namespace) -> int:
+    """``usim compile FILE.rasp --function F --max-len N (--alphabet S | --vocab "[...]")``."""
+    from usim.api import compile_listing
+    from usim.repl import read_input
+    from usim.repl.symbols import parse_alphabet
+
+    for option in ("shape", "sizes", "out"):
+        if getattr(args, option) is not None:
+            raise InputError(f"compiling a RASP file over finite value sets: --{option} does not apply")
+    if args.function is None or args.max_len is None or (args.alphabet is None) == (args.vocab is None):
+        raise InputError("compiling a RASP file needs --function F, --max-len N and --alphabet S or --vocab \"[...]\"")
+    if args.max_len < 1:
+        raise InputError(f"--max-len must be at least 1, got {args.max_len}")
+    alphabet = parse_alphabet(args.alphabet) if args.alphabet is not None else None
+    vocab = read_input(args.vocab) if args.vocab is not None else None
+    size = len(alphabet if alphabet is not None else set(vocab))
+    count = sum(size ** n for n in range(1, args.max_len + 1))
+    if count > MAX_TRACR_INPUTS:
+        raise InputError(f"{count} inputs up to length {args.max_len}, above usim compile's limit of "
+                         f"{MAX_TRACR_INPUTS} over finite value sets (every input is run)")
+    check = compile_listing(args.claim, args.function, args.max_len, alphabet=alphabet, vocab=vocab)
+    layers, heads, width, parameters = check.sizes[-1]
+    print(f"usim compile {args.claim} --function {args.function}: lengths 1 to {args.max_len}, over finite value sets")
+    print(f"  the network at length {args.max_len}: {layers} layers, {heads} heads, residual width {width}, "
+          f"{parameters} parameters (exact rationals)")
+    _verdict_lines(check)
+    return 0 if check.proved else 1
+
+
+def _verdict_lines(check) -> None:
     verdict = "PROVED" if check.proved else "REFUTED"
     print(f"  {verdict}: on every one of the {check.inputs} inputs, exactly, the network gives the program's value "
           f"at each of the {check.positions - check.undefined} positions where the program is defined"
-          + (f" ({check.undefined} positions where it is undefined, tracr's None, ask nothing)" if check.undefined else ""))
+          + (f" ({check.undefined} positions where it is undefined ask nothing)" if check.undefined else ""))
     if check.first is not None:
         tokens, position, expected, got = check.first
         print(f"  first difference: input {list(tokens)}, position {position}: the program {expected!r}, "
               f"the network {got!r} ({check.differs} positions differ)")
-    return 0 if check.proved else 1
 
 
 def run(args: argparse.Namespace) -> int:
     if args.tracr is not None:
         return run_tracr(args)
-    for option in ("vocab", "max_len"):
+    if args.claim is not None and args.claim.endswith(".rasp"):
+        return run_listing(args)
+    for option in ("vocab", "max_len", "function", "alphabet"):
         if getattr(args, option) is not None:
-            raise InputError(f"--{option.replace('_', '-')} applies to --tracr")
+            raise InputError(f"--{option.replace('_', '-')} applies to --tracr or a .rasp file")
     if args.claim is None:
         raise InputError("usim compile needs a claim (or --tracr)")
     if (args.shape is None) == (args.sizes is None):
