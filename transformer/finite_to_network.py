@@ -375,6 +375,15 @@ def compile_finite(program: Any, vocab: Sequence[Any], max_len: int, n: int) -> 
     return FiniteNetwork(network, reading, values)
 
 
+def _evaluated(program: Any, tokens: list[Any]) -> list[Any]:
+    """tracr's evaluator on ``tokens``; None at every position where it raises."""
+    rasp = tracr_rasp()
+    try:
+        return list(rasp.evaluate(program, tokens))
+    except Exception:  # tracr's evaluator raises where a selector compares None, ...: nothing is asked there
+        return [None] * len(tokens)
+
+
 @dataclass(frozen=True)
 class FiniteCheck:
     """A compiled network against the program on every input of the vocabulary up to a length,
@@ -384,7 +393,8 @@ class FiniteCheck:
         inputs: every input, of length 1 to the longest.
         positions: their positions, in all.
         undefined: positions where the program is undefined (tracr's None): nothing is asked there.
-        differs: positions where the program is defined and the network's output is not its value.
+        differs: positions where the program is defined and the network's output is not its value,
+            and positions where the reading is undefined but tracr's evaluator gives a value.
         first: the first difference: (input, position, the program's value, the network's).
         sizes: per length, (layers, heads, residual width, parameters) of the network.
     """
@@ -439,10 +449,17 @@ def check_finite(program: Any, vocab: Sequence[Any], max_len: int,
         for xs in itertools.product(tokens, repeat=n):
             xs = list(xs)
             got = compiled.decode(run(network, EXACT, compiled.reading.encode(xs)))
-            expected = compiled.reading.run(xs) if reference is None else reference(xs)
+            if reference is None:
+                expected = compiled.reading.run(xs)
+                evaluator = _evaluated(program, xs)  # tracr's own: the reading may say None only where it does
+            else:
+                expected, evaluator = reference(xs), None
             inputs, positions = inputs + 1, positions + n
             for p, (e, g) in enumerate(zip(expected, got)):
-                if e is None:
+                if e is None and evaluator is not None and evaluator[p] is not None:
+                    differs += 1  # undefined in the reading, a value in tracr's evaluator: never skipped
+                    first = first or (tuple(xs), p, evaluator[p], g)
+                elif e is None:
                     undefined += 1
                 elif g is None or g != e:
                     differs += 1
