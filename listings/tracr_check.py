@@ -8,7 +8,10 @@ Each token ranges over the vocabulary (symbols as their codes), so the domain
 is finite and the exhaustive engine can decide it. The obligation is proved or
 refuted as any claim's is (:func:`usim.engine.runner.check_obligation`): the
 engines, the definedness check (tracr's None is undefined: an output that is
-None somewhere is refuted there, replayed) and the witness.
+None somewhere is refuted there, replayed) and the witness. Before, the reading
+is run on every input of the length beside tracr's own evaluator
+(:meth:`~usim.tracr_reader.convert.TracrReading.differs_from_tracr`): where they
+differ, nothing is proved (ERROR), so that PROVED is about tracr's program.
 
 A broken variant is another tracr program read for the same vocabulary: it must
 come out REFUTED at some length.
@@ -141,6 +144,10 @@ def check_tracr(reading: TracrReading, spec: ListingSpec, reference: str, max_n:
     def run(r: TracrReading, n: int, mutant: str | None) -> ShapeReport:
         start = time.perf_counter()
         try:
+            differs = r.differs_from_tracr(n)
+            if differs is not None:  # a proof about the reading is one about tracr's program only where they agree
+                raise UsimError(f"usim's reading of the program differs from tracr's evaluator ({differs}): "
+                                "usim's fault, please report it; nothing is proved about it")
             ob = tracr_obligation(r, spec, n, label if mutant is None else f"{label}_{mutant}", mutant)
             result = check_obligation(ob, engines=engines, timeout=timeout, claim_engines=spec.engines, jobs=1,
                                       until_decided=not every_engine, costs=costs)

@@ -29,7 +29,7 @@ from fractions import Fraction
 from typing import Any, Callable, Sequence
 
 from usim.encodings.domain import Undefined
-from usim.errors import InputError
+from usim.errors import InputError, UsimError
 from usim.rasp import expr as E
 from usim.repl.symbols import undefined
 from usim.tracr_reader.value_sets import (
@@ -62,6 +62,43 @@ class TracrReading:
     max_len: int
     atoms: tuple
     input_kind: str
+    program: Any = field(default=None, compare=False, repr=False)
+
+    def differs_from_tracr(self, n: int) -> str | None:
+        """Where this reading differs from tracr's evaluator on an input of length ``n`` (every input
+        of the vocabulary), in words; None where it never does. Numbers agree to 1e-9 (tracr averages
+        in floats); None is None; where tracr's evaluator raises, the reading must be undefined.
+
+        Args:
+            n: the length.
+
+        Returns:
+            The first difference, or None.
+        """
+        import itertools
+
+        rasp = tracr_rasp()
+        for tokens in itertools.product(self.vocab, repeat=n):
+            tokens = list(tokens)
+            try:
+                expected = list(rasp.evaluate(self.program, tokens))
+            except Exception:  # tracr's evaluator raises: nothing for the reading to equal
+                expected = [None] * n
+            try:
+                got = self.run(tokens)
+            except UsimError:
+                got = [None] * n
+            for p, (e, g) in enumerate(zip(expected, got)):
+                if e is None and g is None:
+                    continue
+                numbers = not isinstance(e, str) and not isinstance(g, str) and e is not None and g is not None \
+                    and not isinstance(e, tuple) and not isinstance(g, tuple)
+                if numbers and abs(Fraction(e) - Fraction(g)) <= Fraction(1, 10**9) * max(1, abs(Fraction(e))):
+                    continue
+                if not numbers and e == g:
+                    continue
+                return f"on {tokens!r} at position {p} tracr's evaluator gives {e!r}, usim's reading {g!r}"
+        return None
 
     def encode(self, tokens: Sequence[Any]) -> list[Any]:
         """An input as usim's expression reads it (codes, exact numbers).
@@ -169,7 +206,7 @@ def read_tracr(program: Any, vocab: Sequence[Any], max_len: int) -> TracrReading
         for token in ordered:
             reader.code(token)
     sop = reader.sop(program)
-    return TracrReading(sop, reader.kind(program), ordered, max_len, tuple(reader.atoms), input_kind)
+    return TracrReading(sop, reader.kind(program), ordered, max_len, tuple(reader.atoms), input_kind, program)
 
 
 def _order(value: Any) -> tuple[str, str]:
