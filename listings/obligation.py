@@ -38,6 +38,9 @@ def obligation_for(rasp: RaspFile, function: str, spec: ListingSpec, shape: Shap
         numbers (or the other way), or an unknown padding, is a UsimError.
     """
     statement = spec.statement(shape)
+    if statement.undefined:
+        raise UsimError(f"the {spec.name} spec says where the program gives no value (undefined=): only a "
+                        "tracr program is checked against such a spec (usim check --tracr)")
     built = rasp.build(function, call_arguments(parameters, spec, shape))
     sop = built.sop
     if spec.reads == "symbol":

@@ -22,7 +22,10 @@ from usim.engine.claim import Preconditions, Shape, Target
 class Statement:
     """What one shape of a spec states, without a program: the layouts, the
     target (input blocks -> output blocks, in sympy), the preconditions, and the
-    inputs' domain (``values``: a finite set each entry ranges over)."""
+    inputs' domain (``values``: a finite set each entry ranges over);
+    ``undefined``: output positions where the program gives no value (tracr's
+    None; only a tracr program is checked against such a spec), the target's
+    entries there not compared."""
 
     input_layout: SequenceLayout
     output_layout: SequenceLayout
@@ -30,6 +33,7 @@ class Statement:
     preconditions: Preconditions | None = None
     domain: str = "real"
     values: tuple[Any, ...] | None = None
+    undefined: tuple[int, ...] = ()  # output positions where the program must be undefined (tracr's None)
 
 
 @dataclass(frozen=True)

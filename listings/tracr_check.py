@@ -28,6 +28,7 @@ from usim.engine.claim import Obligation, Status
 from usim.errors import InputError, UsimError
 from usim.listings.report import ShapeReport, Unchecked
 from usim.listings.spec import ListingSpec
+from usim.rasp import expr as E
 from usim.rasp.expr import Semantics
 from usim.rasp.program import Program
 from usim.tracr_reader.convert import TracrReading
@@ -96,6 +97,8 @@ def tracr_obligation(reading: TracrReading, spec: ListingSpec, n: int, label: st
 
     Raises:
         InputError: the spec's shape, or what it reads or writes, does not fit the program.
+        UsimError: the program gives a value at a position where the spec says None (the
+            obligation compares the other positions; these are checked on every input here).
     """
     fits(reading, spec)
     statement = spec.statement((n,))
@@ -107,12 +110,51 @@ def tracr_obligation(reading: TracrReading, spec: ListingSpec, n: int, label: st
         raise InputError(f"length {n} is past the reading's longest input, {reading.max_len}")
     values = tuple(reading.encode([token])[0] for token in reading.vocab)  # what each token ranges over
     domain = "integer" if all(int(v) == v for v in values) else "real"
-    program = Program.of(label, {label: reading.sop}, f"{label}, read from tracr")
+    sop, target = reading.sop, statement.target
+    if statement.undefined:  # compared elsewhere only; undefined there, checked here on every input
+        gives = none_where_stated(reading, spec, n)
+        if gives is not None:
+            raise UsimError(f"the program does not meet the spec: {gives}")
+        at = None
+        for p in statement.undefined:
+            at = (E.indices == p) if at is None else (at | (E.indices == p))
+        sop = E.where(at, 0, sop)
+        target = _masked(statement.target, statement.undefined)
+    program = Program.of(label, {label: sop}, f"{label}, read from tracr")
     construction = Construction(f"{label} (tracr) n={n}", program, statement.input_layout,
                                 statement.output_layout, Semantics.RASP, notes="read from tracr")
-    ob = Obligation(spec.id, (n,), construction, statement.target, preconditions=statement.preconditions,
+    ob = Obligation(spec.id, (n,), construction, target, preconditions=statement.preconditions,
                     domain=domain, values=values)
     return replace(ob, mutant=mutant) if mutant else ob
+
+
+def _masked(target: Callable, positions: tuple[int, ...]) -> Callable:
+    """``target`` with its one output block's entries at ``positions`` (row-major) set to 0."""
+    def masked(m: Mapping[str, Any]) -> dict[str, Any]:
+        out = {}
+        for name, matrix in target(m).items():
+            matrix = matrix.copy()
+            for p in positions:
+                matrix[p // matrix.cols, p % matrix.cols] = 0
+            out[name] = matrix
+        return out
+    return masked
+
+
+def none_where_stated(reading: TracrReading, spec: ListingSpec, n: int) -> str | None:
+    """Where the program gives a value at a position the spec says it gives None (every input of
+    length ``n``), in words; None where it never does."""
+    import itertools
+
+    undefined = spec.statement((n,)).undefined
+    if not undefined:
+        return None
+    for tokens in itertools.product(reading.vocab, repeat=n):
+        got = reading.run(list(tokens))
+        for p in undefined:
+            if got[p] is not None:
+                return f"on {list(tokens)!r} the program gives {got[p]!r} at position {p}, where the spec says None"
+    return None
 
 
 def check_tracr(reading: TracrReading, spec: ListingSpec, reference: str, max_n: int | None = None,
@@ -260,6 +302,9 @@ def tracr_source(source: Mapping[str, Any], spec: ListingSpec, load: Callable[[M
             record = records[mutant]
             readings[mutant] = read_tracr(program_of(load(record), str(record.get("reference"))), vocab, max_len)
         label = str(records[None].get("reference", "")).rpartition(":")[2] or "tracr_program"
+        differs = readings[mutant].differs_from_tracr(shape[0])
+        if differs is not None:  # as when it was checked: a proof about the reading is one about tracr's program
+            raise UsimError(f"usim's reading of the program differs from tracr's evaluator ({differs})")
         return tracr_obligation(readings[mutant], spec, shape[0], label if mutant is None else f"{label}_{mutant}",
                                 mutant)
 

@@ -102,6 +102,7 @@ class Declaration:
     title: str | None = None
     reads: str = "number"
     writes: str = "number"
+    undefined: Callable[..., Any] | None = None
 
 
 def spec(*, inputs: Mapping[str, tuple[Size, Size]], outputs: Mapping[str, tuple[Size, Size]],
@@ -115,7 +116,9 @@ def spec(*, inputs: Mapping[str, tuple[Size, Size]], outputs: Mapping[str, tuple
         **declared: the other declarations (``dims``, ``length``,
             ``preconditions``, ``domain``, ``values``, ``shapes``, ``max_n``,
             ``engines``, ``mutants``, ``square``, ``sums``, ``title``,
-            ``reads``, ``writes``), the fields of :class:`Declaration`.
+            ``reads``, ``writes``, ``undefined``: a function of the dimensions
+            giving the output positions where the program gives tracr's None),
+            the fields of :class:`Declaration`.
 
     Returns:
         The decorator: it records the :class:`Declaration` on the function
@@ -363,7 +366,12 @@ def build_spec(function: Callable, d: Declaration, name: str, filename: str, tex
             def preconditions(m: Mapping[str, Any]) -> list[Any]:
                 got = _call(d.preconditions, m, values_, f"{where} preconditions")
                 return list(got) if isinstance(got, (list, tuple)) else [got]
-        return Statement(layout_in, layout_out, target, preconditions, d.domain, values)
+        undefined: tuple[int, ...] = ()
+        if d.undefined is not None:
+            undefined = tuple(sorted({int(p) for p in d.undefined(**values_)}))
+            if any(not 0 <= p < layout_out.used for p in undefined):
+                raise UsimError(f"{where}: undefined gives a position outside the output ({undefined})")
+        return Statement(layout_in, layout_out, target, preconditions, d.domain, values, undefined)
 
     def shapes(n: int) -> list[Shape]:
         if d.shapes is not None:

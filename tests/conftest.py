@@ -33,3 +33,25 @@ def _own_verdict_cache(tmp_path_factory, monkeypatch):
     key, or another test's answers."""
     monkeypatch.setenv("USIM_CACHE", str(tmp_path_factory.mktemp("usim-cache")))
     monkeypatch.setenv("USIM_CACHE_KEY", str(tmp_path_factory.mktemp("usim-config") / "cache.key"))
+
+
+OWN_PROCESS = "USIM_TEST_IN_OWN_PROCESS"
+"""Set in the child a test marked ``own_process`` runs in."""
+
+
+def pytest_pyfunc_call(pyfuncitem):
+    """A test marked ``own_process`` runs in a fresh Python process of its own (``python -m pytest
+    NODEID``), its verdict the child's: tracr's compiler starts JAX's threads, and the engine forks
+    children later in the same run, which JAX warns may deadlock. (pytest-forked, the library for
+    this, does not run under pytest 9.)"""
+    if pyfuncitem.get_closest_marker("own_process") is None or os.environ.get(OWN_PROCESS):
+        return None
+    import subprocess
+
+    root = str(pyfuncitem.config.rootpath)
+    child = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-o", "addopts=", pyfuncitem.nodeid],
+        cwd=root, env={**os.environ, OWN_PROCESS: "1"}, capture_output=True, text=True, timeout=1800)
+    if child.returncode != 0:
+        raise AssertionError(f"{pyfuncitem.nodeid} failed in its own process:\n{child.stdout[-4000:]}{child.stderr[-2000:]}")
+    return True

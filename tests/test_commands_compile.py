@@ -113,6 +113,7 @@ def test_a_folder_that_cannot_be_created_is_one_line(capsys):
 TRACR_PROGRAMS = Path(__file__).resolve().parent.parent / "examples" / "tracr" / "programs.py"
 
 
+@pytest.mark.own_process  # tracr's compiler starts JAX's threads: in a process of its own, so later forks are safe
 def test_a_tracr_program_is_compiled_proved_by_exhaustion_and_its_size_shown_beside_tracrs(capsys):
     pytest.importorskip("tracr", reason="tracr is not installed (the tracr extra)")
     status = main(["compile", "--tracr", f"{TRACR_PROGRAMS}:hist", "--vocab", '["a", "b", "c"]', "--max-len", "3"])

@@ -33,6 +33,7 @@ CASES = {  # program: (vocabulary, spec, the longest length proved: 5, or 4 wher
     "shuffle_dyck": (tuple("(){}"), "shuffle_balanced", 5), "shuffle_dyck2": (tuple("(){}"), "shuffle_balanced", 5),
     "count_less_freq": (ABC, "at_most_twice", 5), "count": (ABC, "count_of_a", 5),
     "nary_sum": ((1, 2, 3, 4), "token_times_index_plus_token", 5),
+    "shift_by": (ABC, "previous_token", 5), "detect_pattern": (ABC, "ends_ab", 5),  # None at position 0, stated
 }
 QUICK: dict[str, int] = {}  # every program to length 4 in the quick run
 
@@ -64,7 +65,7 @@ def test_each_program_of_tracrs_library_is_proved_to_the_longest_length(name):
     assert_proved_and_broken_refuted(checked(name, longest), longest)
 
 
-def test_a_program_that_gives_none_is_refuted_where_it_does_with_the_input_replayed():
+def test_a_program_that_gives_none_where_its_spec_says_nothing_of_it_is_refuted_there_replayed():
     report = check_tracr(f"{PROGRAMS}:shift_by", ABC, 3, load_spec_text(
         "import sympy\nfrom usim.listings.user_spec import spec\n"
         "@spec(inputs={'x': (1, 'n')}, outputs={'y': (1, 'n')}, reads='symbol', writes='symbol')\n"
@@ -74,6 +75,22 @@ def test_a_program_that_gives_none_is_refuted_where_it_does_with_the_input_repla
     assert first.status is Status.REFUTED and "undefined" in first.result.counterexample.got
     assert "tracr's gives None" in first.result.counterexample.got
     assert not report.ok
+
+
+def test_a_program_that_gives_a_value_where_its_spec_says_none_proves_nothing():
+    report = check_tracr(f"{PROGRAMS}:reverse", ABC, 2, f"{SPECS}:previous_token")
+    assert [s.status for s in report.shapes] == [Status.ERROR, Status.ERROR] and not report.ok
+    assert "gives 'a' at position 0, where the spec says None" in report.shapes[0].error
+
+
+def test_a_spec_that_says_none_is_refused_for_a_listing():
+    from usim.listings.check import CheckRequest, check
+    from usim.errors import UsimError
+
+    with pytest.raises(UsimError, match="only a tracr program"):
+        report = check(CheckRequest("r.rasp", "f", load_spec_file(f"{SPECS}:previous_token"), shapes=[(2,)],
+                                    text="def f() { return tokens; }", alphabet=["a", "b"]))
+        raise UsimError(report.shapes[0].error or "")
 
 
 def test_a_spec_that_does_not_fit_the_program_is_one_line():

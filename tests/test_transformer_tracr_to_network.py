@@ -18,6 +18,10 @@ from usim.errors import EvaluationError, InputError  # noqa: E402
 from usim.transformer.forward import run  # noqa: E402
 from usim.transformer.tracr_to_network import check_tracr_model, tracr_to_network  # noqa: E402
 
+# tracr's compiler starts JAX's threads; the engine forks children later in the same run (JAX warns that
+# a fork after its threads may deadlock): each test runs in a fresh process of its own (tests/conftest.py)
+pytestmark = pytest.mark.own_process
+
 PROGRAMS = Path(__file__).resolve().parent.parent / "examples" / "tracr" / "programs.py"
 BOS = "compiler_bos"
 

@@ -33,7 +33,7 @@ from usim.errors import InputError, UsimError
 from usim.rasp import expr as E
 from usim.repl.symbols import undefined
 from usim.tracr_reader.value_sets import (
-    ATOM, BOOLEAN, NUMBER, CannotRead, Failed, ValueSets, applied, exact, kind_of, tracr_rasp,
+    ATOM, BOOLEAN, NUMBER, CannotRead, Failed, ValueSets, agrees, applied, exact, kind_of, tracr_rasp,
 )
 
 _COMPARISONS = {"EQ": E.Predicate.EQ, "NEQ": E.Predicate.NE, "LT": E.Predicate.LT, "LEQ": E.Predicate.LE,
@@ -66,8 +66,9 @@ class TracrReading:
 
     def differs_from_tracr(self, n: int) -> str | None:
         """Where this reading differs from tracr's evaluator on an input of length ``n`` (every input
-        of the vocabulary), in words; None where it never does. Numbers agree to 1e-9 (tracr averages
-        in floats); None is None; where tracr's evaluator raises, the reading must be undefined.
+        of the vocabulary), in words; None where it never does. Numbers agree to 1e-12, relatively
+        (:func:`usim.tracr_reader.value_sets.agrees`: tracr computes in floats); None is None; where
+        tracr's evaluator raises, the reading must be undefined.
 
         Args:
             n: the length.
@@ -89,13 +90,7 @@ class TracrReading:
             except UsimError:
                 got = [None] * n
             for p, (e, g) in enumerate(zip(expected, got)):
-                if e is None and g is None:
-                    continue
-                numbers = not isinstance(e, str) and not isinstance(g, str) and e is not None and g is not None \
-                    and not isinstance(e, tuple) and not isinstance(g, tuple)
-                if numbers and abs(Fraction(e) - Fraction(g)) <= Fraction(1, 10**9) * max(1, abs(Fraction(e))):
-                    continue
-                if not numbers and e == g:
+                if agrees(e, g):
                     continue
                 return f"on {tokens!r} at position {p} tracr's evaluator gives {e!r}, usim's reading {g!r}"
         return None
@@ -152,6 +147,24 @@ class TracrReading:
         return self.decode(evaluate_sops((self.sop,), EXACT, self.encode(tokens))[0])
 
 
+def python_tokens(values: Sequence[Any]) -> list[Any]:
+    """Tokens as tracr holds them: usim reads ``0.5`` as the rational 1/2, tracr's token is the
+    float 0.5 (its evaluator averages ints, floats and booleans only).
+
+    Args:
+        values: tokens as usim's input reader gives them (ints, Fractions, strings).
+
+    Returns:
+        The same tokens, a Fraction as the int it is or as a float.
+    """
+    out = []
+    for v in values:
+        if isinstance(v, Fraction):
+            v = v.numerator if v.denominator == 1 else float(v)
+        out.append(v)
+    return out
+
+
 def program_of(value: Any, where: str) -> Any:
     """A tracr sequence, or what a function of no arguments gives (tracr's ``make_length``).
 
@@ -165,6 +178,8 @@ def program_of(value: Any, where: str) -> Any:
         except TypeError as error:
             raise CannotRead(f"{where} is a function that cannot be called with no arguments ({error}): name a "
                              "program, or a function of no arguments that makes one") from None
+        except Exception as error:  # the user's function raised
+            raise CannotRead(f"{where} raised {type(error).__name__}: {error} (no program made)") from None
     if not isinstance(value, rasp.SOp):
         raise CannotRead(f"{where} is not a tracr sequence (tracr.rasp.rasp.SOp): it is {type(value).__name__}")
     return value
@@ -196,16 +211,30 @@ def read_tracr(program: Any, vocab: Sequence[Any], max_len: int) -> TracrReading
         raise CannotRead(f"expected a tracr sequence (tracr.rasp.rasp.SOp), got {type(program).__name__}")
     if isinstance(max_len, bool) or not isinstance(max_len, int) or max_len < 1:
         raise InputError(f"the maximum length must be a positive integer, got {max_len!r}")
+    vocab = list(vocab)
+    for token in vocab:
+        if not isinstance(token, (str, int, float, tuple)) or isinstance(token, float) and token != token:
+            raise InputError(f"the token {token!r} is not a string, a number or a tuple (a vocabulary holds those)")
+        try:
+            hash(token)
+        except TypeError:
+            raise InputError(f"the token {token!r} cannot be a token (not hashable)") from None
     vocab = frozenset(vocab)
     if not vocab or None in vocab:
         raise InputError("the vocabulary must hold at least one token, and None is not a token")
     reader = _Reader(rasp, ValueSets(vocab, max_len))
     input_kind = kind_of(vocab, "vocabulary")
-    ordered = tuple(sorted(vocab, key=_order)) if input_kind == ATOM else tuple(sorted(vocab))
+    try:  # the tokens in Python's own order (strings alphabetically); tokens that do not compare, by type and repr
+        ordered = tuple(sorted(vocab))
+    except TypeError:
+        ordered = tuple(sorted(vocab, key=_order))
     if input_kind == ATOM:
         for token in ordered:
             reader.code(token)
-    sop = reader.sop(program)
+    try:
+        sop = reader.sop(program)
+    except RecursionError:
+        raise CannotRead("the tracr program is nested too deeply for usim to read (Python's recursion limit)") from None
     return TracrReading(sop, reader.kind(program), ordered, max_len, tuple(reader.atoms), input_kind, program)
 
 
@@ -277,11 +306,11 @@ class _Reader:
             return exact(sop.fst_fac) * self.sop(sop.fst) + exact(sop.snd_fac) * self.sop(sop.snd)
         if isinstance(sop, rasp.SequenceMap):
             x, y = self.sets.of(sop.fst), self.sets.of(sop.snd)
-            return self._table(sop.fst, x, lambda px: self._table(
-                sop.snd, y, lambda py: self.held(sop, applied(sop.f, (px, py)))))
+            return self._table(sop.fst, x, lambda kx, _: self._table(
+                sop.snd, y, lambda ky, _: self.held(sop, self._applied(sop, [(sop.fst, kx), (sop.snd, ky)]))))
         if isinstance(sop, rasp.Map):
             x = self.sets.of(sop.inner)
-            return self._table(sop.inner, x, lambda px: self.held(sop, applied(sop.f, (px,))))
+            return self._table(sop.inner, x, lambda kx, _: self.held(sop, self._applied(sop, [(sop.inner, kx)])))
         if isinstance(sop, rasp.Aggregate):
             selector, values = self.selector(sop.selector), self.sop(sop.sop)
             atoms = self.kind(sop.sop) == ATOM
@@ -296,11 +325,30 @@ class _Reader:
                              "the input's length")
         raise CannotRead(f"usim does not read tracr's {type(sop).__name__} ({sop.label})")
 
-    def _table(self, sop: Any, values: dict[Any, Any], leaf: Callable[[Any], Any]) -> E.SOp:
-        """``leaf(v)`` where ``sop`` holds the value v (tracr's Python value), undefined elsewhere."""
+    def _table(self, sop: Any, values: dict[Any, Any], leaf: Callable[[Any, Any], Any]) -> E.SOp:
+        """``leaf(k, v)`` where ``sop`` holds the value v (tracr's Python value; k its key in
+        ``values``), undefined elsewhere."""
         node = self.sop(sop)
-        keyed = {(self.code(py) if self.kind(sop) == ATOM else key): py for key, py in values.items()}
-        return _lookup(node, sorted(keyed), lambda key: leaf(keyed[key]))
+        keyed = {(self.code(py) if self.kind(sop) == ATOM else key): (key, py) for key, py in values.items()}
+        return _lookup(node, sorted(keyed), lambda code: leaf(*keyed[code]))
+
+    def _applied(self, sop: Any, arguments: list[tuple[Any, Any]]) -> Any:
+        """``sop``'s function at the arguments (each a sequence and a key of its values), as tracr's
+        evaluator calls it; refused where the Python values one key stands for (1, 1.0, True) give
+        results that are not alike, which usim cannot tell apart."""
+        import itertools
+
+        choices = [self.sets.representatives(arg, key) for arg, key in arguments]
+        results = [applied(sop.f, tuple(args)) for args in itertools.product(*choices)]
+        first = results[0]
+        for other in results[1:]:
+            # equal results are one value to usim (their types are kept as representatives downstream)
+            alike = (isinstance(first, Failed) and isinstance(other, Failed)) or (
+                not isinstance(first, Failed) and not isinstance(other, Failed) and first == other)
+            if not alike:
+                raise CannotRead(f"tracr's {sop.label}: its function tells apart values usim holds as one "
+                                 f"({', '.join(map(repr, itertools.chain(*choices)))} give {first!r} and {other!r})")
+        return first
 
     def _convert_selector(self, sel: Any) -> E.Selector:
         rasp = self.rasp
@@ -327,11 +375,17 @@ class _Reader:
         relation = {}
         for kx, pk in key_values.items():
             for qx, pq in query_values.items():
-                try:
-                    relation[kx, qx] = bool(predicate(pk, pq))
-                except Exception as error:  # the user's predicate
-                    raise CannotRead(f"tracr's {sel.label}: the predicate raises on key {pk!r}, query "
-                                     f"{pq!r} ({type(error).__name__}: {error})") from None
+                answers = set()
+                for rk in self.sets.representatives(sel.keys, kx):
+                    for rq in self.sets.representatives(sel.queries, qx):
+                        try:
+                            answers.add(bool(predicate(rk, rq)))
+                        except Exception as error:  # the user's predicate
+                            raise CannotRead(f"tracr's {sel.label}: the predicate raises on key {rk!r}, query "
+                                             f"{rq!r} ({type(error).__name__}: {error})") from None
+                if len(answers) > 1:
+                    raise CannotRead(f"tracr's {sel.label}: its predicate tells apart values usim holds as one")
+                relation[kx, qx] = answers.pop()
         if ATOM not in kinds:
             for usim, holds in _ORDERED.items():
                 if all(relation[k, q] == holds(k, q) for k, q in relation):
@@ -348,13 +402,13 @@ class _Reader:
         if all(a == b or not (a & b) for a in sets for b in sets):
             label = {s: i for i, s in enumerate(sets)}
             group = {k: label[s] for s in sets for k in s}
-            g = self._table(sel.keys, key_values, lambda pk: group.get(exact(pk), -1))
-            h = self._table(sel.queries, query_values, lambda pq: label.get(keys_of[exact(pq)], -2))
+            g = self._table(sel.keys, key_values, lambda kx, _: group.get(kx, -1))
+            h = self._table(sel.queries, query_values, lambda qx, _: label.get(keys_of[qx], -2))
             return E.select(g, h, E.Predicate.EQ)
         union = None
         for s in sets:
-            member = self._table(sel.keys, key_values, lambda pk, s=s: int(exact(pk) in s))
-            asks = self._table(sel.queries, query_values, lambda pq, s=s: 1 if keys_of[exact(pq)] == s else 2)
+            member = self._table(sel.keys, key_values, lambda kx, _, s=s: int(kx in s))
+            asks = self._table(sel.queries, query_values, lambda qx, _, s=s: 1 if keys_of[qx] == s else 2)
             part = E.select(member, asks, E.Predicate.EQ)
             union = part if union is None else union | part
         return union

@@ -53,8 +53,28 @@ def exact(value: Any) -> Any:
     if isinstance(value, bool):
         return int(value)
     if isinstance(value, float):
+        if value != value or value in (float("inf"), float("-inf")):
+            raise CannotRead(f"a tracr function gave {value!r}: usim holds finite numbers only")
         return Fraction(value)
     return value
+
+
+AGREEMENT = Fraction(1, 10**12)
+"""How close a number of tracr's evaluator (floats) must be to usim's exact one, relatively."""
+
+
+def agrees(theirs: Any, ours: Any) -> bool:
+    """Whether tracr's evaluator's value and usim's exact one are the same: None and None, equal
+    values that are not numbers, or numbers within :data:`AGREEMENT` (relatively; an infinite or
+    NaN number of tracr's never agrees)."""
+    if theirs is None or ours is None:
+        return theirs is None and ours is None
+    if is_number(theirs) and is_number(ours):
+        if isinstance(theirs, float) and (theirs != theirs or theirs in (float("inf"), float("-inf"))):
+            return False
+        a, b = Fraction(theirs), Fraction(ours)
+        return abs(a - b) <= AGREEMENT * max(1, abs(a))
+    return type(theirs) is type(ours) and theirs == ours
 
 
 def is_number(value: Any) -> bool:
@@ -91,12 +111,22 @@ class ValueSets:
     max_len: int
     _sets: dict[int, dict[Any, Any]] = field(default_factory=dict)
     _keep: list[Any] = field(default_factory=list)  # the expressions whose id keys _sets
+    _representatives: dict[int, dict[Any, list[Any]]] = field(default_factory=dict)
+
+    def representatives(self, sop: Any, key: Any) -> list[Any]:
+        """Every Python value of tracr's that ``sop``'s exact value ``key`` stands for (1, 1.0 and True
+        are one number to usim; a function may tell them apart)."""
+        self.of(sop)
+        return self._representatives.get(id(sop), {}).get(key) or [self.of(sop)[key]]
 
     def of(self, sop: Any) -> dict[Any, Any]:
         """The values ``sop`` can hold: exact value -> tracr's Python value."""
         found = self._sets.get(id(sop))
         if found is None:
             found = self._compute(sop)
+            if isinstance(found, tuple):  # (table, representatives)
+                found, reps = found
+                self._representatives[id(sop)] = reps
             if len(found) > MAX_VALUES:
                 raise CannotRead(f"tracr's {sop.label} can hold more than {MAX_VALUES} values: too many "
                                  "to tabulate the functions that read it")
@@ -120,21 +150,39 @@ class ValueSets:
         if isinstance(sop, rasp.Full):
             return _table([sop.fill])
         if isinstance(sop, rasp.LinearSequenceMap) and self._numeric(sop.fst, sop.snd):
+            # keyed by usim's exact a x + b y; tracr's value is its own float arithmetic on its values
             a, b = exact(sop.fst_fac), exact(sop.snd_fac)
-            return {a * x + b * y: float(a * x + b * y)
-                    for x, y in product(self.of(sop.fst), self.of(sop.snd))}
+            table: dict[Any, Any] = {}
+            reps: dict[Any, list[Any]] = {}
+            for kx, ky in product(self.of(sop.fst), self.of(sop.snd)):
+                for px in self.representatives(sop.fst, kx):
+                    for py in self.representatives(sop.snd, ky):
+                        value = sop.fst_fac * px + sop.snd_fac * py
+                        key = a * kx + b * ky
+                        table.setdefault(key, value)
+                        same = reps.setdefault(key, [])
+                        if not any(type(r) is type(value) and r == value for r in same):
+                            same.append(value)
+            return table, {k: r for k, r in reps.items() if len(r) > 1}
         if isinstance(sop, rasp.SequenceMap):
-            pairs = product(self.of(sop.fst).values(), self.of(sop.snd).values())
-            return _table(applied(sop.f, pair) for pair in pairs)
+            pairs = product(self._all(sop.fst), self._all(sop.snd))
+            return _table_with_representatives([applied(sop.f, pair) for pair in pairs])
         if isinstance(sop, rasp.Map):
-            return _table(applied(sop.f, (x,)) for x in self.of(sop.inner).values())
+            return _table_with_representatives([applied(sop.f, (x,)) for x in self._all(sop.inner)])
         if isinstance(sop, rasp.Aggregate):
             values = self.of(sop.sop)
-            found = dict(values) if kind_of(values.values(), sop.sop.label) == ATOM else self._means(sop, values)
+            if kind_of(values.values(), sop.sop.label) == ATOM:
+                found, reps = dict(values), {}
+            else:
+                found, reps = self._means(sop, values)
             if sop.default is not None:
                 found.setdefault(exact(sop.default), sop.default)
-            return found
+            return found, reps
         raise CannotRead(f"usim does not read tracr's {type(sop).__name__} ({sop.label})")
+
+    def _all(self, sop: Any) -> list[Any]:
+        """Every Python value ``sop`` can hold, the representatives of one number included."""
+        return [py for key in self.of(sop) for py in self.representatives(sop, key)]
 
     def _numeric(self, *sops: Any) -> bool:
         return all(self.kind(s) != ATOM for s in sops)
@@ -142,6 +190,7 @@ class ValueSets:
     def _means(self, sop: Any, values: dict[Any, Any]) -> dict[Any, Any]:
         """Every mean of 1 to max_len values of ``values``: s / w for the sums s of w values."""
         found = dict(values)  # one key selected: the value itself, as tracr's evaluator gives it
+        reps = {k: list(self.representatives(sop.sop, k)) for k in values}
         sums = set(values)
         for width in range(2, self.max_len + 1):
             sums = {s + v for s in sums for v in values}
@@ -150,8 +199,12 @@ class ValueSets:
                                  "many to tabulate the functions that read it")
             for s in sums:
                 mean = Fraction(s) / width
-                found.setdefault(mean.numerator if mean.denominator == 1 else mean, float(mean))
-        return found
+                key = mean.numerator if mean.denominator == 1 else mean
+                found.setdefault(key, float(mean))
+                same = reps.setdefault(key, [found[key]])
+                if not any(type(r) is float and r == float(mean) for r in same):
+                    same.append(float(mean))  # tracr's mean of several values is a float
+        return found, {k: r for k, r in reps.items() if len(r) > 1}
 
 
 class Failed:
@@ -167,6 +220,19 @@ def applied(f: Callable[..., Any], args: tuple) -> Any:
         return f(*args)
     except Exception as error:  # the user's function: whatever it raises, the entry is undefined
         return Failed(error)
+
+
+def _table_with_representatives(values: list[Any]) -> tuple[dict[Any, Any], dict[Any, list[Any]]]:
+    """:func:`_table`, and every Python value each key stands for (those that are not alike)."""
+    table = _table(values)
+    reps: dict[Any, list[Any]] = {}
+    for v in values:
+        if v is None or isinstance(v, Failed):
+            continue
+        same = reps.setdefault(exact(v), [])
+        if not any(type(r) is type(v) and r == v for r in same):
+            same.append(v)
+    return table, {k: r for k, r in reps.items() if len(r) > 1}
 
 
 def _table(values: Iterable[Any]) -> dict[Any, Any]:

@@ -43,7 +43,7 @@ from typing import Any, Callable, Sequence
 
 from usim.errors import InputError
 from usim.tracr_reader.convert import TracrReading, _COMPARISONS, _ORDERED, read_tracr
-from usim.tracr_reader.value_sets import ATOM, CannotRead, Failed, ValueSets, applied, exact, tracr_rasp
+from usim.tracr_reader.value_sets import ATOM, CannotRead, Failed, ValueSets, agrees, applied, exact, tracr_rasp
 from usim.transformer.model import HARD, MLP, TOKEN, Head, Layer, Linear, Network, embedding_dims
 
 Form = dict  # residual dimension -> weight: a linear readout
@@ -394,7 +394,8 @@ class FiniteCheck:
         positions: their positions, in all.
         undefined: positions where the program is undefined (tracr's None): nothing is asked there.
         differs: positions where the program is defined and the network's output is not its value,
-            and positions where the reading is undefined but tracr's evaluator gives a value.
+            and positions where the reading is not tracr's evaluator (undefined where it gives a
+            value, or another value: :func:`usim.tracr_reader.value_sets.agrees`).
         first: the first difference: (input, position, the program's value, the network's).
         sizes: per length, (layers, heads, residual width, parameters) of the network.
     """
@@ -456,8 +457,8 @@ def check_finite(program: Any, vocab: Sequence[Any], max_len: int,
                 expected, evaluator = reference(xs), None
             inputs, positions = inputs + 1, positions + n
             for p, (e, g) in enumerate(zip(expected, got)):
-                if e is None and evaluator is not None and evaluator[p] is not None:
-                    differs += 1  # undefined in the reading, a value in tracr's evaluator: never skipped
+                if evaluator is not None and not agrees(evaluator[p], e):
+                    differs += 1  # the reading is not tracr's evaluator here (undefined, or another value)
                     first = first or (tuple(xs), p, evaluator[p], g)
                 elif e is None:
                     undefined += 1

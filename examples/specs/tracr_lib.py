@@ -117,3 +117,17 @@ def count_of_a(x, n):
 def token_times_index_plus_token(x, n):
     """x_i * i + x_i (make_nary_sequencemap of x * i + z over tokens, indices, tokens)"""
     return sympy.Matrix([[x[0, i] * i + x[0, i] for i in range(n)]])
+
+
+@spec(**ONE_ROW, reads="symbol", writes="symbol", max_n=5, undefined=lambda n: [0])
+def previous_token(x, n):
+    """the token before each position; None at position 0 (shift_by(1))"""
+    return sympy.Matrix([[x[0, max(i - 1, 0)] for i in range(n)]])
+
+
+@spec(**ONE_ROW, reads="symbol", max_n=5, undefined=lambda n: [0])
+def ends_ab(x, n):
+    """1 where the position and the one before hold "a" (code 0) then "b" (code 1), else 0; None at
+    position 0 (detect_pattern(tokens, "ab"))"""
+    return sympy.Matrix([[0] + [_is(sympy.And(sympy.Eq(x[0, i - 1], 0), sympy.Eq(x[0, i], 1)))
+                                 for i in range(1, n)]])

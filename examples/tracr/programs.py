@@ -54,4 +54,6 @@ broken_shuffle_dyck = lib.make_shuffle_dyck(["()"])  # the braces left unchecked
 broken_shuffle_dyck2 = lib.make_shuffle_dyck(["(}", "{)"])  # the pairs crossed
 broken_count_less_freq = lib.make_count_less_freq(1)
 broken_count = lib.make_count(rasp.tokens, "b")
+broken_shift_by = lib.shift_by(2, rasp.tokens)  # two back, not one
+broken_detect_pattern = lib.detect_pattern(rasp.tokens, "ba")
 broken_nary_sum = lib.make_nary_sequencemap(lambda x, i, z: x * i - z, rasp.tokens, rasp.indices, rasp.tokens)

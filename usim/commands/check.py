@@ -184,13 +184,21 @@ def run_tracr(args: argparse.Namespace) -> int:
     spec = _spec(args)
     check_max_n(args.max_n, CHECK_LARGEST_N)
     check_timeout(args.timeout)
+    from usim.tracr_reader.convert import python_tokens
+
+    vocab = python_tokens(read_input(args.vocab))
     if args.json:
         check_writable(args.json, "--json")
+        if not all(isinstance(t, str) or (isinstance(t, int) and not isinstance(t, bool)) for t in vocab):
+            raise UsimError("--json: a certificate records a vocabulary of strings or integers only")
+    if args.max_n is not None and args.max_len is not None and args.max_n > args.max_len:
+        raise UsimError(f"--max-n {args.max_n} is past --max-len {args.max_len}, the longest input the program "
+                        "is read for")
     started = time.perf_counter()
     longest = args.max_len if args.max_len is not None else (args.max_n or spec.default_max_n)
     if longest < 1:
         raise UsimError(f"--max-len must be at least 1, got {longest}")
-    report = check_tracr(args.tracr, read_input(args.vocab), longest, spec, args.max_n,
+    report = check_tracr(args.tracr, vocab, longest, spec, args.max_n,
                          engines_option(args.engine), args.timeout, args.every_engine, args.broken or ())
     print(f"usim check --tracr {args.tracr} against {spec.name}: {spec.title}")
     print(f"  vocabulary: {', '.join(map(repr, report.reading.vocab))}; lengths 1 to {len(report.shapes)}, "

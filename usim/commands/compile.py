@@ -238,7 +238,9 @@ def run_tracr(args: argparse.Namespace) -> int:
                              "does not apply")
     if args.vocab is None or args.max_len is None:
         raise InputError('--tracr needs --vocab "[...]" and --max-len N')
-    vocab = read_input(args.vocab)
+    from usim.tracr_reader.convert import python_tokens
+
+    vocab = python_tokens(read_input(args.vocab))
     if args.max_len < 1:
         raise InputError(f"--max-len must be at least 1, got {args.max_len}")
     count = sum(len(set(vocab)) ** n for n in range(1, args.max_len + 1))

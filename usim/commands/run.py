@@ -288,8 +288,24 @@ def run_tracr(args: argparse.Namespace) -> int:
         raise InputError('--tracr needs --vocab "[...]", --max-len N and --input "[...]"')
     if not 1 <= args.max_len <= MAX_LISTING_POSITIONS:
         raise InputError(f"--max-len must be from 1 to {MAX_LISTING_POSITIONS}, got {args.max_len}")
-    reading = read_tracr(args.tracr, read_input(args.vocab), args.max_len)
-    print(show_sequence(reading.run(read_input(args.input))))
+    from usim.tracr_reader.convert import python_tokens
+    from usim.tracr_reader.value_sets import agrees, tracr_rasp
+
+    reading = read_tracr(args.tracr, python_tokens(read_input(args.vocab)), args.max_len)
+    tokens = python_tokens(read_input(args.input))
+    values = reading.run(tokens)
+    print(show_sequence(values))
+    try:  # tracr's evaluator beside usim's exact run: a difference is said, never hidden
+        theirs = list(tracr_rasp().evaluate(reading.program, tokens))
+    except Exception as error:  # tracr's evaluator raises on this input
+        print(f"tracr's evaluator raises on this input ({type(error).__name__}: {error}); usim's reading gives "
+              "the values above (undefined where it cannot)")
+        return 1
+    for p, (e, g) in enumerate(zip(theirs, values)):
+        if not agrees(e, g):
+            print(f"tracr's evaluator gives {e!r} at position {p} (it computes in floats): usim's exact reading "
+                  f"differs from it there")
+            return 1
     return 0
 
 
