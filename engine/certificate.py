@@ -53,7 +53,7 @@ class CertificateError(UsimError):
 
 # -- writing -----------------------------------------------------------------------
 
-def _git_commit() -> str:
+def git_commit() -> str:
     """The commit of the usim that runs (:func:`usim.engine.provenance.running_commit`)."""
     import usim
     from usim.engine.provenance import running_commit
@@ -138,7 +138,7 @@ def certificate(report: Any, timeout: float, source: Mapping[str, Any] | None = 
         "seconds": round(report.seconds, 3),
         "verdict_cache": report.cache_use.as_dict(report.cached),
         "versions": versions(),
-        "commit": _git_commit(),
+        "commit": git_commit(),
         "created": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
     }
     if all_sizes is not None:
@@ -374,10 +374,12 @@ def write_certificate(path: Path, data: Mapping[str, Any]) -> None:
         raise UsimError(f"cannot write the certificate to {path}: {error.strerror}") from None
 
 
-def read_certificates(path: str) -> list[Certificate]:
-    """Every certificate in the file at ``path`` (JSON, or gzip-compressed JSON
-    named ``*.gz``), each checked (see :func:`check`; what each states is
-    compared with the registry by :func:`usim.engine.statement_check.read_stated`)."""
+def read_json(path: str) -> Any:
+    """The JSON in the certificate file at ``path`` (gzip-compressed where it is named ``*.gz``).
+
+    Raises:
+        CertificateError: no such file, a directory, not text, empty, or not JSON.
+    """
     file = Path(path)
     if file.is_dir():
         raise CertificateError(f"{path} is a directory, not a certificate file")
@@ -400,6 +402,21 @@ def read_certificates(path: str) -> list[Certificate]:
         data = json.loads(text)
     except json.JSONDecodeError as error:
         raise CertificateError(f"{path} is not JSON (line {error.lineno}: {error.msg}); truncated?") from None
+    return data
+
+
+COMPILATION = "usim_compilation"
+"""The key that marks a certificate of ``usim compile`` over finite value sets (:mod:`usim.compile_certificate`)."""
+
+
+def read_certificates(path: str) -> list[Certificate]:
+    """Every certificate in the file at ``path`` (JSON, or gzip-compressed JSON
+    named ``*.gz``), each checked (see :func:`check`; what each states is
+    compared with the registry by :func:`usim.engine.statement_check.read_stated`)."""
+    data = read_json(path)
+    if isinstance(data, dict) and COMPILATION in data:
+        raise CertificateError(f"{path} is a certificate of usim compile (a compiled network), not of a claim: "
+                               "usim verify --run-claim-code runs it again")
     if isinstance(data, dict) and "certificates" in data:
         items = data["certificates"]
         if not isinstance(items, list) or not items:

@@ -157,3 +157,78 @@ def test_listing_compile_mistakes_are_one_line(capsys, argv, message):
     assert main(["compile", str(LISTINGS / "symbols.rasp"), *argv]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and message in err[0], err
+
+
+# -- certificates of a compilation (usim compile --json, usim verify) --------------------------------
+
+def _compiled_certificate(tmp_path, program: Path, name: str = "hist", *options: str) -> tuple[int, Path]:
+    out = tmp_path / f"{name}.json"
+    status = main(["compile", "--tracr", f"{program}:{name}", "--vocab", '["a", "b", "c"]', "--max-len", "3",
+                   "--json", str(out), *options])
+    return status, out
+
+
+@pytest.mark.own_process  # tracr's compiler starts JAX's threads
+def test_a_compilations_certificate_is_reproduced_by_usim_verify_only_when_asked_to_run_its_code(tmp_path, capsys):
+    pytest.importorskip("tracr", reason="tracr is not installed (the tracr extra)")
+    import json
+
+    status, cert = _compiled_certificate(tmp_path, TRACR_PROGRAMS)
+    assert status == 0
+    data = json.loads(cert.read_text())
+    assert data["result"]["status"] == "PROVED" and data["result"]["inputs"] == 39
+    assert data["source"]["program"]["sha256"].startswith("sha256:")
+    capsys.readouterr()
+    assert main(["verify", str(cert)]) == 2
+    assert "with --run-claim-code" in capsys.readouterr().err
+    assert main(["verify", str(cert), "--run-claim-code"]) == 0
+    assert "reproduced" in capsys.readouterr().out
+
+
+@pytest.mark.own_process  # tracr's compiler starts JAX's threads
+def test_a_resealed_compilation_certificate_or_one_whose_program_changed_is_not_reproduced(tmp_path, capsys):
+    pytest.importorskip("tracr", reason="tracr is not installed (the tracr extra)")
+    import json
+
+    from usim.engine.certificate import digest
+
+    copy = tmp_path / "programs.py"
+    copy.write_text(TRACR_PROGRAMS.read_text())
+    # a broken compilation's figures, passed off as another run's: edited and sealed again
+    status, cert = _compiled_certificate(tmp_path, copy)
+    data = json.loads(cert.read_text())
+    data["result"]["inputs"] += 1
+    data["digest"] = digest(data)
+    cert.write_text(json.dumps(data))
+    capsys.readouterr()
+    assert main(["verify", str(cert), "--run-claim-code"]) == 1
+    out = capsys.readouterr().out
+    assert "NOT reproduced" in out and "inputs: the certificate says 40, run again 39" in out
+    # a status its own counts do not give: refused as it is read
+    data["result"]["status"] = "REFUTED"
+    data["digest"] = digest(data)
+    cert.write_text(json.dumps(data))
+    assert main(["verify", str(cert), "--run-claim-code"]) == 2
+    assert "is not what its counts say" in capsys.readouterr().err
+    # the program edited after the certificate was written
+    status, cert = _compiled_certificate(tmp_path, copy)
+    copy.write_text(copy.read_text() + "\nhist = broken_hist\n")
+    capsys.readouterr()
+    assert main(["verify", str(cert), "--run-claim-code"]) == 2
+    assert "has changed since the certificate was written" in capsys.readouterr().err
+
+
+def test_a_listings_compilation_certificate_is_reproduced_and_z3_proves_its_lengths(tmp_path, capsys):
+    pytest.importorskip("tracr", reason="tracr is not installed (the tracr extra)")
+    out = tmp_path / "frac.json"
+    status = main(["compile", str(LISTINGS / "symbols.rasp"), "--function", "histogram", "--max-len", "2",
+                   "--alphabet", "abc", "--engine", "z3", "--json", str(out)])
+    printed = capsys.readouterr().out
+    assert status == 0 and "engines per length: 1 " in printed, printed
+    assert main(["verify", str(out), "--run-claim-code"]) == 0
+    assert "reproduced" in capsys.readouterr().out
+
+
+def test_compile_certificate_options_apply_to_finite_value_sets_only(capsys):
+    assert main(["compile", "lemma3_weights", "--shape", "2x2", "--engine", "z3"]) == 2
+    assert "--engine applies to --tracr or a .rasp file" in capsys.readouterr().err

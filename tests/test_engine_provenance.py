@@ -68,9 +68,9 @@ def test_a_wheel_built_from_a_checkout_records_its_commit(tmp_path) -> None:
 
 def test_a_certificate_names_the_commit_of_the_usim_that_runs() -> None:
     import usim
-    from usim.engine.certificate import _git_commit
+    from usim.engine.certificate import git_commit
 
-    assert _git_commit() == running_commit(Path(usim.__file__).parent)
+    assert git_commit() == running_commit(Path(usim.__file__).parent)
 
 
 @pytest.mark.skipif(GIT is None or git_commit(ROOT) is None, reason="not run from a git checkout of usim")

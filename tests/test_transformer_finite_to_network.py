@@ -70,3 +70,36 @@ def test_the_compiled_network_is_a_network_of_hard_heads_and_relu_units():
 def test_what_the_compiler_does_not_compile_is_refused_naming_it(make, message):
     with pytest.raises(CannotRead, match=message):
         compile_finite(make(), list(ABC), 3, 2)
+
+
+# -- z3 in place of running every input (engine="z3") ------------------------------------------------
+
+@pytest.mark.parametrize("name,alone", [("frac_prevs", True), ("pair_balance", True),
+                                        ("shift_by", False)])
+def test_z3_proves_what_exhaustion_proves_with_the_same_counts(name, alone):
+    """z3 asks whether the network differs from the reading's terms anywhere, where the reading is
+    undefined too: shift_by's first position (tracr's None) holds another value in the network
+    than in the terms, so z3's candidate sends each length to exhaustion, which proves it."""
+    exhaustive = check_finite(program(name), list(VOCABULARIES[name]), 3)
+    by_z3 = check_finite(program(name), list(VOCABULARIES[name]), 3, engine="z3")
+    assert by_z3.proved and exhaustive.proved
+    assert (by_z3.inputs, by_z3.positions, by_z3.undefined) == (exhaustive.inputs, exhaustive.positions,
+                                                                 exhaustive.undefined)
+    assert exhaustive.engines == ("exhaustive",) * 3
+    assert by_z3.engines == (("z3",) * 3 if alone else ("exhaustive (z3: a candidate)",) * 3)
+
+
+@pytest.mark.parametrize("name,mistake", [("frac_prevs", broken.wrong_mlp_weight), ("hist", broken.wrong_relation),
+                                          ("count", broken.without_sink)])
+def test_under_z3_a_broken_compilation_is_refuted_by_exhaustion_with_the_same_first_difference(name, mistake):
+    exhaustive = check_finite(program(name), list(VOCABULARIES[name]), 3, broken=mistake)
+    by_z3 = check_finite(program(name), list(VOCABULARIES[name]), 3, broken=mistake, engine="z3")
+    assert not by_z3.proved and (by_z3.differs, by_z3.first) == (exhaustive.differs, exhaustive.first)
+    assert any(engine.startswith("exhaustive (z3: a candidate") for engine in by_z3.engines)
+
+
+def test_an_engine_usim_does_not_have_is_refused():
+    from usim.errors import InputError
+
+    with pytest.raises(InputError, match="no engine 'cvc5'"):
+        check_finite(program("hist"), list(ABC), 2, engine="cvc5")

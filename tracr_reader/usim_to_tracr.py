@@ -25,7 +25,7 @@ never against this translation.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Callable, Sequence
 
 from usim.rasp import expr as E
 from usim.tracr_reader.value_sets import CannotRead, tracr_rasp
@@ -153,3 +153,39 @@ def usim_to_tracr(sop: E.SOp) -> Any:
         return rasp.SequenceMap(lambda xy, z: _scalar(op, values(xy[0], xy[1], z)), pair, parts[2])
 
     return sequence(sop)
+
+
+def listing_as_tracr(path: str, function: str, alphabet: Sequence[str] | None = None,
+                     vocab: Sequence[Any] | None = None) -> tuple[Any, list[Any], Callable[[list[Any]], list[Any]]]:
+    """A listing's function as a tracr program, with the listing's own meaning beside it.
+
+    Args:
+        path: the listing (the RASP REPL's language).
+        function: a function of no parameters, or an expression.
+        alphabet: the symbols a token ranges over (a listing of symbols).
+        vocab: the numbers a token ranges over (a listing of numbers).
+
+    Returns:
+        The tracr program (:func:`usim_to_tracr`), the tokens as the program reads them (the
+        symbols' codes, or the numbers), and the reference: usim's exact evaluation of the
+        listing on an input, None where it is undefined.
+
+    Raises:
+        UsimError: neither or both of ``alphabet`` and ``vocab``, or the listing does not load.
+    """
+    from usim.encodings.domain import Undefined
+    from usim.encodings.evaluate import evaluate_sops
+    from usim.encodings.exact import EXACT
+    from usim.errors import UsimError
+    from usim.repl import load_file
+
+    if (alphabet is None) == (vocab is None):
+        raise UsimError("give the symbols a token ranges over (alphabet) or its numbers (vocab), one of them")
+    listing = load_file(str(path), symbols=alphabet is not None, inputs=list(alphabet) if alphabet else None)
+    sop = listing.build(function, {}).sop
+    tokens = list(listing.alphabet.input_codes) if alphabet is not None else list(vocab)
+
+    def reference(xs: list[Any]) -> list[Any]:
+        return [None if isinstance(v, Undefined) else v for v in evaluate_sops((sop,), EXACT, list(xs))[0]]
+
+    return usim_to_tracr(sop), tokens, reference

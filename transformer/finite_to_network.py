@@ -42,6 +42,7 @@ from fractions import Fraction
 from typing import Any, Callable, Sequence
 
 from usim.errors import InputError
+from usim.rasp.expr import Op
 from usim.tracr_reader.convert import TracrReading, _COMPARISONS, _ORDERED, read_tracr
 from usim.tracr_reader.value_sets import ATOM, CannotRead, Failed, ValueSets, agrees, applied, exact, tracr_rasp
 from usim.transformer.model import HARD, MLP, TOKEN, Head, Layer, Linear, Network, embedding_dims
@@ -384,6 +385,78 @@ def _evaluated(program: Any, tokens: list[Any]) -> list[Any]:
         return [None] * len(tokens)
 
 
+ENGINES = ("exhaustive", "z3")
+"""How :func:`check_finite` proves a length: every input run exactly, or z3 on every input at once."""
+
+
+def _equals_value(reading: TracrReading, term: Any, value: Any) -> Any:
+    """z3: the reading's term (a code, a number, a Boolean) holds tracr's ``value``."""
+    import z3
+
+    if isinstance(term, z3.BoolRef):
+        return term if value else z3.Not(term)
+    if reading.kind == ATOM:
+        return term == reading.atoms.index(value)
+    return term == exact(value)
+
+
+def z3_difference(compiled: FiniteNetwork, timeout: float) -> tuple[str, list[Any] | None]:
+    """Whether the compiled network differs anywhere from its reading, asked of z3 once for every
+    input of the vocabulary of the network's length.
+
+    The input's n codes are z3 constants, each one of the vocabulary's codes; the network's
+    forward pass and the reading's program are both evaluated in usim's SMT interpretation
+    (:class:`usim.encodings.smt.SmtInterpretation`; the network's heads that read the input as terms,
+    :meth:`usim.transformer.forward._Pass.pairwise_hard_terms`). The query: some input
+    and some position where an output is not what the reading's term says (a one-hot output
+    ``out:k`` not 1 exactly where the reading holds the k-th value and 0 elsewhere; a number not
+    the reading's number). At a position where the reading is undefined its term still has a
+    value (the mean of a row's values, the empty row's 0), so ``unsat`` is more than the claim
+    needs: the network gives the reading's value at every position, defined or not. A model is
+    only a candidate: the caller replays it exactly.
+
+    Args:
+        compiled: the network and its reading.
+        timeout: seconds z3 may take.
+
+    Returns:
+        ``("unsat", None)``, ``("sat", tokens)`` with the model's input as tokens, or
+        ``("unknown", None)`` (z3 gave up, or ran out of time).
+    """
+    import z3
+
+    from usim.encodings.evaluate import evaluate_sops
+    from usim.encodings.smt import SmtInterpretation
+    from usim.transformer.forward import run
+
+    reading, n = compiled.reading, compiled.network.n
+    codes = [reading.encode([token])[0] for token in reading.vocab]
+    whole = all(Fraction(c).denominator == 1 for c in codes)
+    xs = [z3.Int(f"x{p}") if whole else z3.Real(f"x{p}") for p in range(n)]
+    smt = SmtInterpretation()
+    outputs = run(compiled.network, smt, xs)
+    expected = evaluate_sops((reading.sop,), smt, xs)[0]
+    differences = []
+    for p in range(n):
+        if compiled.values is None:
+            differences.append(smt.scalar(Op.NE, outputs["out:0"][p], expected[p]))
+            continue
+        for k, value in enumerate(compiled.values):
+            differences.append(outputs[f"out:{k}"][p] != z3.If(_equals_value(reading, expected[p], value), 1, 0))
+    solver = z3.Solver()
+    solver.set("timeout", max(1, int(timeout * 1000)))
+    solver.add(*(z3.Or([x == smt.constant(c) for c in codes]) for x in xs), *smt.facts, z3.Or(differences))
+    answer = solver.check()
+    if answer == z3.unsat:
+        return "unsat", None
+    if answer == z3.sat:
+        model = solver.model()
+        values = [model.eval(x, model_completion=True) for x in xs]
+        by_code = {Fraction(c): token for c, token in zip(codes, reading.vocab)}
+        return "sat", [by_code[Fraction(str(v))] for v in values]
+    return "unknown", None
+
+
 @dataclass(frozen=True)
 class FiniteCheck:
     """A compiled network against the program on every input of the vocabulary up to a length,
@@ -398,6 +471,8 @@ class FiniteCheck:
             value, or another value: :func:`usim.tracr_reader.value_sets.agrees`).
         first: the first difference: (input, position, the program's value, the network's).
         sizes: per length, (layers, heads, residual width, parameters) of the network.
+        engines: per length, what proved or refuted it (``z3``, ``exhaustive``, or exhaustive
+            after z3's candidate or unknown).
     """
 
     inputs: int
@@ -406,6 +481,7 @@ class FiniteCheck:
     differs: int
     first: tuple | None
     sizes: tuple[tuple[int, int, int, int], ...]
+    engines: tuple[str, ...] = ()
 
     @property
     def proved(self) -> bool:
@@ -415,9 +491,17 @@ class FiniteCheck:
 
 def check_finite(program: Any, vocab: Sequence[Any], max_len: int,
                  broken: Callable[[Network], Network | None] | None = None,
-                 reference: Callable[[list[Any]], list[Any]] | None = None) -> FiniteCheck:
-    """Compile ``program`` at every length up to ``max_len`` and run each network exactly on every
-    input of the vocabulary, against the program's exact reading (tracr's evaluator's meaning).
+                 reference: Callable[[list[Any]], list[Any]] | None = None,
+                 engine: str = "exhaustive", timeout: float = 60.0) -> FiniteCheck:
+    """Compile ``program`` at every length up to ``max_len`` and prove each network equal to the
+    program's exact reading (tracr's evaluator's meaning) on every input of the vocabulary.
+
+    ``engine="exhaustive"`` runs each network exactly on every input. ``engine="z3"`` asks z3
+    once per length whether the network differs from the reading anywhere
+    (:func:`z3_difference`); where z3 says no, every input is still run, but through the reading
+    and tracr's evaluator only (they must agree, and say where nothing is asked), not through the
+    network. Where z3 finds a candidate or gives up, that length is run exhaustively: z3's
+    answer proves, never refutes, and a timeout costs time, never a verdict.
 
     Args:
         program: a tracr program.
@@ -427,34 +511,55 @@ def check_finite(program: Any, vocab: Sequence[Any], max_len: int,
             length it leaves unchanged (None) is checked as compiled.
         reference: the values the network must give on an input (None where nothing is asked);
             None: the program's reading (tracr's evaluator's meaning).
+        engine: one of :data:`ENGINES`.
+        timeout: seconds z3 may take per length.
 
     Returns:
-        What the exhaustive run found.
+        What the check found.
+
+    Raises:
+        InputError: an engine usim does not have.
     """
+    import dataclasses
     import itertools
 
     from usim.encodings.exact import EXACT
     from usim.transformer.forward import run
 
+    if engine not in ENGINES:
+        raise InputError(f"no engine {engine!r} for a compiled network (engines: {', '.join(ENGINES)})")
     inputs = positions = undefined = differs = 0
     first = None
-    sizes = []
+    sizes, engines = [], []
     tokens = sorted(vocab, key=repr)
     for n in range(1, max_len + 1):
         compiled = compile_finite(program, vocab, max_len, n)
         network = compiled.network
         if broken is not None:
             network = broken(network) or network
+            compiled = dataclasses.replace(compiled, network=network)
         sizes.append((len(network.layers), sum(len(layer.heads) for layer in network.layers), network.width,
                       network.parameters()))
+        proved_by_z3 = False
+        if engine == "z3":
+            answer, _ = z3_difference(compiled, timeout)
+            proved_by_z3 = answer == "unsat"
+            engines.append("z3" if proved_by_z3 else f"exhaustive (z3: {'a candidate' if answer == 'sat' else answer})")
+        else:
+            engines.append("exhaustive")
         for xs in itertools.product(tokens, repeat=n):
             xs = list(xs)
-            got = compiled.decode(run(network, EXACT, compiled.reading.encode(xs)))
+            reading = compiled.reading.run(xs)
             if reference is None:
-                expected = compiled.reading.run(xs)
+                expected = reading
                 evaluator = _evaluated(program, xs)  # tracr's own: the reading may say None only where it does
             else:
                 expected, evaluator = reference(xs), None
+            # z3 proved the network gives the reading's value wherever the reading has one; where it
+            # has none and something is asked, the network itself is run
+            asked_undefined = any(r is None and e is not None for r, e in zip(reading, expected))
+            got = reading if proved_by_z3 and not asked_undefined else \
+                compiled.decode(run(network, EXACT, compiled.reading.encode(xs)))
             inputs, positions = inputs + 1, positions + n
             for p, (e, g) in enumerate(zip(expected, got)):
                 if evaluator is not None and not agrees(evaluator[p], e):
@@ -465,4 +570,4 @@ def check_finite(program: Any, vocab: Sequence[Any], max_len: int,
                 elif g is None or g != e:
                     differs += 1
                     first = first or (tuple(xs), p, e, g)
-    return FiniteCheck(inputs, positions, undefined, differs, first, tuple(sizes))
+    return FiniteCheck(inputs, positions, undefined, differs, first, tuple(sizes), tuple(engines))

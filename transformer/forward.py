@@ -20,8 +20,10 @@ output is the interpretation's aggregate over it: the mean of the values at
 the maximisers. This is the finite, exact check per length of the argmax
 sets. A hard head whose scores read the input (the programs over finite
 value sets: a selector that reads values) is decided by the exact
-interpretation alone, one input at a time (:meth:`_Pass.pairwise_hard`); the
-others refuse it.
+interpretation one input at a time (:meth:`_Pass.pairwise_hard`), and by an
+element-wise interpretation of terms (z3's) as terms: key s is selected at
+query t where its score is at least every other key's
+(:meth:`_Pass.pairwise_hard_terms`); the numeric interpretation refuses it.
 
 **Softmax heads.** Where W_Q reads position dimensions only (the query side is
 fixed per position; the keys may read the input), every interpretation evaluates
@@ -62,7 +64,7 @@ import numpy as np
 import sympy
 
 from usim.encodings.exact import EXACT
-from usim.encodings.interpretation import Interpretation, Seq
+from usim.encodings.interpretation import ElementwiseInterpretation, Interpretation, Seq
 from usim.encodings.selection import OuterSelection, StaticSelection
 from usim.errors import EvaluationError, ShapeError
 from usim.rasp.expr import Op, Semantics
@@ -206,9 +208,11 @@ class _Pass:
     def head(self, head: Head) -> list[Any]:
         values = [self.readout(c) for c in head.value.columns]
         if head.kind == HARD and self.beta is None:
-            if (not _positions_only(head.query, self.size) or not _positions_only(head.key, self.size)) \
-                    and isinstance(self.interp, type(EXACT)):
-                return self.pairwise_hard(head, values)
+            if not _positions_only(head.query, self.size) or not _positions_only(head.key, self.size):
+                if isinstance(self.interp, type(EXACT)):
+                    return self.pairwise_hard(head, values)
+                if isinstance(self.interp, ElementwiseInterpretation):
+                    return self.pairwise_hard_terms(head, values)
             selection = head_selection(head, self.size)
             return [self.mean(selection, v) for v in values]
         scale = Fraction(1) if head.kind != HARD else self.beta
@@ -284,6 +288,27 @@ class _Pass:
             rows.append([s for s in range(size) if scores[s] == best])
         selection = StaticSelection.from_rows(size, rows)
         return [EXACT.aggregate_static(selection, v, 0, Semantics.RASP) for v in outs]
+
+    def pairwise_hard_terms(self, head: Head, values: list[Any]) -> list[Any]:
+        """An average-hard head whose scores read the input, in an element-wise interpretation of
+        terms (z3's, sympy's): every pair's score q_t . k_s as a term, key s selected at query t
+        exactly where its score is at least every other key's (the row's maximisers), and the mean
+        of the values there by the interpretation's own aggregate over that selection."""
+        interp = self.interp
+
+        def terms(x: Any) -> list[Any]:
+            return [interp.constant(v) for v in x] if isinstance(x, Exact) else list(x)
+
+        queries = [terms(self.readout(c)) for c in head.query.columns]
+        keys = [terms(self.readout(c)) for c in head.key.columns]
+        size = self.size
+        rows = []
+        for t in range(size):
+            scores = [interp.total([interp.scalar(Op.MUL, q[t], k[s]) for q, k in zip(queries, keys)])
+                      if queries else interp.constant(0) for s in range(size)]
+            rows.append([interp.conjunction(*(interp.scalar(Op.GE, scores[s], other) for o, other in
+                                              enumerate(scores) if o != s)) for s in range(size)])
+        return [interp.aggregate_dynamic(rows, terms(v), 0, Semantics.RASP) for v in values]
 
     def pairwise_softmax(self, head: Head, values: list[Any], scale: Any, mask: np.ndarray | None) -> list[Any]:
         """A softmax head whose queries read the input, in the numeric interpretation only: the

@@ -363,15 +363,18 @@ def check_tracr(program: Any, vocab: Sequence[Any], max_len: int, spec: "Listing
     return run_check(reading, chosen, reference, max_n, engines, timeout, every_engine, variants)
 
 
-def compile_tracr(program: Any, vocab: Sequence[Any], max_len: int) -> "tuple[FiniteCheck, Any]":
+def compile_tracr(program: Any, vocab: Sequence[Any], max_len: int,
+                  engine: str = "exhaustive") -> "tuple[FiniteCheck, Any]":
     """Compile a tracr program with usim's compiler over finite value sets (exact), at every length
-    up to ``max_len``, and prove the networks equal the program by running each exactly on every
-    input of the vocabulary; also compile it with tracr, for its size.
+    up to ``max_len``, and prove the networks equal the program on every input of the vocabulary
+    (each network run exactly on every input, or z3 asked once per length); also compile it with
+    tracr, for its size.
 
     Args:
         program: as :func:`read_tracr` takes it.
         vocab: the tokens.
         max_len: the longest input.
+        engine: ``exhaustive`` or ``z3`` (:func:`usim.transformer.finite_to_network.check_finite`).
 
     Returns:
         The :class:`usim.transformer.finite_to_network.FiniteCheck` (``proved``,
@@ -389,7 +392,7 @@ def compile_tracr(program: Any, vocab: Sequence[Any], max_len: int) -> "tuple[Fi
     if isinstance(program, str):
         where, program = program, load_object(program, "tracr program")
     program = program_of(program, where)
-    check = check_finite(program, vocab, max_len)
+    check = check_finite(program, vocab, max_len, engine=engine)
     try:
         theirs = compiling.compile_rasp_to_model(program, vocab=set(vocab), max_seq_len=max_len,
                                                  compiler_bos="compiler_bos")
@@ -399,7 +402,7 @@ def compile_tracr(program: Any, vocab: Sequence[Any], max_len: int) -> "tuple[Fi
 
 
 def compile_listing(path: str | Path, function: str, max_len: int, alphabet: Sequence[str] | None = None,
-                    vocab: Sequence[Any] | None = None) -> "FiniteCheck":
+                    vocab: Sequence[Any] | None = None, engine: str = "exhaustive") -> "FiniteCheck":
     """Compile a listing's function with usim's compiler over finite value sets, at every length up to
     ``max_len``, and prove each network equal to the listing (usim's own exact evaluation) on every
     input: of the ``alphabet``'s symbols, or of the numbers in ``vocab`` (the ``tracr`` extra: the
@@ -411,29 +414,16 @@ def compile_listing(path: str | Path, function: str, max_len: int, alphabet: Seq
         max_len: the longest input.
         alphabet: the symbols a token ranges over (a listing of symbols).
         vocab: the numbers a token ranges over (a listing of numbers).
+        engine: ``exhaustive`` or ``z3``, as for :func:`compile_tracr`.
 
     Returns:
         The :class:`usim.transformer.finite_to_network.FiniteCheck`.
     """
-    from usim.encodings.domain import Undefined
-    from usim.encodings.evaluate import evaluate_sops
-    from usim.encodings.exact import EXACT
-    from usim.repl import load_file
-    from usim.tracr_reader.usim_to_tracr import usim_to_tracr
-    from usim.tracr_reader.value_sets import tracr_rasp
+    from usim.tracr_reader.usim_to_tracr import listing_as_tracr
     from usim.transformer.finite_to_network import check_finite
 
-    tracr_rasp()
-    if (alphabet is None) == (vocab is None):
-        raise UsimError("give the symbols a token ranges over (alphabet) or its numbers (vocab), one of them")
-    listing = load_file(str(path), symbols=alphabet is not None, inputs=list(alphabet) if alphabet else None)
-    sop = listing.build(function, {}).sop
-    tokens = list(listing.alphabet.input_codes) if alphabet is not None else list(vocab)
-
-    def reference(xs: list[Any]) -> list[Any]:
-        return [None if isinstance(v, Undefined) else v for v in evaluate_sops((sop,), EXACT, list(xs))[0]]
-
-    return check_finite(usim_to_tracr(sop), tokens, max_len, reference=reference)
+    program, tokens, reference = listing_as_tracr(str(path), function, alphabet, vocab)
+    return check_finite(program, tokens, max_len, reference=reference, engine=engine)
 
 
 def verify(path: str | Path, run_spec_code: bool = False, run_claim_code: bool = False,
@@ -463,8 +453,14 @@ def verify(path: str | Path, run_spec_code: bool = False, run_claim_code: bool =
     from usim.proofs import family
     from usim.registry import obligations, reference, refusing_malformed
 
+    from usim.compile_certificate import check_compilation, verify_compilation
+    from usim.engine.certificate import COMPILATION, read_json
+
     out = []
     with refusing_malformed(str(path)):
+        data = read_json(str(path))
+        if isinstance(data, dict) and COMPILATION in data:  # a certificate of usim compile
+            return [verify_compilation(check_compilation(data, str(path)), str(path), run_claim_code)]
         for cert in read_certificates(str(path)):
             stated = reference(cert, run_spec_code, run_claim_code=run_claim_code)
             different = differences(cert, stated)

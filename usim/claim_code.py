@@ -300,12 +300,7 @@ def _unchanged_code(source: Mapping[str, Any], what: str) -> tuple[Path, str, st
             or not reference:
         raise InputError(f"{what}'s source names no absolute file and reference "
                          f"(file {file_text!r}, reference {reference!r})")
-    file = Path(file_text)
-    if not file.is_file():
-        raise InputError(f"{what} came from {file}, which does not exist here")
-    if _file_digest(file) != source.get("sha256"):
-        raise InputError(f"{what} came from {file}, which has changed since the certificate was "
-                         "written (its sha256 differs): not the code that was proved")
+    file = unchanged_file(source, what)
     target, name = _split(reference)
     if not target.endswith(".py"):  # a module: it must still be the recorded file
         spec = _spec_of(target)
@@ -314,6 +309,44 @@ def _unchanged_code(source: Mapping[str, Any], what: str) -> tuple[Path, str, st
             raise InputError(f"{what} came from the module {target} at {file}; {target} is now "
                              f"{origin or 'not importable'}: not the code that was proved")
     return file, target, name, reference
+
+
+def file_record(path: str | Path) -> dict[str, str]:
+    """A file as a certificate records it: its absolute path and its sha256.
+
+    Args:
+        path: the file.
+
+    Returns:
+        ``file`` and ``sha256``.
+    """
+    file = Path(path).resolve()
+    return {"file": str(file), "sha256": _file_digest(file)}
+
+
+def unchanged_file(source: Mapping[str, Any], what: str) -> Path:
+    """The file a certificate's record names (:func:`file_record`), if it is as it was recorded.
+
+    Args:
+        source: the record.
+        what: what the file holds, for messages.
+
+    Returns:
+        The file.
+
+    Raises:
+        InputError: the record names no absolute file, or the file is gone or changed.
+    """
+    file_text = source.get("file")
+    if not isinstance(file_text, str) or not os.path.isabs(file_text):
+        raise InputError(f"{what}'s record names no absolute file (file {file_text!r})")
+    file = Path(file_text)
+    if not file.is_file():
+        raise InputError(f"{what} came from {file}, which does not exist here")
+    if _file_digest(file) != source.get("sha256"):
+        raise InputError(f"{what} came from {file}, which has changed since the certificate was "
+                         "written (its sha256 differs): not the code that was proved")
+    return file
 
 
 def code_record(reference: str) -> dict[str, str]:
@@ -333,7 +366,7 @@ def code_record(reference: str) -> dict[str, str]:
         if spec is None or not spec.origin:
             raise InputError(f"the module {target} has no file to record in a certificate")
         file = Path(spec.origin).resolve()
-    return {"reference": reference, "file": str(file), "sha256": _file_digest(file)}
+    return {"reference": reference, **file_record(file)}
 
 
 def reload_object(source: Mapping[str, Any], noun: str) -> Any:

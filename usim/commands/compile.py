@@ -41,6 +41,13 @@ language the same way (written first as a tracr program; the ``tracr``
 extra), and proves each network equal to the listing, usim's own evaluation
 of it, on every input.
 
+With ``--tracr`` or a .rasp file, ``--engine z3`` proves each length by one z3
+query over every input at once in place of running the network on each
+(:func:`usim.transformer.finite_to_network.check_finite`; a length z3 does not
+prove is run exhaustively), and ``--json FILE`` writes a certificate
+(:mod:`usim.compile_certificate`) that ``usim verify FILE --run-claim-code``
+compiles and proves again.
+
 ``--sizes`` prints, for each shape, one row of a Markdown table of the
 network's size and nothing else (the weights are not decided exactly:
 compiling U for n = d = 16 takes about half a minute):
@@ -61,7 +68,7 @@ from pathlib import Path
 
 import numpy as np
 
-from usim.commands.options import help_text
+from usim.commands.options import check_writable, help_text
 from usim.encodings.notation import parse_dims, shape_label
 from usim.errors import InputError, ShapeError
 
@@ -83,6 +90,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--function", "-f", help="FILE.rasp: the function (or expression) to compile")
     parser.add_argument("--alphabet", metavar="SYMBOLS",
                         help="FILE.rasp: the symbols a token ranges over, e.g. abc (else --vocab: its numbers)")
+    parser.add_argument("--engine", choices=("exhaustive", "z3"), default=None,
+                        help="--tracr, FILE.rasp: prove each network by running it on every input (exhaustive, "
+                             "the default) or by asking z3 once per length (faster for some programs: docs/tracr.md)")
+    parser.add_argument("--json", metavar="FILE",
+                        help="--tracr, FILE.rasp: write a certificate (usim verify FILE --run-claim-code runs it "
+                             "again)")
     parser.add_argument("--shape", help="the shape, e.g. 2x3 (lemma3), 2x3x2 (lemma5), 3x3 (theorem6)")
     parser.add_argument("--out", metavar="DIR", help="write network.npz, report.md (and model.pt2) into DIR")
     parser.add_argument("--sizes", metavar="S1,S2,...",
@@ -247,7 +260,14 @@ def run_tracr(args: argparse.Namespace) -> int:
     if count > MAX_TRACR_INPUTS:
         raise InputError(f"{count} inputs up to length {args.max_len}, above usim compile --tracr's limit of "
                          f"{MAX_TRACR_INPUTS} (every input is run)")
-    check, theirs = compile_tracr(args.tracr, vocab, args.max_len)
+    if args.json:
+        check_writable(args.json, "--json")
+        if not all(isinstance(t, str) or (isinstance(t, int) and not isinstance(t, bool)) for t in vocab):
+            raise InputError("--json: a certificate records a vocabulary of strings or integers only")
+    engine = args.engine or "exhaustive"
+    started = time.perf_counter()
+    check, theirs = compile_tracr(args.tracr, vocab, args.max_len, engine=engine)
+    seconds = time.perf_counter() - started
     layers, heads, width, parameters = check.sizes[-1]
     print(f"usim compile --tracr {args.tracr}: lengths 1 to {args.max_len}, vocabulary {', '.join(map(repr, vocab))}")
     print(f"  usim's network at length {args.max_len}: {layers} layers, {heads} heads, residual width {width}, "
@@ -260,7 +280,21 @@ def run_tracr(args: argparse.Namespace) -> int:
         print(f"  tracr's model: {config.num_layers} layers of {config.num_heads} head(s), residual width "
               f"{len(theirs.residual_labels)}, {count_theirs} parameters (float32)")
     _verdict_lines(check)
+    if args.json:
+        from usim.claim_code import code_record
+
+        _write_certificate(args.json, check, {"kind": "tracr", "program": code_record(args.tracr), "vocab": vocab,
+                                              "max_len": args.max_len, "engine": engine}, seconds)
     return 0 if check.proved else 1
+
+
+def _write_certificate(path: str, check, source: dict, seconds: float) -> None:
+    import json
+
+    from usim.compile_certificate import compilation_certificate
+
+    Path(path).write_text(json.dumps(compilation_certificate(check, source, seconds), indent=2) + "\n")
+    print(f"certificate written to {path} (check it again with usim verify {path} --run-claim-code)")
 
 
 def run_listing(args: argparse.Namespace) -> int:
@@ -283,17 +317,34 @@ def run_listing(args: argparse.Namespace) -> int:
     if count > MAX_TRACR_INPUTS:
         raise InputError(f"{count} inputs up to length {args.max_len}, above usim compile's limit of "
                          f"{MAX_TRACR_INPUTS} over finite value sets (every input is run)")
-    check = compile_listing(args.claim, args.function, args.max_len, alphabet=alphabet, vocab=vocab)
+    if args.json:
+        check_writable(args.json, "--json")
+        if vocab is not None and not all(isinstance(t, int) and not isinstance(t, bool) for t in vocab):
+            raise InputError("--json: a certificate records a vocabulary of integers only")
+    engine = args.engine or "exhaustive"
+    started = time.perf_counter()
+    check = compile_listing(args.claim, args.function, args.max_len, alphabet=alphabet, vocab=vocab, engine=engine)
+    seconds = time.perf_counter() - started
     layers, heads, width, parameters = check.sizes[-1]
     print(f"usim compile {args.claim} --function {args.function}: lengths 1 to {args.max_len}, over finite value sets")
     print(f"  the network at length {args.max_len}: {layers} layers, {heads} heads, residual width {width}, "
           f"{parameters} parameters (exact rationals)")
     _verdict_lines(check)
+    if args.json:
+        from usim.claim_code import file_record
+
+        _write_certificate(args.json, check, {"kind": "listing", "listing": file_record(args.claim),
+                                              "function": args.function, "max_len": args.max_len,
+                                              "alphabet": list(alphabet) if alphabet is not None else None,
+                                              "vocab": list(vocab) if vocab is not None else None,
+                                              "engine": engine}, seconds)
     return 0 if check.proved else 1
 
 
 def _verdict_lines(check) -> None:
     verdict = "PROVED" if check.proved else "REFUTED"
+    if any(engine != "exhaustive" for engine in check.engines):
+        print("  engines per length: " + "; ".join(f"{n} {engine}" for n, engine in enumerate(check.engines, 1)))
     print(f"  {verdict}: on every one of the {check.inputs} inputs, exactly, the network gives the program's value "
           f"at each of the {check.positions - check.undefined} positions where the program is defined"
           + (f" ({check.undefined} positions where it is undefined ask nothing)" if check.undefined else ""))
@@ -308,7 +359,7 @@ def run(args: argparse.Namespace) -> int:
         return run_tracr(args)
     if args.claim is not None and args.claim.endswith(".rasp"):
         return run_listing(args)
-    for option in ("vocab", "max_len", "function", "alphabet"):
+    for option in ("vocab", "max_len", "function", "alphabet", "engine", "json"):
         if getattr(args, option) is not None:
             raise InputError(f"--{option.replace('_', '-')} applies to --tracr or a .rasp file")
     if args.claim is None:
