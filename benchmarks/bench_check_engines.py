@@ -7,7 +7,8 @@ tracr's library builds, with specs of indicators and their sums
 prints its wall time, the verdict line, and which engines decided. The issue's
 targets: the shuffle-Dyck check over ``()x`` to length 6 within 60 s; the sort
 by frequency over ``abc`` to 5; the sort of integer keys to 5; the count of
-symbols that occur at most twice to 6, with z3 answering (``--engine z3``).
+symbols that occur at most twice to 6, with z3 answering (``--engine z3``); and
+(issue 27, part 5) the sort of distinct reals to 6 within 60 s.
 
     python -P benchmarks/bench_check_engines.py [--timeout 60]
 """
@@ -29,6 +30,7 @@ ROWS = [  # (what, function, spec, max N, options)
     ("shuffle-Dyck over ()x", "balanced", "balanced", 6, ["--alphabet", "()x"]),
     ("sort by frequency over abc", "sort_by_frequency", "by_frequency", 5, ["--alphabet", "abc"]),
     ("sort of integer keys", "sort_keys", "ascending", 5, []),
+    ("sort of distinct reals (issue 27, part 5)", "sort_distinct", "ascending_reals", 6, []),
     ("count of symbols seen at most twice, z3", "count_rare", "rare_count", 6,
      ["--alphabet", "abc", "--engine", "z3"]),
     ("count of symbols seen at most twice", "count_rare", "rare_count", 6, ["--alphabet", "abc"]),

@@ -202,6 +202,15 @@ def test_a_sort_whose_sympy_form_is_slow_is_decided_by_z3_first_from_the_second_
     assert "shape 2 [unstable]: REFUTED" in out
 
 
+def test_a_sort_of_distinct_reals_is_proved_to_length_6_and_its_descending_variant_refuted(capsys):
+    """Issue 27, part 5: the place of each key is how many keys are smaller (a selector width
+    over a real comparison); the spec asks for distinct reals. z3 decides each length."""
+    status, out = _check_tracr_like(capsys, "sort_distinct", "ascending_reals", "--max-n", "6")
+    assert status == 0, out
+    for n in range(3, 7):
+        assert f"shape {n}: PROVED (z3 PROVED" in out and f"shape {n} [descending]: REFUTED" in out
+
+
 def test_balanced_brackets_over_an_alphabet_are_decided_by_their_table_to_length_6(capsys):
     """Part 3: the spec's indicators, folded by sympy, took longer than the deadline to
     build from length 3 on; on the finite domain the target is evaluated at each input."""

@@ -29,6 +29,14 @@ def ascending(x, n):
     return sympy.Matrix([row])
 
 
+@spec(inputs={"x": (1, "n")}, outputs={"y": (1, "n")}, domain="real", max_n=6,
+      preconditions=lambda x: [sympy.Ne(x[0, i], x[0, j]) for i in range(x.cols) for j in range(i)],
+      mutants={"descending": {"place": "selector_width(select(tokens, tokens, >))"}})
+def ascending_reals(x, n):
+    """distinct reals in ascending order (an odd-even transposition network of Min and Max)"""
+    return ascending(x, n)
+
+
 def _counts(x, n):
     return [sympy.Add(*[_is(sympy.Eq(x[0, k], x[0, i])) for k in range(n)]) for i in range(n)]
 
