@@ -232,3 +232,30 @@ def test_a_listings_compilation_certificate_is_reproduced_and_z3_proves_its_leng
 def test_compile_certificate_options_apply_to_finite_value_sets_only(capsys):
     assert main(["compile", "lemma3_weights", "--shape", "2x2", "--engine", "z3"]) == 2
     assert "--engine applies to --tracr or a .rasp file" in capsys.readouterr().err
+
+
+def test_a_certificate_that_cannot_be_written_is_one_line_and_exit_2(capsys):
+    """Found in review: a full disk gave a traceback after the proof (now one line)."""
+    pytest.importorskip("tracr", reason="tracr is not installed (the tracr extra)")
+    status = main(["compile", str(LISTINGS / "symbols.rasp"), "--function", "histogram", "--max-len", "1",
+                   "--alphabet", "ab", "--json", "/dev/full"])
+    err = capsys.readouterr().err.strip().splitlines()
+    assert status == 2 and len(err) == 1 and "cannot write the certificate" in err[0], err
+
+
+def test_a_certificate_resealed_with_a_length_usim_compile_refuses_is_not_run(tmp_path, capsys):
+    pytest.importorskip("tracr", reason="tracr is not installed (the tracr extra)")
+    import json
+
+    from usim.engine.certificate import digest
+
+    out = tmp_path / "h.json"
+    assert main(["compile", str(LISTINGS / "symbols.rasp"), "--function", "histogram", "--max-len", "1",
+                 "--alphabet", "ab", "--json", str(out)]) == 0
+    data = json.loads(out.read_text())
+    data["source"]["max_len"] = 40
+    data["digest"] = digest(data)
+    out.write_text(json.dumps(data))
+    capsys.readouterr()
+    assert main(["verify", str(out), "--run-claim-code"]) == 2
+    assert "not ones usim compile proves" in capsys.readouterr().err

@@ -385,6 +385,9 @@ def _evaluated(program: Any, tokens: list[Any]) -> list[Any]:
         return [None] * len(tokens)
 
 
+MAX_INPUTS = 100_000
+"""The most inputs a compiled program is proved on (``usim compile``, ``usim verify``): every one is run."""
+
 ENGINES = ("exhaustive", "z3")
 """How :func:`check_finite` proves a length: every input run exactly, or z3 on every input at once."""
 

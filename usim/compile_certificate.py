@@ -34,7 +34,7 @@ from typing import Any, Mapping
 from usim.engine.certificate import COMPILATION, CertificateError, git_commit, digest, versions
 from usim.engine.verify import Verification
 from usim.errors import InputError
-from usim.transformer.finite_to_network import ENGINES, FiniteCheck
+from usim.transformer.finite_to_network import ENGINES, MAX_INPUTS, FiniteCheck
 
 VERSION = 1
 TRACR, LISTING = "tracr", "listing"
@@ -160,6 +160,12 @@ def verify_compilation(data: Mapping[str, Any], where: str, run_claim_code: bool
     if not run_claim_code:
         raise CertificateError(f"{where} ({label}) is of a program in a file of code: run it again only if you "
                                "trust that code, with --run-claim-code")
+    alphabet_or_vocab = source.get("alphabet") if source["kind"] == LISTING and source.get("alphabet") is not None \
+        else source.get("vocab")
+    if not isinstance(alphabet_or_vocab, list) or not 1 <= source["max_len"] <= 64 \
+            or sum(len(set(map(repr, alphabet_or_vocab))) ** n for n in range(1, source["max_len"] + 1)) > MAX_INPUTS:
+        raise CertificateError(f"{where}: its vocabulary and length ({source['max_len']}) are not ones usim compile "
+                               f"proves (at most {MAX_INPUTS} inputs)")
     try:
         if source["kind"] == TRACR:
             record = source.get("program") or {}

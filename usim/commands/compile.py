@@ -236,8 +236,6 @@ def report(claim_id: str, weights: str, shape: tuple[int, ...], ob, network, sec
     return "\n".join(lines) + "\n"
 
 
-MAX_TRACR_INPUTS = 100_000
-"""The most inputs ``usim compile --tracr`` runs each network on (every input of the vocabulary)."""
 
 
 def run_tracr(args: argparse.Namespace) -> int:
@@ -256,6 +254,8 @@ def run_tracr(args: argparse.Namespace) -> int:
     vocab = python_tokens(read_input(args.vocab))
     if args.max_len < 1:
         raise InputError(f"--max-len must be at least 1, got {args.max_len}")
+    from usim.transformer.finite_to_network import MAX_INPUTS as MAX_TRACR_INPUTS
+
     count = sum(len(set(vocab)) ** n for n in range(1, args.max_len + 1))
     if count > MAX_TRACR_INPUTS:
         raise InputError(f"{count} inputs up to length {args.max_len}, above usim compile --tracr's limit of "
@@ -289,11 +289,10 @@ def run_tracr(args: argparse.Namespace) -> int:
 
 
 def _write_certificate(path: str, check, source: dict, seconds: float) -> None:
-    import json
-
     from usim.compile_certificate import compilation_certificate
+    from usim.engine.certificate import write_certificate
 
-    Path(path).write_text(json.dumps(compilation_certificate(check, source, seconds), indent=2) + "\n")
+    write_certificate(Path(path), compilation_certificate(check, source, seconds))  # one line if it cannot
     print(f"certificate written to {path} (check it again with usim verify {path} --run-claim-code)")
 
 
@@ -313,6 +312,8 @@ def run_listing(args: argparse.Namespace) -> int:
     alphabet = parse_alphabet(args.alphabet) if args.alphabet is not None else None
     vocab = read_input(args.vocab) if args.vocab is not None else None
     size = len(alphabet if alphabet is not None else set(vocab))
+    from usim.transformer.finite_to_network import MAX_INPUTS as MAX_TRACR_INPUTS
+
     count = sum(size ** n for n in range(1, args.max_len + 1))
     if count > MAX_TRACR_INPUTS:
         raise InputError(f"{count} inputs up to length {args.max_len}, above usim compile's limit of "
