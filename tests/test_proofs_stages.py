@@ -200,7 +200,7 @@ def test_with_two_heads_the_first_three_stages_are_proved_for_every_size(k):
     assert result.status is Status.PROVED, result.reason
 
 
-@pytest.mark.slow  # about 220 s alone (UNKNOWN once under load: Prover.simplify's 2 s query limits)
+@pytest.mark.slow  # about 150 s (each z3 query limited by work, not wall time: the same under load)
 def test_with_two_heads_the_w_o_stage_is_proved_for_every_size():
     """Att = C W_O with C and W_O read head by head: the target's sum over the inner
     index is split at the heads' boundaries (engine/parametric/target.py), the program's

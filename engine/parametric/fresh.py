@@ -28,8 +28,10 @@ pickled, through a file, not through the child's output.
 
 What it guarantees: the same usim, the same solvers and the same statement
 give the same steps in the same order, whatever ran before in the caller's
-process. A per-query time limit can still run out on a loaded machine (the
-query is then UNKNOWN, never PROVED). A child that crashes gives ERROR; one
+process, and, each query being limited by z3's count of its own work rather
+than by the clock (:data:`usim.engine.parametric.integers.QUERY_EFFORT`), on
+a loaded machine as on an idle one. Only the proof's whole time budget is
+time: a proof that outlives it is UNKNOWN, never PROVED. A child that crashes gives ERROR; one
 that outlives :func:`child_deadline` is killed and gives UNKNOWN.
 """
 

@@ -17,6 +17,15 @@ model (concrete sizes where the goal fails, the seed of a counterexample);
 *unknown* or a timeout is no answer. Every query is logged under the step it
 serves (:class:`Ledger`), so a verdict says which steps z3 proved, how many
 queries and how long.
+
+**Each query's limit is an amount of work, not of time.** A query gets z3's
+resource limit (``rlimit``: a count of z3's own steps, :data:`QUERY_EFFORT`,
+:data:`QUICK_EFFORT`), so whether it is answered does not depend on how busy
+the machine is: the same statement asks the same queries and gets the same
+answers on a loaded machine as on an idle one (with a limit of 20 s, a query
+that took 5 s alone came out *unknown* beside another proof, and Theorem 9's
+W_O stage with it). The proof's own time budget still bounds the whole run:
+past it a proof is UNKNOWN (:class:`Deadline`), never another verdict.
 """
 
 from __future__ import annotations
@@ -116,15 +125,29 @@ class Deadline(Exception):
     """The proof's time budget is spent."""
 
 
+QUERY_EFFORT = 150_000_000
+"""z3's resource limit for one query (``rlimit``, z3's count of its own steps).
+The hardest queries of the stages of U (the case splits of Theorem 9's W_O stage)
+are answered within 125 million; those left unanswered had used 95 to 190 million
+in 20 s (z3's statistic "rlimit count" before and after each query, 2026-12-03,
+``docs/all_sizes.md``). z3 counts 1 to 25 million a second here, so this is 6 to
+150 s of work, the same amount on every machine and under any load."""
+
+QUICK_EFFORT = 20_000_000
+"""The limit of a query that only tidies a term (:meth:`Prover.simplify`) or
+narrows a model (:meth:`Prover.smallest`): such queries take at most 50 thousand
+on the stages of U; what is not decided within it is kept as it is."""
+
+
 class Prover:
     """z3 over the integers, with a time budget, a cache and a ledger."""
 
     def __init__(self, dims: Sequence[str], timeout: float, ledger: Ledger,
-                 query_seconds: float = 20.0) -> None:
+                 query_effort: int = QUERY_EFFORT) -> None:
         self.dims = {d: z3.Int(d) for d in dims}
         self.ledger = ledger
         self.deadline = time.perf_counter() + timeout
-        self.query_seconds = query_seconds
+        self.query_effort = query_effort
         self.cache: dict[tuple, Outcome] = {}
         self.keys = Keys()
         self._fresh = 0
@@ -139,11 +162,17 @@ class Prover:
             raise Deadline("the time budget is spent")
         return left
 
-    def _solve(self, formulas: Sequence[Formula], step: str,
-               seconds: float | None = None) -> tuple[z3.CheckSatResult, z3.ModelRef | None, float]:
+    def _solver(self, effort: int | None = None) -> z3.Solver:
+        """A solver limited to ``effort`` of z3's work (at most the prover's own
+        per query) and to the time left of the proof's budget."""
         solver = z3.Solver()
-        limit = self.query_seconds if seconds is None else min(seconds, self.query_seconds)
-        solver.set("timeout", max(1, int(min(self.remaining(), limit) * 1000)))
+        solver.set("rlimit", self.query_effort if effort is None else min(effort, self.query_effort))
+        solver.set("timeout", max(1, int(self.remaining() * 1000)))
+        return solver
+
+    def _solve(self, formulas: Sequence[Formula], step: str,
+               effort: int | None = None) -> tuple[z3.CheckSatResult, z3.ModelRef | None, float]:
+        solver = self._solver(effort)
         solver.add(*formulas)
         start = time.perf_counter()
         result = solver.check()
@@ -160,17 +189,17 @@ class Prover:
         return out
 
     def proves(self, hypotheses: Iterable[Formula], goal: Formula, step: str,
-               seconds: float | None = None) -> Outcome:
+               effort: int | None = None) -> Outcome:
         """Do ``hypotheses`` imply ``goal`` for every value of the free symbols?
-        (``seconds``: a shorter limit for this query than the prover's own.)"""
+        (``effort``: a smaller limit of z3's work for this query than the prover's own.)"""
         hypotheses = list(hypotheses)
         simple = z3.simplify(goal)
         if z3.is_true(simple):
             return Outcome(True)
-        key = ("proves", self.keys(*hypotheses), self.keys(goal), seconds)
+        key = ("proves", self.keys(*hypotheses), self.keys(goal), effort)
         if key in self.cache:
             return self.cache[key]
-        result, model, seconds = self._solve(hypotheses + [z3.Not(goal)], step, seconds)
+        result, model, seconds = self._solve(hypotheses + [z3.Not(goal)], step, effort)
         if result == z3.unsat:
             out = Outcome(True, None, seconds)
         elif result == z3.sat:
@@ -182,13 +211,13 @@ class Prover:
         return out
 
     def simplify(self, facts: Sequence[Formula], term: z3.ExprRef, step: str,
-                 seconds: float = 2.0, small: bool = False) -> z3.ExprRef:
+                 effort: int = QUICK_EFFORT, small: bool = False) -> z3.ExprRef:
         """``term`` with what ``facts`` decide taken out: each if-then-else whose
         condition the facts imply (or refute) replaced by its branch, each
         quotient and remainder of polynomials a = q * b + r with 0 <= r < b
         proved replaced by q and r (:func:`quotient_remainder`). Equal to
         ``term`` wherever ``facts`` hold, so only for use under them; a
-        condition not decided within ``seconds`` is kept.
+        condition not decided within ``effort`` of z3's work is kept.
 
         The position a routing head reads is an if-then-else over the blocks
         of its source (``where(inside(o, e), formula, -1)``) that a case split
@@ -209,9 +238,9 @@ class Prover:
             if z3.is_app(t) and t.num_args() > 0:
                 if z3.is_app_of(t, z3.Z3_OP_ITE):
                     c = walk(t.arg(0))
-                    if self.proves(facts, c, step, seconds).holds is True:
+                    if self.proves(facts, c, step, effort).holds is True:
                         out = walk(t.arg(1))
-                    elif self.proves(facts, z3.Not(c), step, seconds).holds is True:
+                    elif self.proves(facts, z3.Not(c), step, effort).holds is True:
                         out = walk(t.arg(2))
                     else:
                         out = z3.If(c, walk(t.arg(1)), walk(t.arg(2)))
@@ -226,7 +255,7 @@ class Prover:
                             if parts is None:
                                 continue
                             q, r = parts
-                            if self.proves(facts, z3.And(r >= 0, r < kids[1]), step, seconds).holds is True:
+                            if self.proves(facts, z3.And(r >= 0, r < kids[1]), step, effort).holds is True:
                                 out = q if z3.is_app_of(t, z3.Z3_OP_IDIV) else r
                                 break
             self.keys(t, out)  # keep both alive: ids are the memo's keys
@@ -253,31 +282,30 @@ class Prover:
         self.cache[key] = out
         return out
 
-    def sizes(self, outcome: Outcome, seconds: float = 2.0) -> dict[str, int] | None:
+    def sizes(self, outcome: Outcome, effort: int = QUICK_EFFORT) -> dict[str, int] | None:
         """Sizes where a refuted goal fails (or where satisfiable formulas hold),
-        the dimensions as small as z3 finds them within ``seconds``."""
+        the dimensions as small as z3 finds them within ``effort`` a query."""
         if not outcome.formulas:
             return outcome.model
         try:
-            return self.smallest(outcome.formulas, "sizes of a counterexample", seconds=seconds) or outcome.model
+            return self.smallest(outcome.formulas, "sizes of a counterexample", effort=effort) or outcome.model
         except Deadline:
             return outcome.model
 
     def smallest(self, formulas: Iterable[Formula], step: str, limit: int = 64,
-                 seconds: float | None = None) -> dict[str, int] | None:
+                 effort: int = QUICK_EFFORT) -> dict[str, int] | None:
         """A model of ``formulas`` with the sum of the dimensions as small as z3
-        finds it (each at most ``limit``) within ``seconds``, or None: a binary
-        search on that sum, one bounded satisfiability check per step (z3's
-        optimiser is weak on non-linear integers)."""
+        finds it (each at most ``limit``), or None: a binary search on that sum,
+        one satisfiability check of at most ``effort`` per step (z3's optimiser
+        is weak on non-linear integers); the search stops at the first check
+        left unanswered."""
         formulas = list(formulas) + [d <= limit for d in self.dims.values()]
-        budget = time.perf_counter() + min(self.remaining(), seconds or self.query_seconds)
         total = z3.Sum(*self.dims.values()) if self.dims else z3.IntVal(0)
         best: dict[str, int] | None = None
         low, high = len(self.dims), limit * len(self.dims)
-        while low <= high and time.perf_counter() < budget:
+        while low <= high:
             middle = (low + high) // 2
-            solver = z3.Solver()
-            solver.set("timeout", max(1, int(min(budget - time.perf_counter(), 1.0) * 1000)))
+            solver = self._solver(effort)
             solver.add(*formulas, total <= middle)
             start = time.perf_counter()
             result = solver.check()

@@ -1,0 +1,87 @@
+"""The prover of the proofs for every size: each query limited by z3's work, not by the clock."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+
+import pytest
+import z3
+
+from usim.engine.parametric import integers
+from usim.engine.parametric.integers import QUERY_EFFORT, Deadline, Ledger, Prover
+
+a, b, c = z3.Ints("a b c")
+HYPOTHESES = [a >= 2, b >= 2]
+GOAL = a * b >= a + b  # non-linear: z3 needs a few thousand steps
+
+
+def test_a_query_within_its_work_limit_is_answered_and_one_past_it_is_unknown():
+    assert Prover(("a", "b"), 60, Ledger()).proves(HYPOTHESES, GOAL, "step").holds is True
+    assert Prover(("a", "b"), 60, Ledger(), query_effort=1000).proves(HYPOTHESES, GOAL, "step").holds is None
+
+
+def test_a_query_is_limited_by_work_and_only_the_proofs_budget_is_time(monkeypatch):
+    """A loaded machine must not change an answer: the per-query limit is z3's
+    rlimit; the only time limit a query gets is what is left of the whole proof's."""
+    settings: list[dict] = []
+    made = z3.Solver
+
+    def recording_solver(*args, **kwargs):
+        solver = made(*args, **kwargs)
+        mine: dict = {}
+        settings.append(mine)
+        original = solver.set
+
+        def set_(name, value):
+            mine[name] = value
+            original(name, value)
+
+        solver.set = set_
+        return solver
+
+    monkeypatch.setattr(integers.z3, "Solver", recording_solver)
+    prover = Prover(("a", "b"), 600, Ledger())
+    prover.proves(HYPOTHESES, GOAL, "step")
+    prover.simplify(HYPOTHESES, z3.If(a >= 1, a, b), "step")
+    prover.smallest([a * b == 12], "step")
+    assert settings
+    for mine in settings:
+        assert 0 < mine["rlimit"] <= QUERY_EFFORT
+        assert mine["timeout"] > 500_000  # milliseconds: the proof's 600 s, nearly all left
+
+
+def test_simplify_keeps_what_it_cannot_decide_within_its_work_and_takes_the_branch_it_can():
+    term = z3.If(GOAL, a, b)
+    assert Prover(("a", "b"), 60, Ledger()).simplify(HYPOTHESES, term, "step").eq(a)
+    kept = Prover(("a", "b"), 60, Ledger()).simplify(HYPOTHESES, term, "step", effort=1000)
+    assert kept.eq(z3.simplify(term))
+
+
+QUERIES = """
+import z3
+from usim.engine.parametric.integers import Ledger, Prover
+a, b, c = z3.Ints("a b c")
+prover = Prover(("a", "b", "c"), 600, Ledger(), query_effort=20_000)
+print([prover.proves(h, g, "step").holds for h, g in (
+    ([a >= 2, b >= 2], a * b >= a + b), ([a >= 1, b >= 1, c >= 1], a * b * c >= 1),
+    ([a >= 1, b >= 1, c >= 1, a * a + b * b == c * c], c < a + b))],
+    prover.smallest([a * b == 12, c == a + b, a >= 1], "step"))
+"""
+
+
+def test_the_same_queries_in_a_fresh_interpreter_get_the_same_answers_every_time():
+    """As each proof for every size runs (engine/parametric/fresh.py): z3's work
+    counts are the same from run to run, where a clock's are not."""
+    env = dict(os.environ, PYTHONHASHSEED="0")
+    runs = [subprocess.run([sys.executable, "-c", QUERIES], capture_output=True, text=True, env=env,
+                           check=True).stdout for _ in range(2)]
+    assert runs[0] == runs[1]
+    assert runs[0].startswith("[True, True, ")
+
+
+def test_a_spent_budget_stops_the_proof():
+    prover = Prover(("a",), 0, Ledger())
+    with pytest.raises(Deadline):
+        prover.proves([a >= 1], a * a >= a, "step")
