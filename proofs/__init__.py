@@ -33,6 +33,7 @@ MODULES: tuple[str, ...] = (
     "routing_heads",
     "corollary6_1_encoder",
     "theorem9_multihead",
+    "theorem9_stages",
     "corollary9_1_multihead_encoder",
     "hierarchy",
     "cofactor3",

@@ -154,6 +154,7 @@ def stage_claims(claim_id: str, family: UniversalFamily, *, paper: str, what: st
                  mutants: Mapping[int, Mapping[str, Callable[..., Replacements]]] | None = None,
                  bounded_mutants: Mapping[int, Mapping[str, Callable[..., Replacements]]] | None = None,
                  all_sizes_mutants: Mapping[int, Mapping[str, Callable[..., Replacements]]] | None = None,
+                 replay_positions: int = STAGE_REPLAY,
                  **settings: Any) -> tuple[list[Claim], list[FamilyClaim]]:
     """One claim per stage of ``family``'s U, each with its statement for every size.
 
@@ -171,7 +172,10 @@ def stage_claims(claim_id: str, family: UniversalFamily, *, paper: str, what: st
         all_sizes_mutants: the same, for the statement for every size only (a
             variant every bounded proof misses, wrong only past N = 16; its
             counterexample is replayed on the stage alone, up to
-            :data:`STAGE_REPLAY` positions).
+            ``replay_positions`` positions).
+        replay_positions: the longest workspace such a counterexample is
+            replayed on (:data:`STAGE_REPLAY` unless the first size where the
+            variant fails that z3 names is longer).
         **settings: the claims' own fields (engines, bounds, category).
 
     Returns:
@@ -213,7 +217,7 @@ def stage_claims(claim_id: str, family: UniversalFamily, *, paper: str, what: st
                                     side_condition=(lambda n: (lambda N, *s: _within(N, s)) if n else None)(reads),
                                     mutants={**broken, **past},
                                     target_for=(lambda k: lambda *sizes: family.target(k, *sizes))(k),
-                                    replay_positions=STAGE_REPLAY if past else None))
+                                    replay_positions=replay_positions if past else None))
     return claims, families
 
 

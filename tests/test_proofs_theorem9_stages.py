@@ -1,0 +1,85 @@
+"""Theorem 9 at H = 1 (one head and W_O) for every size: U_{N,1}'s five padded stages,
+each proved for every size, and the chain that composes them; its broken variants
+refuted at a concrete size, one of them wrong only past every bounded proof."""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+import pytest
+
+from usim.encodings import run_exact
+from usim.engine.claim import Status
+from usim.engine.parametric.composed import prove_composed
+from usim.engine.parametric.fresh import prove_fresh
+from usim.proofs import composed, families, family
+from usim.proofs._stages import composition
+from usim.proofs._universal import attention_term
+from usim.proofs.theorem9_stages import PADDED, PADDED_FAMILIES, STAGE_WRAP, THEOREM9_ONE_HEAD
+from usim.rasp.family import instantiate
+
+STAGES = [f"theorem9_one_head_padded_stage{k}" for k in range(1, 6)]
+
+
+def test_u_with_w_o_is_five_stages_the_last_one_the_projection():
+    u = PADDED.at(16)
+    assert len(u.stages) == 5
+    assert [st.describe(u.kinds) for st in u.stages[-1].steps] == ["Att = O WO"]
+    assert u.length == 3 + 4 * 16 * 16
+
+
+def test_theorem9_for_one_head_for_every_size_is_the_five_padded_stages_and_their_chain():
+    assert composed()["theorem9_one_head"] is THEOREM9_ONE_HEAD
+    assert [p.id for p in THEOREM9_ONE_HEAD.parts] == STAGES
+    assert THEOREM9_ONE_HEAD.describe_conditions() == "N >= 1, n >= 1, d >= 1, (n <= N) and (d <= N)"
+    chain = THEOREM9_ONE_HEAD.chain()
+    assert chain.ok, chain.problems
+    assert any("composes, as terms, to the claim's formula" in c for c in chain.checks)
+
+
+def test_the_chain_breaks_where_the_stages_are_out_of_order_or_the_formula_leaves_out_w_o():
+    swapped = [PADDED_FAMILIES[1], PADDED_FAMILIES[0], *PADDED_FAMILIES[2:]]
+    assert any("is not stage 1 of the family" in p for p in composition(PADDED, swapped, attention_term).problems)
+    from usim.constructions.universal import LayerSpec
+
+    def without_w_o(spec):
+        return attention_term(LayerSpec(spec.n, spec.d))
+
+    assert not composition(PADDED, list(PADDED_FAMILIES), without_w_o).ok
+
+
+@pytest.mark.parametrize("claim_id", [pytest.param(c, marks=pytest.mark.slow) for c in STAGES[:4]] + STAGES[4:])
+def test_each_padded_stage_is_proved_for_every_size_and_tied_past_the_bound(claim_id):
+    result = prove_fresh(family, families()[claim_id], tie_bound=2)
+    assert result.status is Status.PROVED, result.verdict.reason
+    assert result.tie.ok and any(shape[0] >= 17 for shape in result.tie.beyond), result.tie.problems
+
+
+@pytest.mark.slow  # about 2 min 20 s: five stages, each in an interpreter of its own
+def test_theorem9_for_one_head_is_proved_for_every_size():
+    result = prove_composed(THEOREM9_ONE_HEAD, tie_bound=2)
+    assert result.status is Status.PROVED, [p.reason for p in result.parts]
+
+
+@pytest.mark.parametrize("mutant", ["stage4:misplaced-block", "stage3:no-key-mask"])
+def test_a_broken_stage_refutes_theorem9_for_one_head_at_a_replayed_size(mutant):
+    result = prove_composed(THEOREM9_ONE_HEAD, mutant, tie_bound=2)
+    assert result.status is Status.REFUTED, [p.reason for p in result.parts]
+
+
+def test_stage_2_wrapping_past_1100_is_right_at_every_size_the_bounded_proofs_reach():
+    """At N = n = d = 16, U_{N,1}'s workspace has 1027 positions and no source
+    position reaches 1100; at N = 17 (1159 positions) W_O's last entries wrap."""
+    fc = families()["theorem9_one_head_padded_stage2"]
+    for N, same in ((16, True), (17, False)):
+        shape = (N,) * len(fc.dims)
+        broken = instantiate(fc.family(f"wraps-past-{STAGE_WRAP}"), dict(zip(fc.dims, shape)))
+        values = [Fraction(p % 7 - 3, 1 + p % 5) for p in range(3 + 4 * N * N)]
+        assert (run_exact(broken, values) == run_exact(fc.program(*shape), values)) is same, N
+
+
+@pytest.mark.slow  # about 25 s: the replay is stage 2 alone at N = 24, 2307 positions
+def test_stage_2_wrapping_past_1100_is_refuted_for_every_size_past_the_bounded_proofs():
+    result = prove_composed(THEOREM9_ONE_HEAD, f"stage2:wraps-past-{STAGE_WRAP}", tie_bound=2)
+    assert result.status is Status.REFUTED, [p.reason for p in result.parts]
+    assert result.shape[0] > 16
