@@ -73,9 +73,10 @@ print([prover.proves(h, g, "step").holds for h, g in (
 
 def test_the_same_queries_in_a_fresh_interpreter_get_the_same_answers_every_time():
     """As each proof for every size runs (engine/parametric/fresh.py): z3's work
-    counts are the same from run to run, where a clock's are not."""
+    counts are the same from run to run, where a clock's are not. (-P: the clone's own
+    usim/ folder must not shadow the installed package.)"""
     env = dict(os.environ, PYTHONHASHSEED="0")
-    runs = [subprocess.run([sys.executable, "-c", QUERIES], capture_output=True, text=True, env=env,
+    runs = [subprocess.run([sys.executable, "-P", "-c", QUERIES], capture_output=True, text=True, env=env,
                            check=True).stdout for _ in range(2)]
     assert runs[0] == runs[1]
     assert runs[0].startswith("[True, True, ")
