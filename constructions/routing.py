@@ -29,6 +29,8 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Mapping, Sequence
 
+import numpy as np
+
 from usim.constructions.base import SizedConstruction, gather, inside
 from usim.encodings.layout import Block, SequenceLayout
 from usim.errors import ShapeError
@@ -104,6 +106,20 @@ class Move:
         if not (self.row <= i < self.row + self.rows and self.col <= j < self.col + self.cols):
             return None
         return self.source.position(i - self.row + self.src_row, j - self.col + self.src_col)
+
+    def positions(self) -> tuple[np.ndarray, np.ndarray]:
+        """The rectangle's destination positions and, at the same places, their
+        source positions (what :meth:`source_of` gives, for every p at once).
+
+        Returns:
+            Two int64 arrays, destinations row-major and their sources.
+        """
+        i = np.arange(self.row, self.row + self.rows, dtype=np.int64)[:, None]
+        j = np.arange(self.col, self.col + self.cols, dtype=np.int64)[None, :]
+        dest = self.dest.offset + i * self.dest.shape.cols + j
+        src = self.source.offset + (i - self.row + self.src_row) * self.source.shape.cols \
+            + (j - self.col + self.src_col)
+        return dest.ravel(), src.ravel()
 
     def index_map(self, rest: SOp | int) -> SOp:
         """src(p) on this rectangle, ``rest`` elsewhere (a map of indices)."""
@@ -238,17 +254,36 @@ def routing_table(parts_layouts: Sequence[SequenceLayout], target: SequenceLayou
     ...               SequenceLayout.of(("B", (1, 2)), ("A", (1, 2))))
     [(0, 2), (0, 3), (0, 0), (0, 1)]
     """
+    part, source = routing_arrays(parts_layouts, target, pieces)
+    return [None if s < 0 else (int(k), int(s)) for k, s in zip(part.tolist(), source.tolist())]
+
+
+def routing_arrays(parts_layouts: Sequence[SequenceLayout], target: SequenceLayout,
+                   pieces: Mapping[str, Sequence[Piece]] | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`routing_table` as two arrays over the destination positions: the part
+    and the source position of each, -1 in both where the route gives 0.
+
+    Args:
+        parts_layouts: the layouts of the source sequences.
+        target: the layout of the sequence assembled.
+        pieces: destination block name -> its rectangles (:func:`plan_moves`).
+
+    Returns:
+        (part index, source position), each an int64 array of ``target``'s length.
+
+    Raises:
+        ShapeError: two pieces write one position (or as :func:`plan_moves`).
+    """
     dummy = [Part(indices, lay) for lay in parts_layouts]
-    moves = plan_moves(dummy, target, pieces)
-    table: list[tuple[int, int] | None] = [None] * target.length
-    for k, move in moves:
-        for p in range(move.dest.offset, move.dest.end):
-            s = move.source_of(p)
-            if s is not None:
-                if table[p] is not None:
-                    raise ShapeError(f"two pieces write position {p} of {move.dest.name}")
-                table[p] = (k, s)
-    return table
+    part = np.full(target.length, -1, dtype=np.int64)
+    source = np.full(target.length, -1, dtype=np.int64)
+    for k, move in plan_moves(dummy, target, pieces):
+        dest, src = move.positions()  # distinct: the rectangle fits its block (plan_moves)
+        written = source[dest] >= 0
+        if written.any():
+            raise ShapeError(f"two pieces write position {int(dest[written][0])} of {move.dest.name}")
+        part[dest], source[dest] = k, src
+    return part, source
 
 
 def fix(values: SOp, constants: Mapping[int, int | Fraction]) -> SOp:

@@ -18,12 +18,13 @@ Evaluation has two passes over the expression graph, in topological order.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Mapping
+from typing import Any, Callable, Mapping
 
 import numpy as np
 
 from usim.encodings.domain import Undefined
 from usim.encodings.exact import EXACT
+from usim.encodings.families import HeadSumPlan, plan_head_sum
 from usim.encodings.interpretation import Interpretation
 from usim.encodings.selection import StaticSelection, decide
 from usim.errors import EvaluationError, NotExactError, UndefinedError, UsimError
@@ -45,6 +46,7 @@ from usim.rasp.expr import (
     SOp,
     Tokens,
 )
+from usim.rasp.family import HeadSum
 from usim.rasp.printing import expression
 from usim.rasp.program import Program, topological_order
 
@@ -53,6 +55,34 @@ def _static():
     from usim.encodings.static import STATIC
 
     return STATIC
+
+
+_FAMILY_PLANS: dict[int, tuple[HeadSum, HeadSumPlan]] = {}
+
+
+def family_plan(node: HeadSum) -> HeadSumPlan:
+    """The head sum's plan as arrays (:mod:`usim.encodings.families`), made once per node."""
+    hit = _FAMILY_PLANS.get(node.id)
+    if hit is None or hit[0] is not node:
+        if len(_FAMILY_PLANS) >= 4096:
+            _FAMILY_PLANS.clear()
+        hit = (node, plan_head_sum(node))
+        _FAMILY_PLANS[node.id] = hit
+    return hit[1]
+
+
+def operands(node: Expr) -> tuple[Expr, ...]:
+    """What the evaluator reads to compute ``node``: its children, or, for a head
+    family kept whole, the sequences its heads read (its body is not evaluated
+    node by node)."""
+    if isinstance(node, HeadSum):
+        return family_plan(node).inputs
+    return node.children()
+
+
+def evaluation_order(roots: tuple[SOp, ...]) -> list[Expr]:
+    """The nodes evaluated for ``roots``, each after what it reads (:func:`operands`)."""
+    return topological_order(roots, operands)
 
 
 @dataclass(eq=False)
@@ -79,19 +109,37 @@ class Plan:
         cached = getattr(self, "_releases", None)
         if cached is not None and cached[0] == tuple(r.id for r in roots):
             return cached[1]
-        last: dict[int, int] = {}
-        for place, node in enumerate(self.order):
-            if not self.is_static(node):
-                for child in node.children():
-                    last[child.id] = place
-        for root in roots:
-            last.pop(root.id, None)
-        releases: dict[int, list[int]] = {}
-        for node_id, place in last.items():
-            releases.setdefault(place, []).append(node_id)
+        releases = last_reads(self.order, roots, reading=lambda node: not self.is_static(node))
         frozen = {place: tuple(ids) for place, ids in releases.items()}
         self._releases = (tuple(r.id for r in roots), frozen)
         return frozen
+
+
+def last_reads(order: list[Expr], roots: tuple[SOp, ...],
+               reading: Callable[[Expr], bool] = lambda node: True) -> dict[int, list[int]]:
+    """At each place of ``order``, the nodes no later node reads (the roots
+    excepted), counting only the reads of the nodes ``reading`` admits: an
+    evaluation can drop their values there.
+
+    Args:
+        order: the nodes in evaluation order (:func:`evaluation_order`).
+        roots: the outputs, never dropped.
+        reading: which nodes' reads count (the dynamic ones, for a planned run).
+
+    Returns:
+        Place -> the ids of the values last read there.
+    """
+    last: dict[int, int] = {}
+    for place, node in enumerate(order):
+        if reading(node):
+            for child in operands(node):
+                last[child.id] = place
+    for root in roots:
+        last.pop(root.id, None)
+    releases: dict[int, list[int]] = {}
+    for node_id, place in last.items():
+        releases.setdefault(place, []).append(node_id)
+    return releases
 
 
 _PLANS: dict[tuple[tuple[int, ...], int, bool], tuple[tuple[SOp, ...], Plan]] = {}
@@ -102,7 +150,7 @@ def _reads_tokens(order: list[Expr]) -> set[int]:
     """The nodes that depend on the tokens, structurally."""
     found: set[int] = set()
     for node in order:
-        if isinstance(node, Tokens) or any(c.id in found for c in node.children()):
+        if isinstance(node, (Tokens, HeadSum)) or any(c.id in found for c in operands(node)):
             found.add(node.id)
     return found
 
@@ -111,11 +159,11 @@ def _lean_releases(order: list[Expr], roots: tuple[SOp, ...]) -> dict[int, list[
     """For a lean plan: at each place of the static pass, the static values no
     later static node reads and no token-dependent node or root needs."""
     dynamic = _reads_tokens(order)
-    keep = {r.id for r in roots} | {c.id for node in order if node.id in dynamic for c in node.children()}
+    keep = {r.id for r in roots} | {c.id for node in order if node.id in dynamic for c in operands(node)}
     last: dict[int, int] = {}
     for place, node in enumerate(order):
         if node.id not in dynamic:
-            for child in node.children():
+            for child in operands(node):
                 last[child.id] = place
     releases: dict[int, list[int]] = {}
     for node_id, place in last.items():
@@ -139,38 +187,23 @@ def plan_for(roots: tuple[SOp, ...], n: int, lean: bool = False) -> Plan:
         hit = _PLANS.get(key)
         if hit is not None:
             return hit[1]
-    order = topological_order(roots)
+    order = evaluation_order(roots)
     plan = Plan(n, order)
     releases = _lean_releases(order, roots) if lean else {}
     depends_on_tokens: set[int] = set()
-    # Index-only selects with the same predicate over the same key and query
-    # nodes, or constants of one value (the product block builds one per head),
-    # are decided once and share one selection.
     decided: dict[tuple, StaticSelection] = {}
     for place, node in enumerate(order):
         for done in releases.get(place - 1, ()):
             if plan.static.pop(done, None) is not None:
                 plan.dropped.add(done)
-        if isinstance(node, Tokens) or any(c.id in depends_on_tokens for c in node.children()):
-            depends_on_tokens.add(node.id)
+        if isinstance(node, (Tokens, HeadSum)) or any(c.id in depends_on_tokens for c in operands(node)):
+            depends_on_tokens.add(node.id)  # (a head family kept whole is evaluated as arrays, by the run)
             continue
-        if any(c.id not in plan.static for c in node.children()):
+        if any(c.id not in plan.static for c in operands(node)):
             depends_on_tokens.add(node.id)  # a child had no exact value
             continue
-        if isinstance(node, Select):
-            same = (node.predicate, _operand(node.keys), _operand(node.queries))
-            if same in decided:
-                plan.static[node.id] = decided[same]
-                continue
-        primitive = _static().primitive(node, n)
-        if primitive is not None:
-            plan.static[node.id] = primitive
-            continue
         try:
-            value = _node_value(node, _static(), plan, {}, n)
-            plan.static[node.id] = _static().lift(value) if isinstance(value, list) else value
-            if isinstance(node, Select):
-                decided[same] = plan.static[node.id]
+            plan.static[node.id] = _static_value(node, plan, n, decided)
         except NotExactError:
             if lean:  # a static node left to the dynamic pass reads values a lean plan drops
                 return plan_for(roots, n, lean=False)
@@ -182,6 +215,33 @@ def plan_for(roots: tuple[SOp, ...], n: int, lean: bool = False) -> Plan:
         _PLANS.pop(next(iter(_PLANS)))
     _PLANS[(ids, n, lean)] = (roots, plan)
     return plan
+
+
+def _static_value(node: Expr, plan: Plan, n: int, decided: dict[tuple, StaticSelection]) -> Any:
+    """A node whose operands have exact values (in ``plan.static``), evaluated
+    exactly by the static pass; :class:`NotExactError` where it has none.
+    Index-only selects with the same predicate over the same key and query
+    nodes, or constants of one value (the product block builds one per head),
+    are decided once (``decided``) and share one selection."""
+    same = select_key(node)
+    if same is not None and same in decided:
+        return decided[same]
+    primitive = _static().primitive(node, n)
+    if primitive is not None:
+        return primitive
+    value = _node_value(node, _static(), plan, {}, n)
+    value = _static().lift(value) if isinstance(value, list) else value
+    if same is not None:
+        decided[same] = value
+    return value
+
+
+def select_key(node: Expr) -> tuple | None:
+    """What two selects must share to share one decision (:func:`_static_value`),
+    or None for a node that is no select."""
+    if not isinstance(node, Select):
+        return None
+    return (node.predicate, _operand(node.keys), _operand(node.queries))
 
 
 def _operand(node: SOp) -> tuple:
@@ -303,6 +363,10 @@ def _meaning(node: Expr, interp: Interpretation, plan: Plan, env: dict, n: int) 
             if node.single or empty:
                 out = interp.undefined_where(out, counts, node.single, empty)
             return out
+        if isinstance(node, HeadSum):
+            family = family_plan(node)
+            exact = {c.id: plan.static[c.id] for c in family.inputs if c.id in plan.static}
+            return interp.head_sum(family, {c.id: number(c) for c in family.inputs}, exact, n)
         if isinstance(node, SelectorWidth):
             selection = value(node.selector)
             if isinstance(selection, StaticSelection):
@@ -352,18 +416,73 @@ def _run(plan: Plan, interp: Interpretation, tokens: Any, n: int, every: bool,
     return env
 
 
-def evaluate_sops(roots: tuple[SOp, ...], interp: Interpretation, tokens: Any) -> list[Any]:
-    """The values of ``roots`` on ``tokens`` (already in ``interp``'s domain)."""
+def _run_once(roots: tuple[SOp, ...], interp: Interpretation, tokens: Any, n: int) -> list[Any]:
+    """The two passes as one walk of the order, for a single run: each static
+    node is computed exactly (:func:`_static_value`) when the walk reaches it,
+    as in :func:`plan_for`, and every value, static or dynamic, is dropped after
+    its last reader. Nothing is kept for a later run, and the memory is that of
+    the values alive at once, not that of every static value the dynamic nodes
+    read (on U at a model's size, a few million positions each)."""
+    order = evaluation_order(roots)
+    plan = Plan(n, order)
+    releases = last_reads(order, roots)
+    env: dict[int, Any] = {}
+    dynamic: set[int] = set()
+    decided: dict[tuple, StaticSelection] = {}
+    shared_by: dict[int, list[tuple]] = {}  # node id -> the decisions keyed by it (dropped with it)
+    for place, node in enumerate(order):
+        if isinstance(node, Tokens):
+            env[node.id] = tokens
+            dynamic.add(node.id)
+        elif isinstance(node, HeadSum) or any(c.id in dynamic for c in operands(node)):
+            env[node.id] = _node_value(node, interp, plan, env, n)
+            dynamic.add(node.id)
+        else:
+            try:
+                plan.static[node.id] = _static_value(node, plan, n, decided)
+            except NotExactError:  # no exact value (exp of a constant): the run's interpretation
+                env[node.id] = _node_value(node, interp, plan, env, n)
+                dynamic.add(node.id)
+            key = select_key(node)
+            for operand in (key[1:] if key is not None else ()):
+                if operand[0] == "node":  # no later select has this key once the operand is gone
+                    shared_by.setdefault(operand[1], []).append(key)
+        for done in releases.get(place, ()):
+            env.pop(done, None)
+            plan.static.pop(done, None)
+            for key in shared_by.pop(done, ()):
+                decided.pop(key, None)
+    return [env[root.id] if root.id in env else interp.lift(plan.static[root.id]) for root in roots]
+
+
+def evaluate_sops(roots: tuple[SOp, ...], interp: Interpretation, tokens: Any, once: bool = False) -> list[Any]:
+    """The values of ``roots`` on ``tokens`` (already in ``interp``'s domain).
+
+    Args:
+        roots: the sequences wanted.
+        interp: the interpretation of the run.
+        tokens: the input, in ``interp``'s domain.
+        once: a single run of a large program: no static plan kept for later
+            runs at this length, each value dropped after its last reader
+            (:func:`_run_once`); by default the static pass is cached
+            (:func:`plan_for`), for the many runs of a cross-check.
+
+    Returns:
+        The value of each root.
+    """
     n = interp.length(tokens)
+    if once:
+        return _run_once(roots, interp, tokens, n)
     plan = plan_for(roots, n, lean=True)
     env = _run(plan, interp, tokens, n, every=False, releases=plan.releases(roots))
     return [env[root.id] if root.id in env else interp.lift(plan.static[root.id]) for root in roots]
 
 
-def evaluate(program: Program, interp: Interpretation, tokens: Any) -> dict[str, Any]:
-    """Every output of ``program`` on ``tokens`` under ``interp``, by name."""
+def evaluate(program: Program, interp: Interpretation, tokens: Any, once: bool = False) -> dict[str, Any]:
+    """Every output of ``program`` on ``tokens`` under ``interp``, by name
+    (``once``: see :func:`evaluate_sops`)."""
     roots = tuple(sop for _, sop in program.outputs)
-    values = evaluate_sops(roots, interp, tokens)
+    values = evaluate_sops(roots, interp, tokens, once)
     if getattr(interp, "propagates_undefined", False):
         for (name, _), sequence in zip(program.outputs, values):
             for p, v in enumerate(sequence):

@@ -20,9 +20,10 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from fractions import Fraction
-from typing import Any, Callable, ClassVar, Sequence
+from typing import Any, Callable, ClassVar, Mapping, Sequence
 
 from usim.encodings.selection import OuterSelection, StaticSelection
+from usim.errors import EvaluationError
 from usim.rasp.expr import Op, Predicate, Semantics
 
 Scalar = Any
@@ -76,6 +77,14 @@ class Interpretation(ABC):
 
     @abstractmethod
     def width(self, selection: DynamicSelection) -> Seq: ...
+
+    def head_sum(self, family: Any, sequences: Mapping[int, Seq], exact: Mapping[int, Any], n: int) -> Seq:
+        """A head family kept whole (:func:`usim.rasp.family.keeping_families`),
+        its heads evaluated together. Only the numeric interpretation does this
+        (:mod:`usim.encodings.families`); the others evaluate the family's
+        instance (:func:`usim.rasp.family.instantiate`), head by head."""
+        raise EvaluationError(f"the {self.name} interpretation evaluates a head family only by its "
+                              "instance (usim.rasp.family.instantiate)")
 
     def undefined_where(self, values: Seq, counts: Any, several: bool, empty: bool) -> Seq:
         """An aggregate's ``values`` where it has none: at a row selecting more

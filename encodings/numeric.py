@@ -49,8 +49,9 @@ from typing import Any, Callable, ClassVar, Sequence
 import numpy as np
 
 from usim.encodings.domain import PARTIAL, Undefined, defined
+from usim.encodings.families import evaluate_head_sum
 from usim.encodings.interpretation import Interpretation
-from usim.encodings.selection import OuterSelection, StaticSelection
+from usim.encodings.selection import GatherSelection, OuterSelection, StaticSelection, largest_magnitude
 from usim.rasp.expr import Op, Predicate, Semantics
 
 _UFUNCS = {
@@ -259,7 +260,9 @@ class NumericInterpretation(Interpretation):
         if isinstance(values, np.ndarray) and values.dtype != object:  # the static pass's integers
             if values.dtype == bool:
                 return values[None, :]
-            if not self.strict or not values.size or int(np.abs(values).max()) < 2**53:
+            if not self.strict or not values.size or largest_magnitude(values) < 2**53:
+                if values.ndim == 1 and values.size and values.strides == (0,):  # a constant: one value
+                    return np.broadcast_to(values[:1].astype(self.dtype), (1, values.size))
                 return values.astype(self.dtype)[None, :]  # exact in float64 below 2**53
         if isinstance(values, np.ndarray):
             values = values.tolist()
@@ -436,13 +439,18 @@ class NumericInterpretation(Interpretation):
         if isinstance(selection, OuterSelection):  # one mean, over the same keys, at every selecting query
             chosen = selection.key_index.size
             nonempty = selection.query_mask if chosen else np.zeros(n, dtype=bool)
-            queries = np.flatnonzero(nonempty)
+            everywhere = chosen and bool(nonempty.all())  # (a broadcast: U's header fields)
+            queries = np.arange(n) if everywhere else np.flatnonzero(nonempty)
             with np.errstate(all="ignore"):
-                out = np.broadcast_to(self._empty(values, default, semantics, queries.size < n), (batch, n)).copy()
                 totals = values[:, selection.key_index].sum(axis=1, keepdims=True)
                 means = np.broadcast_to(totals / chosen, (batch, queries.size)) if chosen else None
-                if queries.size:
-                    out[:, queries] = means
+                if everywhere:  # one value per input, seen at every position: held once
+                    out = means
+                else:
+                    out = np.broadcast_to(self._empty(values, default, semantics, queries.size < n),
+                                          (batch, n)).copy()
+                    if queries.size:
+                        out[:, queries] = means
             if self.strict:
                 # the selecting queries; an empty row holds the default (a constant) or,
                 # under AHAT, an average of every value, audited as such
@@ -450,6 +458,16 @@ class NumericInterpretation(Interpretation):
                     self._audit_average(means, np.broadcast_to(totals, means.shape), values, chosen > 1)
                 if semantics is Semantics.AHAT and queries.size < n:
                     self._audit_average(out[:, ~nonempty], None, values)
+            return out
+        if isinstance(selection, GatherSelection):  # one key per query, or none: a copy
+            source = selection.source
+            nonempty = source >= 0
+            with np.errstate(all="ignore"):
+                empty = self._empty(values, default, semantics, ~nonempty)
+                out = np.where(nonempty, values[:, np.maximum(source, 0)], empty)
+            if self.strict and semantics is Semantics.AHAT and not nonempty.all():
+                # a copy cannot leave the range; the default of an empty row is an average
+                self._audit_average(np.where(nonempty, 0.0, out), None, values)
             return out
         counts = selection.counts
         nonempty = counts > 0
@@ -491,6 +509,11 @@ class NumericInterpretation(Interpretation):
         if self.strict:
             self._audit_average(out, np.where(counts == 0, 0, totals), values, counts != 1)
         return out
+
+    def head_sum(self, family: Any, sequences: Any, exact: Any, n: int) -> np.ndarray:
+        """The heads of a family kept whole, as array operations (audited as
+        :mod:`usim.encodings.families` says when strict)."""
+        return evaluate_head_sum(family, sequences, exact, self, n)
 
     def width(self, selection: np.ndarray) -> np.ndarray:
         return np.asarray(selection, dtype=bool).sum(axis=-1).astype(self.dtype)

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import bisect
 import math
+import weakref
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Sequence
@@ -148,6 +149,43 @@ class OuterSelection(StaticSelection):
                 f"keys={np.flatnonzero(self.key_mask).tolist()})")
 
 
+class GatherSelection(StaticSelection):
+    """Query q selects the one key ``source[q]``, or none where it is -1.
+
+    What a select of the indices against a position decides to (``gather``: U's
+    routing heads, its header broadcasts): stored as that one array, O(n) and
+    made in a few passes, where the rows' pairs cost a cumulative sum and a
+    gather of their own. The pairs are built only when something asks for them.
+    """
+
+    def __init__(self, n: int, source: np.ndarray) -> None:
+        object.__setattr__(self, "n", n)
+        object.__setattr__(self, "source", np.asarray(source, dtype=np.int64))
+        object.__setattr__(self, "_pairs", None)
+
+    def _materialised(self) -> tuple[np.ndarray, np.ndarray]:
+        if self._pairs is None:
+            inside = self.source >= 0
+            indptr = np.zeros(self.source.size + 1, dtype=np.int64)
+            np.cumsum(inside, out=indptr[1:])
+            object.__setattr__(self, "_pairs", (indptr, self.source[inside]))
+        return self._pairs
+
+    indptr = property(lambda self: self._materialised()[0])  # type: ignore[assignment]
+    keys = property(lambda self: self._materialised()[1])  # type: ignore[assignment]
+
+    @property
+    def counts(self) -> np.ndarray:
+        return (self.source >= 0).astype(np.int64)
+
+    @property
+    def is_gather(self) -> bool:
+        return True
+
+    def __repr__(self) -> str:
+        return f"GatherSelection(n={self.n}, source={self.source.tolist()})"
+
+
 _COMPARE = {
     Predicate.EQ: np.equal, Predicate.NE: np.not_equal, Predicate.LT: np.less,
     Predicate.LE: np.less_equal, Predicate.GT: np.greater, Predicate.GE: np.greater_equal,
@@ -158,9 +196,37 @@ INT64_SAFE = 2**62
 them leaves int64 before the result is checked against it again."""
 
 
+_BOUNDS: dict[int, tuple[weakref.ref, int]] = {}
+
+
+def bound_array(a: np.ndarray, bound: int) -> np.ndarray:
+    """Make ``a`` read-only and remember ``bound`` >= max |a_i| for it, so that
+    :func:`largest_magnitude` need not read it (the static pass knows the bound
+    of a sum from its operands'). The bound must hold: it guards int64 overflow.
+
+    Args:
+        a: an integer array nobody writes to afterwards.
+        bound: an upper bound on its magnitudes.
+
+    Returns:
+        ``a``, now read-only.
+    """
+    a.flags.writeable = False
+    if len(_BOUNDS) > 4096:
+        for key in [k for k, (ref, _) in _BOUNDS.items() if ref() is None]:
+            del _BOUNDS[key]
+    _BOUNDS[id(a)] = (weakref.ref(a), bound)
+    return a
+
+
 def largest_magnitude(a: np.ndarray) -> int:
     """max |a_i| of an integer array, as a Python int (np.abs would wrap -2**63
-    onto itself); 0 for an empty one."""
+    onto itself), or a bound on it given by :func:`bound_array`; 0 for an empty one."""
+    if a.size and a.ndim == 1 and a.strides == (0,):  # one value seen at every position
+        return abs(int(a[0]))
+    known = _BOUNDS.get(id(a))
+    if known is not None and known[0]() is a and not a.flags.writeable:
+        return known[1]
     return max(-int(a.min()), int(a.max())) if a.size else 0
 
 
@@ -188,27 +254,32 @@ def _as_integers(keys: Sequence, queries: Sequence) -> tuple[np.ndarray, np.ndar
     return array[: len(keys)], array[len(keys):]
 
 
-_RANKED: list[tuple[np.ndarray, np.ndarray, np.ndarray, bool]] = []  # newest last
+_RANKED: list[tuple[np.ndarray, np.ndarray, np.ndarray, bool, bool]] = []  # newest last
 _RANKED_KEPT = 4
 
 
-def _ranked(keys: np.ndarray) -> tuple[np.ndarray, np.ndarray, bool]:
-    """The stable order of ``keys`` by value, the keys in it, and whether they are
-    consecutive integers (first, first + 1, ...), for the last few key arrays.
+def _ranked(keys: np.ndarray) -> tuple[np.ndarray, np.ndarray, bool, bool]:
+    """The stable order of ``keys`` by value, the keys in it, whether they are
+    consecutive integers (first, first + 1, ...), and whether they are so in
+    their own order (the order is then the identity), for the last few key arrays.
     The static pass's values are never written; an array is kept only if it owns
     its data, and made read-only, so that it cannot change under its cached order. U's heads at n = d = 64 make
     1 186 selects on one key sequence (the indices), each of which sorted it again."""
-    for kept, order, ranked, consecutive in _RANKED:
+    for kept, order, ranked, consecutive, ascending in _RANKED:
         if kept is keys:
-            return order, ranked, consecutive
-    order = np.argsort(keys, kind="stable")
-    ranked = keys[order]
-    consecutive = bool(ranked.size and np.all(np.diff(ranked) == 1))
+            return order, ranked, consecutive, ascending
+    ascending = bool(keys.size and np.all(np.diff(keys) == 1))
+    if ascending:
+        order, ranked, consecutive = np.arange(keys.size, dtype=np.int64), keys, True
+    else:
+        order = np.argsort(keys, kind="stable")
+        ranked = keys[order]
+        consecutive = bool(ranked.size and np.all(np.diff(ranked) == 1))
     if keys.base is None:  # a view could change through its base: never kept
         keys.flags.writeable = False
-        _RANKED.append((keys, order, ranked, consecutive))
+        _RANKED.append((keys, order, ranked, consecutive, ascending))
         del _RANKED[:-_RANKED_KEPT]
-    return order, ranked, consecutive
+    return order, ranked, consecutive, ascending
 
 
 def _decide_vectorised(predicate: Predicate, keys: np.ndarray, queries: np.ndarray) -> StaticSelection:
@@ -219,7 +290,16 @@ def _decide_vectorised(predicate: Predicate, keys: np.ndarray, queries: np.ndarr
     are expanded without a Python loop and sorted into (query, key) codes.
     """
     n = keys.size
-    order, ranked, consecutive = _ranked(keys)
+    order, ranked, consecutive, ascending = _ranked(keys)
+    if consecutive and predicate is Predicate.EQ:  # a gather (U's routing heads): each query
+        # selects the one key holding its value, if any, found by its offset
+        offset = queries - ranked[0]
+        inside = (offset >= 0) & (offset < n)
+        if ascending:
+            source = np.where(inside, offset, -1)
+        else:
+            source = np.where(inside, order[np.where(inside, offset, 0)], -1)
+        return GatherSelection(n, source)
     if consecutive:  # (U's keys are mostly the indices) a query's place is its offset from the
         # first key: no binary search, whose random accesses were most of U's select time at 64
         inside = (queries >= ranked[0]) & (queries <= ranked[-1])

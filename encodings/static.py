@@ -32,7 +32,14 @@ from typing import Any, ClassVar, Sequence
 import numpy as np
 
 from usim.encodings.interpretation import Interpretation
-from usim.encodings.selection import INT64_SAFE, OuterSelection, StaticSelection, largest_magnitude
+from usim.encodings.selection import (
+    INT64_SAFE,
+    GatherSelection,
+    OuterSelection,
+    StaticSelection,
+    bound_array,
+    largest_magnitude,
+)
 from usim.rasp.expr import Constant, Expr, Indices, Length, Op, Predicate, Semantics
 
 _BOUND = INT64_SAFE  # no sum or product of operands below it in magnitude leaves int64 (checked)
@@ -71,6 +78,18 @@ def as_list(values: Any) -> list[Any]:
     return values.tolist() if isinstance(values, np.ndarray) else list(values)
 
 
+def constant_array(value: np.generic, n: int) -> np.ndarray:
+    """``value`` at n positions, as one read-only value seen n times (no memory
+    per position: U's constants, and its length, over millions of positions)."""
+    return np.broadcast_to(value, (n,))
+
+
+def _scalar(a: np.ndarray) -> np.generic | None:
+    """The one value of an array made by :func:`constant_array` (or any array
+    whose positions all share one element), else None."""
+    return a[0] if a.ndim == 1 and a.size and a.strides == (0,) else None
+
+
 def _integers(*arrays: np.ndarray) -> bool:
     return all(isinstance(a, np.ndarray) and a.dtype == np.int64 for a in arrays)
 
@@ -95,15 +114,15 @@ class StaticInterpretation(Interpretation):
         (what :func:`usim.encodings.evaluate._meaning` says they are, without
         building a list first); None for any other node."""
         if isinstance(node, Indices):
-            return np.arange(n, dtype=np.int64)
+            return bound_array(np.arange(n, dtype=np.int64), max(n - 1, 0))
         if isinstance(node, Length):
-            return np.full(n, n, dtype=np.int64)
+            return constant_array(np.int64(n), n)
         if isinstance(node, Constant):
             value = node.value
             if isinstance(value, bool):
-                return np.full(n, value, dtype=bool)
+                return constant_array(np.bool_(value), n)
             if isinstance(value, int) and -_BOUND < value < _BOUND:
-                return np.full(n, value, dtype=np.int64)
+                return constant_array(np.int64(value), n)
             out = np.empty(n, dtype=object)
             out[:] = [value] * n
             return out
@@ -126,25 +145,46 @@ class StaticInterpretation(Interpretation):
         if op is Op.WHERE:
             condition, a, b = args
             if condition.dtype == bool and a.dtype == b.dtype and a.dtype in (np.int64, bool):
-                return np.where(condition, a, b)
+                chosen = np.where(condition, a, b)
+                if a.dtype == np.int64 and chosen.base is None:  # |where| <= the larger operand's bound
+                    return bound_array(chosen, max(largest_magnitude(a), largest_magnitude(b)))
+                return chosen
             return None
         if not _integers(*args):
             return None
         bounds = [largest_magnitude(a) for a in args]
+        n = args[0].size
+        # a constant operand enters as its one value (numpy divides by one integer
+        # several times faster than element by element); two constants give one
+        scalars = [_scalar(a) for a in args]
+        operands = [a if s is None else s for a, s in zip(args, scalars)]
+
+        def whole(result: Any, bound: int | None = None) -> np.ndarray:
+            """The result over the n positions; an integer one read-only with a
+            bound on its magnitudes from the operands' (never read again)."""
+            if np.ndim(result) == 0:
+                return constant_array(result, n)
+            if bound is not None and result.dtype == np.int64 and result.base is None:
+                return bound_array(result, bound)
+            return result
+
         if op in _LINEAR:
-            return _LINEAR[op](*args) if max(bounds) < _BOUND // 2 else None
+            if max(bounds) >= _BOUND // 2:
+                return None
+            bound = bounds[0] + bounds[1] if op in (Op.ADD, Op.SUB) else max(bounds)  # |a +- b|, |-a|, max, min
+            return whole(_LINEAR[op](*operands), bound)
         if op is Op.MUL:
-            return np.multiply(*args) if bounds[0] * bounds[1] < _BOUND else None
+            return whole(np.multiply(*operands), bounds[0] * bounds[1]) if bounds[0] * bounds[1] < _BOUND else None
         if op in (Op.FLOORDIV, Op.MOD, Op.TRUEDIV):
-            a, b = args
+            a, b = operands
             if not np.all(b != 0):
                 return None  # a division by zero: the exact path gives the undefined values
-            if op is Op.FLOORDIV:
-                return np.floor_divide(a, b)
-            if op is Op.MOD:
-                return np.mod(a, b)
+            if op is Op.FLOORDIV:  # |a // b| <= |a| for a whole b != 0
+                return whole(np.floor_divide(a, b), bounds[0])
+            if op is Op.MOD:  # |a mod b| < |b|
+                return whole(np.mod(a, b), bounds[1])
             if np.all(np.mod(a, b) == 0):
-                return np.floor_divide(a, b)
+                return whole(np.floor_divide(a, b), bounds[0])
             return None
         if op is Op.POW:
             base, exponent = args
@@ -185,6 +225,11 @@ class StaticInterpretation(Interpretation):
         if not (_integers(values) and largest_magnitude(values) * max(1, selection.n) < _BOUND) \
                 or (semantics is Semantics.AHAT and not counts.all()):
             return self._exactly("aggregate_static", selection, values, default, semantics)
+        if isinstance(selection, GatherSelection):  # one key per query, or none: a copy
+            nonempty = selection.source >= 0
+            if not nonempty.all() and not (isinstance(default, int) and -_BOUND < default < _BOUND):
+                return self._exactly("aggregate_static", selection, values, default, semantics)
+            return np.where(nonempty, values[np.maximum(selection.source, 0)], default)
         out = np.full(selection.n, 0, dtype=np.int64)
         nonempty = counts > 0
         if isinstance(selection, OuterSelection):  # the same keys at every selecting query: one mean

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from typing import Sequence
 
 from usim.rasp.expr import Aggregate, Expr, Length, Map, SelectorWidth
+from usim.rasp.family import multiplicities
 from usim.rasp.program import Program, topological_order
 
 
@@ -100,6 +101,32 @@ def cost(program: Program) -> Cost:
         maps=sum(isinstance(n, Map) for n in nodes),
         uses_length=any(isinstance(n, Length) for n in nodes),
     )
+
+
+def family_heads_per_layer(program: Program, length_is_attention: bool = False) -> tuple[int, ...]:
+    """Heads per layer of the program a family graph stands for, counted without
+    making it: a program whose head families are kept whole at integer sizes
+    (:func:`usim.rasp.family.keeping_families`) has one attention node per
+    family body, which its instance makes once per value of the head indices it
+    is made under (:func:`usim.rasp.family.instantiate`'s rule), at the same
+    depth. Equal to :func:`cost`'s count on the instance (tested on U).
+
+    Args:
+        program: the family graph (integer extents).
+        length_is_attention: count ``length`` as a head of layer 1.
+
+    Returns:
+        The number of heads at each layer, from layer 1.
+    """
+    nodes = topological_order(sop for _, sop in program.outputs)
+    depth = depths(nodes, length_is_attention)
+    times = multiplicities(program)
+    per_layer: dict[int, int] = {}
+    for node in nodes:
+        if is_attention(node, length_is_attention):
+            per_layer[depth[node.id]] = per_layer.get(depth[node.id], 0) + times[node.id]
+    top = max(per_layer, default=0)
+    return tuple(per_layer.get(layer, 0) for layer in range(1, top + 1))
 
 
 def repl_heads(program: Program, with_length: bool = True) -> tuple[int, ...]:

@@ -42,6 +42,8 @@ dimension: a builder that branches on a size must say so through a combinator.
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import itertools
 import operator
 from dataclasses import dataclass
@@ -87,7 +89,7 @@ from usim.rasp.symbolic_int import (  # the sizes and names a family is built fr
 __all__ = [  # the family's face: its own combinators and the symbolic integers they are built from
     "DIMENSION", "INDEX", "Condition", "FamilyError", "HeadAt", "HeadFamily", "HeadSum", "Parameter",
     "SymbolicInt", "at_least", "bound_indices", "dimension", "dimensions_of", "fold", "fresh", "head_family",
-    "head_sum", "index_symbol", "instantiate", "is_symbolic", "largest", "readable", "render", "same_size", "symbolic_text",
+    "head_sum", "index_symbol", "instantiate", "keeping_families", "multiplicities", "is_symbolic", "largest", "readable", "render", "same_size", "symbolic_text",
 ]
 
 
@@ -158,15 +160,36 @@ def _box(extents: Sequence[int]) -> Iterable[tuple[int, ...]]:
     return itertools.product(*(range(e) for e in extents))
 
 
+_KEEP_FAMILIES: contextvars.ContextVar[bool] = contextvars.ContextVar("keep_families", default=False)
+
+
+@contextlib.contextmanager
+def keeping_families():
+    """Within this block, :func:`head_sum` and :func:`head_family` keep their
+    heads as ONE family node at integer extents too (a :class:`HeadSum` or
+    :class:`HeadFamily` whose extents are numbers), where they otherwise make
+    every head. The graph means the same: :func:`instantiate` at no dimensions
+    gives the builder's graph node for node. A numeric run evaluates such a
+    family as array operations (:mod:`usim.encodings.families`) rather than
+    head by head: how ``usim simulate`` runs U's product and row heads.
+    """
+    token = _KEEP_FAMILIES.set(True)
+    try:
+        yield
+    finally:
+        _KEEP_FAMILIES.reset(token)
+
+
 def head_sum(extents: SymbolicInt | int | Sequence[SymbolicInt | int], make: Callable[..., SOp],
              names: Sequence[str] | None = None) -> SOp:
     """make(i) summed over i < extents, or make(i, j) over the box, row-major.
 
-    Integer extents: the left fold of the heads (what the builder's loop makes).
+    Integer extents: the left fold of the heads (what the builder's loop makes),
+    or, within :func:`keeping_families`, one :class:`HeadSum` with those extents.
     A symbolic extent: one :class:`HeadSum` over symbolic head indices.
     """
     extents = tuple(extents) if isinstance(extents, (tuple, list)) else (extents,)
-    if not is_symbolic(*extents):
+    if not is_symbolic(*extents) and not _KEEP_FAMILIES.get():
         return fold([make(*idx) for idx in _box(extents)])
     indices = [index_symbol(n) for n in (names or ["i", "j", "h", "g"][: len(extents)])]
     start = _mark()
@@ -175,8 +198,9 @@ def head_sum(extents: SymbolicInt | int | Sequence[SymbolicInt | int], make: Cal
 
 
 def head_family(extent: SymbolicInt | int, make: Callable[[Any], SOp], name: str = "i") -> list[SOp] | HeadFamily:
-    """[make(0), ..., make(extent - 1)], or a :class:`HeadFamily` for a symbolic extent."""
-    if not is_symbolic(extent):
+    """[make(0), ..., make(extent - 1)], or a :class:`HeadFamily` for a symbolic extent
+    (and for an integer one within :func:`keeping_families`)."""
+    if not is_symbolic(extent) and not _KEEP_FAMILIES.get():
         return [make(i) for i in range(extent)]
     index = index_symbol(name)
     start = _mark()
@@ -303,6 +327,39 @@ class _Instance:
         if isinstance(node, SelectorWidth):
             return SelectorWidth(children[0])
         raise FamilyError(f"cannot instantiate {node!r}")
+
+
+def multiplicities(program: Program) -> dict[int, int]:
+    """How many times the instance at integer extents makes each node of a family
+    graph (by node id): the product of the extents of the head indices it is
+    made under, as :func:`instantiate` makes it once per value of its scope.
+
+    Args:
+        program: a family graph whose head sums and families have integer extents.
+
+    Returns:
+        Node id -> the number of its copies in the instance.
+    """
+    instance = _Instance(program, {})
+    extents: dict[str, int] = {}
+    for node in program.nodes():
+        if isinstance(node, HeadSum):
+            pairs = zip(node.indices, node.extents)
+        elif isinstance(node, HeadAt):
+            pairs = [(node.family.index, node.family.extent)]
+        else:
+            continue
+        for index, extent in pairs:
+            if is_symbolic(extent):
+                raise FamilyError("a head family of a symbolic size has no count of copies: give its sizes")
+            extents[index.args[0]] = int(extent)
+    out = {}
+    for node in program.nodes():
+        count = 1
+        for name in instance.scope(node):
+            count *= extents[name]
+        out[node.id] = count
+    return out
 
 
 def instantiate(program: Program, dims: Mapping[str, int]) -> Program:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Iterable, Mapping
+from typing import Callable, Iterable, Mapping, Sequence
 
 from usim.rasp.expr import Expr, SOp
 
@@ -42,8 +42,11 @@ class Program:
         return topological_order(sop for _, sop in self.outputs)
 
 
-def topological_order(roots: Iterable[Expr]) -> list[Expr]:
-    """Every node reachable from ``roots``, each after all of its children."""
+def topological_order(roots: Iterable[Expr],
+                      children: Callable[[Expr], Sequence[Expr]] | None = None) -> list[Expr]:
+    """Every node reachable from ``roots``, each after all of its children
+    (``children(node)`` in place of ``node.children()`` where given: an
+    evaluator that reads a head family's inputs, not its body)."""
     order: list[Expr] = []
     seen: set[int] = set()
     for root in roots:
@@ -59,7 +62,7 @@ def topological_order(roots: Iterable[Expr]) -> list[Expr]:
                 continue
             seen.add(node.id)
             stack.append((node, True))
-            for child in reversed(node.children()):
+            for child in reversed(node.children() if children is None else children(node)):
                 if child.id not in seen:
                     stack.append((child, False))
     return order

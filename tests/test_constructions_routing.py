@@ -49,3 +49,27 @@ def test_a_corner_is_one_family_over_both_sizes_where_a_whole_move_cannot_choose
     _program(n, d, big, corner=True)  # builds: no question about the sizes is asked
     with pytest.raises(FamilyError):
         _program(n, d, big, corner=False)  # whole or not depends on whether n = N
+
+
+def test_the_routing_table_places_each_rectangle_where_its_moves_formula_does_and_refuses_overlaps():
+    """routing_arrays (numpy, what usim simulate places T by) against Move.source_of
+    position by position, and two pieces writing one position refused."""
+    import numpy as np
+
+    from usim.constructions.routing import Part as P, plan_moves, routing_arrays
+    from usim.errors import ShapeError
+
+    source = SequenceLayout.of(("A", (3, 4)), ("B", (2, 2)), length=40)
+    target = SequenceLayout.of(("G", (1, 2)), ("C", (4, 5)), length=40)
+    pieces = {"C": (Piece("A", row=1, col=1, src_row=1, rows=2, cols=2), Piece("B", row=0, col=3)), "G": ()}
+    part, src = routing_arrays([source], target, pieces)
+    expected = np.full(40, -1)
+    for _, move in plan_moves([P(tokens, source)], target, pieces):
+        for p in range(40):
+            s = move.source_of(p)
+            if s is not None:
+                expected[p] = s
+    assert src.tolist() == expected.tolist() and (part[src >= 0] == 0).all() and (part[src < 0] == -1).all()
+    overlapping = {"C": (Piece("A", rows=2, cols=2), Piece("B", row=1, col=1)), "G": ()}
+    with pytest.raises(ShapeError, match="two pieces write position 8 of C"):
+        routing_arrays([source], target, overlapping)

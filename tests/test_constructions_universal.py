@@ -344,3 +344,29 @@ def test_acceptance_bounds(claim_id, bound):
     from usim.engine.runner import prove_claim
     report = prove_claim(get(claim_id), bound, timeout=60, jobs=2)
     assert report.status is Status.PROVED
+
+
+@pytest.mark.parametrize("small, big", [
+    (LayerSpec(n=2, d=3, heads=1), LayerSpec(n=4, d=3, heads=1)),
+    (LayerSpec(n=2, d=4, heads=2, form="projected", bias=True), LayerSpec(n=3, d=4, heads=2, form="projected",
+                                                                         bias=True)),
+])
+def test_embed_arrays_places_each_entry_where_the_routing_table_says(small, big):
+    """usim simulate's input is the embed program run on the arrays: every entry where
+    the routing table (written from the layouts alone) puts it, the header's n, d
+    and c, and 0 elsewhere."""
+    from usim.constructions.universal import embed_arrays, embed_pieces
+
+    u = build(big)
+    rng = np.random.default_rng(3)
+    arrays = {name: rng.normal(size=shape) for name, shape in small.parameter_shapes()}
+    sequence = embed_arrays(u, small, arrays, scale=0.25)[0]
+    layout = compact_layout(small, u.length)
+    compact = layout.encode_numeric({"scale": np.array([[0.25]]), **arrays})[0]
+    expected = np.zeros(u.length)
+    for p, entry in enumerate(routing_table([layout], u.input_layout, embed_pieces(u, small))):
+        if entry is not None:
+            expected[p] = compact[entry[1]]
+    for position, value in u.header(small.n, small.d).items():
+        expected[position] = value
+    assert sequence.tolist() == expected.tolist()

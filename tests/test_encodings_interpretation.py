@@ -39,9 +39,10 @@ from cases import exact_values, numeric_values, smt_values, symbolic_values
 from usim.constructions.matmul import matmul_construction
 from usim.constructions.softmax import softmax_construction
 from usim.constructions.transpose import transpose_construction
-from usim.encodings.evaluate import plan_for
+from usim.encodings.evaluate import evaluate, plan_for
+from usim.encodings.numeric import NumericInterpretation
 from usim.encodings.runners import run_exact, run_numeric, run_smt, run_symbolic
-from usim.encodings.selection import StaticSelection, decide
+from usim.encodings.selection import GatherSelection, StaticSelection, decide
 from usim.errors import UndefinedError, EvaluationError, InputError, NotExactError, UsimError
 from usim.rasp import (
     Op,
@@ -438,6 +439,46 @@ def test_keys_that_are_consecutive_integers_or_nearly_are_decided_by_the_definit
         got = decide(predicate, key_values, np.asarray(queries, dtype=np.int64))
         want = np.array([[_DEFINITION[predicate](keys[k], queries[q]) for k in range(n)] for q in range(n)])
         assert np.array_equal(got.dense(), want)
+
+
+@settings(max_examples=100, deadline=None)
+@given(data=st.data(), n=st.integers(1, 12), first=st.integers(-4, 4))
+def test_a_select_of_ascending_positions_is_a_gather_by_the_definition(data, n, first):
+    """Keys first, first + 1, ... in their own order (the indices): each query finds its
+    key by its offset, stored as one source array, whose rows and combinations are
+    those of the definition."""
+    keys = list(range(first, first + n))
+    queries = data.draw(st.lists(st.integers(first - 3, first + n + 3), min_size=n, max_size=n))
+    got = decide(Predicate.EQ, np.asarray(keys, dtype=np.int64), np.asarray(queries, dtype=np.int64))
+    want = np.array([[keys[k] == queries[q] for k in range(n)] for q in range(n)])
+    assert got.is_gather
+    if n > 1 and len(set(queries)) > 1:  # (one key or one query value: two masks, OuterSelection)
+        assert isinstance(got, GatherSelection)
+    assert np.array_equal(got.dense(), want)
+    assert got.counts.tolist() == want.sum(axis=1).tolist()
+    other = decide(Predicate.LE, np.asarray(queries, dtype=np.int64), np.asarray(keys, dtype=np.int64))
+    assert np.array_equal((got & other).dense(), want & other.dense())
+    assert np.array_equal((~got).dense(), ~want)
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(program=programs(), values=inputs)
+def test_a_single_run_without_a_kept_plan_gives_the_planned_runs_values(program: Program, values) -> None:
+    """evaluate(..., once=True) (each value dropped after its last reader, nothing
+    kept for later runs: usim simulate) is the same evaluation."""
+    tokens = np.asarray([[float(v) for v in values]])
+    for strict in (False, True):
+        interp = NumericInterpretation(strict=strict)
+        try:
+            planned = evaluate(program, interp, tokens)
+        except UsimError as error:
+            with pytest.raises(type(error)):
+                evaluate(program, interp, tokens, once=True)
+            continue
+        once = evaluate(program, interp, tokens, once=True)
+        for key in planned:
+            np.testing.assert_array_equal(np.broadcast_to(once[key], tokens.shape),
+                                          np.broadcast_to(planned[key], tokens.shape))
 
 
 def test_identical_index_only_selects_share_one_decision() -> None:

@@ -7,7 +7,7 @@ n and d are T's. :func:`embed_pieces` states that placement once, as routing
 pieces; :func:`embed` is it in RASP (the hierarchy's proofs run U on it) and
 :func:`embed_arrays` the same placement applied to numpy arrays (``usim
 simulate``), both read from the one routing table
-(:func:`usim.constructions.routing.routing_table`).
+(:func:`usim.constructions.routing.routing_arrays`).
 
 Example: U for n = 2, d = 1 given a T with n = 1. Its input holds the header
 [n, d, c] = [1, 1, 1], X zero-padded to 2 x 1, A, V, then scratch space; U's
@@ -33,7 +33,7 @@ from typing import Mapping
 
 import numpy as np
 
-from usim.constructions.routing import Part, Piece, fix, route, routing_table
+from usim.constructions.routing import Part, Piece, fix, route, routing_arrays
 from usim.constructions.universal.schedule import Universal
 from usim.constructions.universal.spec import HDR_SCALE, HEADER, LayerSpec
 from usim.encodings.layout import SequenceLayout
@@ -126,11 +126,10 @@ def embed_arrays(u: Universal, small: LayerSpec, arrays: Mapping[str, np.ndarray
     """
     layout = compact_layout(small, u.length)
     compact = layout.encode_numeric({"scale": np.array([[scale]]), **arrays})[0].astype(dtype)
-    table = routing_table([layout], u.input_layout, embed_pieces(u, small))
+    _, source = routing_arrays([layout], u.input_layout, embed_pieces(u, small))
     sequence = np.zeros(u.length, dtype=dtype)
-    for p, entry in enumerate(table):
-        if entry is not None:
-            sequence[p] = compact[entry[1]]
+    placed = source >= 0
+    sequence[placed] = compact[source[placed]]
     for position, value in u.header(small.n, small.d).items():
         sequence[position] = value
     return sequence[None, :]

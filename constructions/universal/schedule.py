@@ -47,10 +47,11 @@ from usim.constructions.routing import Part, Piece, route
 from usim.constructions.universal.kinds import STEP_KINDS, Step, StepKind
 from usim.constructions.universal.route import Route, route_of
 from usim.constructions.universal.spec import HDR_D, HDR_N, HEADER, LayerSpec
+from usim.encodings.families import unsupported_families
 from usim.encodings.layout import SequenceLayout
-from usim.rasp.cost import Cost, cost
+from usim.rasp.cost import Cost, cost, family_heads_per_layer
 from usim.rasp.expr import SOp, next_id, tokens
-from usim.rasp.family import largest, same_size
+from usim.rasp.family import keeping_families, largest, same_size
 from usim.rasp.program import Program
 
 
@@ -130,6 +131,35 @@ class Universal:
                                 f"U for {self.spec.tag}: T(X) from <hdr, X, T's matrices>")
             object.__setattr__(self, "_program", cached)
         return cached
+
+    @property
+    def family_program(self) -> Program:
+        """:attr:`program` with each block's product and row heads kept as one
+        family node (:func:`usim.rasp.family.keeping_families`): the same
+        program (its instance at no dimensions is :attr:`program` node for node),
+        which a numeric run evaluates family by family (``usim simulate``)."""
+        cached = self.__dict__.get("_family_program")
+        if cached is None:
+            with keeping_families():
+                cached = Program.of(f"universal_{self.spec.tag}", {"Y": self.apply(tokens)},
+                                    f"U for {self.spec.tag}: T(X) from <hdr, X, T's matrices>")
+            object.__setattr__(self, "_family_program", cached)
+        return cached
+
+    @property
+    def runnable_program(self) -> Program:
+        """What a numeric run of U evaluates: :attr:`family_program` where every
+        family in it can be evaluated as arrays (U's own blocks), else
+        :attr:`program` (a table of step kinds whose blocks make other families)."""
+        family = self.family_program
+        return family if unsupported_families(family) is None else self.program
+
+    @property
+    def heads_per_layer(self) -> tuple[int, ...]:
+        """U's heads at each attention layer, counted over its head families
+        (:func:`usim.rasp.cost.family_heads_per_layer`: what :attr:`cost` counts,
+        without making every head)."""
+        return family_heads_per_layer(self.family_program)
 
     @property
     def cost(self) -> Cost:

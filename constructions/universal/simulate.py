@@ -27,6 +27,7 @@ from usim.constructions.universal.embed import embed_arrays
 from usim.constructions.universal.spec import LayerSpec, spec_for
 from usim.encodings.numeric import type_name
 from usim.encodings.evaluate import evaluate
+from usim.encodings.families import UnsupportedFamily
 from usim.encodings.runners import PRECISIONS, NumericEvaluator, run_evaluator_in_range
 from usim.errors import InputError, RangeError, ShapeError
 
@@ -193,19 +194,29 @@ class Prepared:
         return self.u.output_layout.decode_numeric(np.asarray(y)[None, :])[0][: self.spec.n,
                                                                               : self.spec.output_shape()[1]]
 
+    def _run_u(self, interp: NumericInterpretation, array: np.ndarray) -> Mapping[str, np.ndarray]:
+        """U's program on ``array``, its head families evaluated as arrays; head by
+        head where a family holds a value that cannot be (never at U's sizes)."""
+        try:
+            return evaluate(self.u.runnable_program, interp, array, once=True)
+        except UnsupportedFamily:
+            return evaluate(self.u.program, interp, array, once=True)
+
     def checked_run(self, evaluator: NumericEvaluator | None = None) -> Simulation:
         """T(X) by one checked numeric run on U's input: float64, else long double,
         else a :class:`RangeError` that gives the largest attention score.
 
         Args:
             evaluator: what runs (its output ``Y`` is U's): U's program by
-                default; U compiled to a network, its forward pass.
+                default, its product and row heads evaluated family by family
+                (:attr:`Universal.runnable_program`); U compiled to a network,
+                its forward pass.
 
         Returns:
             T(X) in the type the run needed, U, and that type.
         """
         if evaluator is None:
-            evaluator = lambda interp, array: evaluate(self.u.program, interp, array)  # noqa: E731
+            evaluator = self._run_u
         try:
             outputs, dtype = run_evaluator_in_range(evaluator, self.sequence)
         except RangeError as error:
