@@ -12,9 +12,12 @@ from __future__ import annotations
 BLOCK_NAMES: tuple[str, ...] = ("det3", "inverse3", "matmul", "softmax", "transpose")
 """The blocks of the paper ``usim run`` runs, in sorted order."""
 
-MAX_N = 64
-"""The longest sequence (n, and ``--bound``) ``usim simulate`` builds U for."""
+MAX_N = 512
+"""The longest sequence (n, and ``--bound``) ``usim simulate`` builds U for
+(BERT-base's 512 positions)."""
 
-MAX_LENGTH = 32_000
-"""The most positions of U's input sequence ``usim simulate`` runs (n = d = 64,
-H = 2: 20739)."""
+MAX_LENGTH = 8_000_000
+"""The most positions of U's input sequence ``usim simulate`` runs: a
+BERT-base-sized encoder layer (n = 128, d = 768, 12 heads, a feed-forward
+width of 3072) needs 7 186 181, and about 4.6 GB and a minute on two cores
+(``docs/scale.md``); its multi-head attention alone 2 460 675."""

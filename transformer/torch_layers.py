@@ -53,6 +53,31 @@ def torch_layer(kind: str, n: int, d: int, heads: int, ff: int, seed: int):
     Returns:
         (PyTorch's output on X (n x d), the layer's arrays with ``X``).
     """
+    import torch
+
+    layer, attn, x = torch_module(kind, n, d, heads, ff, seed)
+    with torch.no_grad():
+        y = forward(kind, layer, x)
+    arrays = torch_arrays(layer if kind == "encoder" else None, attn)
+    arrays["X"] = x[0].numpy()
+    return y[0].detach().numpy(), arrays
+
+
+def forward(kind: str, layer, x):
+    """The layer's output on ``x`` (1 x n x d): attention of x to itself, or the encoder's."""
+    return layer(x, x, x, need_weights=False)[0] if kind == "mha" else layer(x)
+
+
+def torch_module(kind: str, n: int, d: int, heads: int, ff: int, seed: int):
+    """The random float64 layer (eval mode) of :func:`torch_layer`, its attention and its input.
+
+    Args:
+        kind: "mha" or "encoder" (see :func:`torch_layer_spec`).
+        n, d, heads, ff: the sizes; seed: torch's seed for the weights and X.
+
+    Returns:
+        (the layer, its MultiheadAttention, X as a 1 x n x d tensor).
+    """
     try:
         import torch
     except ImportError:
@@ -75,11 +100,7 @@ def torch_layer(kind: str, n: int, d: int, heads: int, ff: int, seed: int):
                 norm.bias.normal_()
     layer.eval()
     x = torch.randn(1, n, d, dtype=torch.float64)
-    with torch.no_grad():
-        y = layer(x, x, x, need_weights=False)[0] if kind == "mha" else layer(x)
-    arrays = torch_arrays(layer if kind == "encoder" else None, attn)
-    arrays["X"] = x[0].numpy()
-    return y[0].detach().numpy(), arrays
+    return layer, attn, x
 
 
 def _activation_name(encoder) -> str:

@@ -84,7 +84,7 @@ ATTENTION = dict(X=X, A=A, V=V)
     (but(ATTENTION, Z=np.eye(2)), r"unexpected array 'Z'"),
     ({}, r"no array X"),
     (but(ATTENTION, X=RNG.normal(size=(MAX_N + 1, 2))), rf"sequence length {MAX_N + 1} exceeds .* limit of {MAX_N}"),
-    (but(ATTENTION, X=RNG.normal(size=(2, 160)), A=np.eye(160), V=np.eye(160)),
+    (but(ATTENTION, X=RNG.normal(size=(2, 2000)), A=np.eye(2000), V=np.eye(2000)),
      rf"positions, above usim simulate's limit of {MAX_LENGTH}"),
 ])
 def test_a_bad_parameters_file_is_one_line(tmp_path: Path, capsys, arrays: dict, message: str) -> None:

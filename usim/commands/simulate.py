@@ -39,10 +39,14 @@ are always there. An encoder file without them is refused, as is either entry
 in a file with no encoder.
 
 Limits (checked before U is built): the sequence length n and --bound at most
-64, and U's own sequence (every matrix, laid out) at most 32000 positions. The
-time and memory of a run grow with U's length times its heads: torch's
-MultiheadAttention with H = 2 takes about 0.5 s at n = d = 16, 2.5 s and 0.4 GB
-at 32, 20 s and 4.3 GB at 64 (``benchmarks/bench_simulate.py``).
+512, and U's own sequence (every matrix, laid out) at most 8 000 000 positions.
+U's product and row heads run family by family, as array operations
+(:mod:`usim.encodings.families`), so the time and memory of a run grow with
+U's length times the sequences alive at once: torch's MultiheadAttention with
+H = 2 takes about 0.1 s at n = d = 64 and 0.6 s at 256; BERT-base's sizes (n =
+128, d = 768, 12 heads) about 15 s and 1.4 GB for the attention and a minute
+and 4.6 GB for the encoder layer (feed-forward width 3072) on two cores
+(``benchmarks/bench_simulate.py``, ``docs/scale.md``).
 
 With ``--torch``, a ``torch.nn.MultiheadAttention`` or
 ``torch.nn.TransformerEncoderLayer`` (float64, eval mode, dropout 0, post-norm,
@@ -293,6 +297,34 @@ def _float64_holds(y: np.ndarray, checked: np.ndarray) -> None:
                          f"{TOLERANCE:g}: {entry(off)}")
 
 
+def reuse_freed_memory() -> None:
+    """Ask the C library's allocator to keep freed memory for the next allocation.
+
+    U's numeric run at a model's size makes thousands of arrays of millions of
+    positions, each freed after its last reader. By default glibc gives every
+    block above 32 MB fresh pages from the kernel and returns them on free, and
+    touching fresh pages costs as much as the arithmetic: measured on
+    BERT-base's encoder layer, the run took 96 s as it is and 73 s with these
+    settings (``docs/scale.md``). Blocks up to 1 GB come from the heap, which
+    keeps up to 1 GB free at its top. Nothing changes where the C library is
+    not glibc (the call is skipped)."""
+    import ctypes
+    import ctypes.util
+
+    name = ctypes.util.find_library("c")
+    try:
+        libc = ctypes.CDLL(name) if name else None
+        mallopt = libc.mallopt if libc is not None else None
+    except (OSError, AttributeError):
+        return
+    if mallopt is None:
+        return
+    m_trim_threshold, m_top_pad, m_mmap_threshold = -1, -2, -3  # glibc's malloc.h
+    mallopt(m_mmap_threshold, 1 << 30)
+    mallopt(m_trim_threshold, 1 << 30)
+    mallopt(m_top_pad, 1 << 26)
+
+
 def run(args: argparse.Namespace) -> int:
     from usim.constructions.universal.simulate import check_limits, run_simulation
     from usim.encodings.digits import significant
@@ -300,6 +332,7 @@ def run(args: argparse.Namespace) -> int:
     from usim.transformer.torch_layers import torch_layer, torch_layer_spec
 
     options = _torch_options(args)
+    reuse_freed_memory()
     if args.compiled:
         if args.bound is not None:
             raise InputError("--compiled runs U compiled for the layer's own sizes: --bound does not apply")
@@ -328,7 +361,9 @@ def run(args: argparse.Namespace) -> int:
     else:
         result = run_simulation(arrays, args.bound)
         y, u = result.y, result.u
-        print(f"U for {spec_text(u.spec)}: sequence length {u.length}; {u.cost.summary()}")
+        per_layer = u.heads_per_layer
+        print(f"U for {spec_text(u.spec)}: sequence length {u.length}; {len(per_layer)} attention layer(s), "
+              f"{sum(per_layer)} heads, per layer [{', '.join(map(str, per_layer))}] (run family by family)")
         if result.dtype is not np.float64:
             print(f"(run in {type_name(result.dtype)}: float64's range was not enough)")
     # 6 fixed decimals show an entry below 1e-3 with fewer than 4 significant digits (1.731e-6 as 0.000002)
