@@ -49,7 +49,7 @@ from typing import Any, Callable, ClassVar, Sequence
 import numpy as np
 
 from usim.encodings.domain import PARTIAL, Undefined, defined
-from usim.encodings.families import evaluate_head_sum
+from usim.encodings.family_arrays import evaluate_head_sum
 from usim.encodings.interpretation import Interpretation
 from usim.encodings.selection import GatherSelection, OuterSelection, StaticSelection, largest_magnitude
 from usim.rasp.expr import Op, Predicate, Semantics

@@ -1,4 +1,4 @@
-"""Head families evaluated as arrays (encodings/families.py) against the same
+"""Head families evaluated as arrays (encodings/families.py, encodings/family_arrays.py) against the same
 programs evaluated head by head, and against the exact interpretation."""
 
 from fractions import Fraction

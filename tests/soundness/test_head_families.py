@@ -1,4 +1,4 @@
-"""Head families evaluated as arrays (encodings/families.py): the wrong numbers a
+"""Head families evaluated as arrays (encodings/families.py, family_arrays.py): the wrong numbers a
 review of that evaluator found before it landed, each now the head-by-head
 run's number or a refusal (UnsupportedFamily, FamilyError, RangeError), never
 another number."""
