@@ -80,9 +80,12 @@ def operands(node: Expr) -> tuple[Expr, ...]:
     return node.children()
 
 
-def evaluation_order(roots: tuple[SOp, ...]) -> list[Expr]:
-    """The nodes evaluated for ``roots``, each after what it reads (:func:`operands`)."""
-    return topological_order(roots, operands)
+def evaluation_order(roots: tuple[SOp, ...], lean: bool = False) -> list[Expr]:
+    """The nodes evaluated for ``roots``, each after what it reads (:func:`operands`);
+    ``lean``: in an order that keeps few values alive at once when each is
+    dropped after its last reader (:func:`usim.rasp.program.topological_order`'s
+    ``heaviest_first``)."""
+    return topological_order(roots, operands, heaviest_first=lean)
 
 
 @dataclass(eq=False)
@@ -423,7 +426,7 @@ def _run_once(roots: tuple[SOp, ...], interp: Interpretation, tokens: Any, n: in
     its last reader. Nothing is kept for a later run, and the memory is that of
     the values alive at once, not that of every static value the dynamic nodes
     read (on U at a model's size, a few million positions each)."""
-    order = evaluation_order(roots)
+    order = evaluation_order(roots, lean=True)
     plan = Plan(n, order)
     releases = last_reads(order, roots)
     env: dict[int, Any] = {}

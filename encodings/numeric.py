@@ -51,7 +51,13 @@ import numpy as np
 from usim.encodings.domain import PARTIAL, Undefined, defined
 from usim.encodings.family_arrays import evaluate_head_sum
 from usim.encodings.interpretation import Interpretation
-from usim.encodings.selection import GatherSelection, OuterSelection, StaticSelection, largest_magnitude
+from usim.encodings.selection import (
+    GatherSelection,
+    GroupSelection,
+    OuterSelection,
+    StaticSelection,
+    largest_magnitude,
+)
 from usim.rasp.expr import Op, Predicate, Semantics
 
 _UFUNCS = {
@@ -473,6 +479,20 @@ class NumericInterpretation(Interpretation):
         nonempty = counts > 0
         with np.errstate(all="ignore"):
             out = np.broadcast_to(self._empty(values, default, semantics, ~nonempty), (batch, n)).copy()
+        if isinstance(selection, GroupSelection):  # one mean per run of equal keys, read by its queries
+            read = np.zeros(selection.starts.size, dtype=bool)
+            read[selection.group[nonempty]] = True
+            sizes = selection.sizes[read]
+            with np.errstate(all="ignore"):
+                sums = selection.run_sums(values)[:, read]
+                means = sums / sizes
+                run_of = np.cumsum(read) - 1  # a read run's place among the read ones
+                out[:, nonempty] = means[:, run_of[selection.group[nonempty]]]
+            if self.strict:
+                self._audit_average(means, sums, values, sizes != 1)
+                if semantics is Semantics.AHAT and not nonempty.all():
+                    self._audit_average(out[:, ~nonempty], None, values)
+            return out
         if selection.is_gather:
             queries = np.nonzero(nonempty)[0]
             out[:, queries] = values[:, selection.keys]

@@ -6,6 +6,11 @@ decided once per length, exactly, and stored in compressed sparse rows: query q
 selects ``keys[indptr[q]:indptr[q+1]]`` (ascending). No n x n matrix is built for
 an equality selector: it is a hash join (for each query, look up the keys that
 carry its value). Interpretations aggregate over such a selection by gathering.
+Three shapes are kept smaller than their pairs, which are built only when
+something asks for them: two masks (:class:`OuterSelection`: the same keys at
+every selecting query), one source per query (:class:`GatherSelection`), and
+runs of equal keys (:class:`GroupSelection`: an equality of keys that repeat);
+an aggregate over each reads it as it is.
 """
 
 from __future__ import annotations
@@ -186,6 +191,67 @@ class GatherSelection(StaticSelection):
         return f"GatherSelection(n={self.n}, source={self.source.tolist()})"
 
 
+class GroupSelection(StaticSelection):
+    """Query q selects every key carrying q's value: select(keys, queries, ==).
+
+    Sorted by value (stably), the keys fall into runs of equal values, run g
+    being ``order[starts[g]:starts[g + 1]]`` (ascending positions); query q
+    selects the whole run ``group[q]``, or nothing where it is -1 (no key
+    carries its value). What an equality select decides to when its keys are
+    not consecutive integers (a group's label against itself: a row's entries
+    select each other). Stored as the order and the runs, O(n), where the pairs
+    are the sum of the squares of the runs' sizes (82 million for one select of
+    U's at BERT-base's size); the pairs are built only when something asks for
+    them. An aggregate over it is one sum per run (:meth:`run_sums`), each over
+    the same keys in the same order as over the query's row of pairs.
+    """
+
+    def __init__(self, n: int, order: np.ndarray, starts: np.ndarray, group: np.ndarray) -> None:
+        object.__setattr__(self, "n", n)
+        object.__setattr__(self, "order", np.asarray(order, dtype=np.int64))
+        object.__setattr__(self, "starts", np.asarray(starts, dtype=np.int64))
+        object.__setattr__(self, "group", np.asarray(group, dtype=np.int64))
+        object.__setattr__(self, "_pairs", None)
+
+    @property
+    def sizes(self) -> np.ndarray:
+        """The number of keys in each run."""
+        return np.diff(self.starts, append=self.n)
+
+    @property
+    def counts(self) -> np.ndarray:
+        return np.where(self.group >= 0, self.sizes[np.maximum(self.group, 0)], 0) if self.starts.size \
+            else np.zeros(self.n, dtype=np.int64)
+
+    def run_sums(self, values: np.ndarray) -> np.ndarray:
+        """The sum of ``values`` (..., n) over each run's keys, in position order: (..., runs)."""
+        if not self.starts.size:
+            return np.zeros(values.shape[:-1] + (0,), dtype=values.dtype)
+        return np.add.reduceat(values[..., self.order], self.starts, axis=-1)
+
+    def _materialised(self) -> tuple[np.ndarray, np.ndarray]:
+        if self._pairs is None:
+            counts = self.counts
+            first = self.starts[np.maximum(self.group, 0)] if self.starts.size else np.zeros(self.n, np.int64)
+            object.__setattr__(self, "_pairs", _expand(self.order, first, counts))
+        return self._pairs
+
+    indptr = property(lambda self: self._materialised()[0])  # type: ignore[assignment]
+    keys = property(lambda self: self._materialised()[1])  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return f"GroupSelection(n={self.n}, rows={self.rows()})"
+
+
+def _expand(order: np.ndarray, first: np.ndarray, counts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Compressed rows in which query q selects ``order[first[q]:first[q] + counts[q]]``,
+    built without a Python loop: (indptr, keys)."""
+    indptr = np.zeros(counts.size + 1, dtype=np.int64)
+    np.cumsum(counts, out=indptr[1:])
+    positions = np.arange(indptr[-1], dtype=np.int64) - np.repeat(indptr[:-1] - first, counts)
+    return indptr, order[positions]
+
+
 _COMPARE = {
     Predicate.EQ: np.equal, Predicate.NE: np.not_equal, Predicate.LT: np.less,
     Predicate.LE: np.less_equal, Predicate.GT: np.greater, Predicate.GE: np.greater_equal,
@@ -286,7 +352,9 @@ def _decide_vectorised(predicate: Predicate, keys: np.ndarray, queries: np.ndarr
     """The same selection with numpy: each query selects a run of the keys sorted by value.
 
     With the keys sorted by value (stably), the keys equal to, below or above a
-    query value form one contiguous run [lo, hi) found by binary search; the runs
+    query value form one contiguous run [lo, hi) found by binary search. An
+    equality is kept as those runs (a :class:`GatherSelection` where the keys
+    are consecutive integers, else a :class:`GroupSelection`); an order's runs
     are expanded without a Python loop and sorted into (query, key) codes.
     """
     n = keys.size
@@ -300,6 +368,12 @@ def _decide_vectorised(predicate: Predicate, keys: np.ndarray, queries: np.ndarr
         else:
             source = np.where(inside, order[np.where(inside, offset, 0)], -1)
         return GatherSelection(n, source)
+    if predicate is Predicate.EQ:  # each query selects the run of keys carrying its value
+        starts = np.flatnonzero(np.diff(ranked, prepend=ranked[:1] - 1)) if n else np.zeros(0, np.int64)
+        values = ranked[starts]
+        at = np.minimum(np.searchsorted(values, queries), max(values.size - 1, 0))
+        group = np.where(values[at] == queries, at, -1) if values.size else np.full(n, -1, np.int64)
+        return GroupSelection(n, order, starts, group)
     if consecutive:  # (U's keys are mostly the indices) a query's place is its offset from the
         # first key: no binary search, whose random accesses were most of U's select time at 64
         inside = (queries >= ranked[0]) & (queries <= ranked[-1])
@@ -310,20 +384,13 @@ def _decide_vectorised(predicate: Predicate, keys: np.ndarray, queries: np.ndarr
         right = np.searchsorted(ranked, queries, side="right")
     zeros, alls = np.zeros_like(left), np.full_like(left, n)
     lo, hi = {
-        Predicate.EQ: (left, right),
         Predicate.LT: (zeros, left),  # key < query
         Predicate.LE: (zeros, right),
         Predicate.GT: (right, alls),
         Predicate.GE: (left, alls),
     }[predicate]
     counts = hi - lo
-    total = int(counts.sum())
-    starts = np.cumsum(counts) - counts
-    positions = np.arange(total, dtype=np.int64) - np.repeat(starts - lo, counts)
-    chosen = order[positions]
-    if predicate is Predicate.EQ:  # a stable sort leaves equal keys ascending by index
-        indptr = np.concatenate([[0], np.cumsum(counts)]).astype(np.int64)
-        return StaticSelection(n, indptr, chosen.astype(np.int64))
+    _, chosen = _expand(order, lo, counts)
     codes = np.repeat(np.arange(n, dtype=np.int64), counts) * n + chosen
     return StaticSelection.from_codes(n, np.sort(codes))
 

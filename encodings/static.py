@@ -35,6 +35,7 @@ from usim.encodings.interpretation import Interpretation
 from usim.encodings.selection import (
     INT64_SAFE,
     GatherSelection,
+    GroupSelection,
     OuterSelection,
     StaticSelection,
     bound_array,
@@ -239,6 +240,13 @@ class StaticInterpretation(Interpretation):
                 if total % count:
                     return self._exactly("aggregate_static", selection, values, default, semantics)
                 out[nonempty] = total // count
+        elif isinstance(selection, GroupSelection):  # one mean per run of equal keys read by a query
+            read = np.zeros(selection.starts.size, dtype=bool)
+            read[selection.group[nonempty]] = True
+            sums, sizes = selection.run_sums(values), selection.sizes
+            if np.any(sums[read] % sizes[read]):
+                return self._exactly("aggregate_static", selection, values, default, semantics)
+            out[nonempty] = (sums // np.maximum(sizes, 1))[selection.group[nonempty]]
         elif selection.is_gather:
             out[nonempty] = values[selection.keys]
         elif nonempty.any():

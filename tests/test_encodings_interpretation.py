@@ -40,9 +40,10 @@ from usim.constructions.matmul import matmul_construction
 from usim.constructions.softmax import softmax_construction
 from usim.constructions.transpose import transpose_construction
 from usim.encodings.evaluate import evaluate, plan_for
-from usim.encodings.numeric import NumericInterpretation
+from usim.encodings.numeric import NumericInterpretation, RangeFault
 from usim.encodings.runners import run_exact, run_numeric, run_smt, run_symbolic
-from usim.encodings.selection import GatherSelection, StaticSelection, decide
+from usim.encodings.selection import GatherSelection, GroupSelection, StaticSelection, decide
+from usim.encodings.static import STATIC
 from usim.errors import UndefinedError, EvaluationError, InputError, NotExactError, UsimError
 from usim.rasp import (
     Op,
@@ -459,6 +460,48 @@ def test_a_select_of_ascending_positions_is_a_gather_by_the_definition(data, n, 
     other = decide(Predicate.LE, np.asarray(queries, dtype=np.int64), np.asarray(keys, dtype=np.int64))
     assert np.array_equal((got & other).dense(), want & other.dense())
     assert np.array_equal((~got).dense(), ~want)
+
+
+@settings(max_examples=200, deadline=None)
+@given(data=st.data(), n=st.integers(1, 12), semantics=st.sampled_from(list(Semantics)),
+       default=st.sampled_from([0, 3]), strict=st.booleans())
+def test_an_equality_of_repeated_keys_is_runs_averaged_as_its_pairs_are(data, n, semantics, default, strict):
+    """select(a, b, ==) with keys that are not consecutive integers is kept as the
+    runs of equal keys (GroupSelection, not expanded by a numeric aggregate); its rows
+    are the definition's, and every aggregate over it, numeric (strict or not) and
+    exact, is the one over its pairs as compressed rows."""
+    keys = data.draw(st.lists(st.integers(-2, 3), min_size=n, max_size=n))
+    queries = data.draw(st.lists(st.integers(-3, 4), min_size=n, max_size=n))
+    if len(set(keys)) < 2 or len(set(queries)) < 2 or sorted(keys) == list(range(min(keys), min(keys) + n)):
+        return  # one key or query value: two masks (OuterSelection); consecutive keys: a gather
+    got = decide(Predicate.EQ, np.asarray(keys, dtype=np.int64), np.asarray(queries, dtype=np.int64))
+    assert isinstance(got, GroupSelection)
+    numbers = np.asarray(data.draw(st.lists(st.integers(-6, 6), min_size=n, max_size=n)), dtype=np.int64)
+    floats = np.random.default_rng(n).normal(size=(2, n))
+    numeric = NumericInterpretation(strict=strict)
+    by_runs = numeric.aggregate_static(got, floats, default, semantics)
+    assert got._pairs is None  # the numeric aggregate did not expand the pairs
+    exact_by_runs = STATIC.aggregate_static(got, numbers, default, semantics)  # (a mean that is not
+    # an integer, or an empty row under AHAT, goes the exact path, over the pairs)
+    pairs = StaticSelection(n, got.indptr, got.keys)
+    want = np.array([[keys[k] == queries[q] for k in range(n)] for q in range(n)])
+    assert np.array_equal(got.dense(), want) and got.counts.tolist() == want.sum(axis=1).tolist()
+    np.testing.assert_allclose(by_runs, numeric.aggregate_static(pairs, floats, default, semantics), rtol=1e-15)
+    assert list(exact_by_runs) == list(STATIC.aggregate_static(pairs, numbers, default, semantics))
+
+
+def test_an_equality_of_runs_audits_only_the_means_a_query_reads() -> None:
+    """A strict run refuses an overflowing mean that a query reads, and not one of a
+    run of keys that no query selects (as over the pairs)."""
+    keys = np.asarray([0, 0, 1, 1, 5], dtype=np.int64)
+    big = np.asarray([[1e308, 1e308, 1.0, 2.0, 0.0]])
+    strict = NumericInterpretation(strict=True)
+    read_nothing_big = decide(Predicate.EQ, keys, np.asarray([1, 1, 1, 9, 5], dtype=np.int64))
+    assert isinstance(read_nothing_big, GroupSelection)
+    assert strict.aggregate_static(read_nothing_big, big, 0, Semantics.RASP).tolist() == [[1.5, 1.5, 1.5, 0.0, 0.0]]
+    read_big = decide(Predicate.EQ, keys, np.asarray([0, 1, 1, 9, 5], dtype=np.int64))
+    with pytest.raises(RangeFault):
+        strict.aggregate_static(read_big, big, 0, Semantics.RASP)
 
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])

@@ -209,6 +209,39 @@ def test_nodes_come_after_their_children() -> None:
     assert len(seen) == len(program.nodes())  # each node once
 
 
+def _most_alive(order, roots) -> int:
+    """The most values an evaluation in ``order`` holds at once, dropping each after its last reader."""
+    from usim.encodings.evaluate import last_reads
+
+    releases, alive, most = last_reads(order, roots), 0, 0
+    for place, _ in enumerate(order):
+        alive += 1
+        most = max(most, alive)
+        alive -= len(releases.get(place, ()))
+    return most
+
+
+@pytest.mark.parametrize("depth", [5, 40, 200])
+def test_the_heaviest_first_order_computes_a_where_chain_from_the_inside_out(depth) -> None:
+    """A chain where(c_k, s_k, where(c_(k-1), ...)) (a routing head's source map):
+    visited in the children's own order, every level's condition and value wait
+    for the inner chain, so the values alive grow with its depth; heaviest first,
+    a few whatever the depth. Both orders put every node after its children."""
+    from usim.rasp.program import topological_order
+
+    chain = indices * 0 - 1
+    for k in range(depth):
+        chain = where((indices >= 3 * k) & (indices < 3 * k + 2), indices + (k + 1), chain)
+    roots = (chain.named("src"),)
+    plain, lean = topological_order(roots), topological_order(roots, heaviest_first=True)
+    assert {n.id for n in plain} == {n.id for n in lean} and len(plain) == len(lean)
+    seen: set[int] = set()
+    for node in lean:
+        assert all(child.id in seen for child in node.children())
+        seen.add(node.id)
+    assert _most_alive(plain, roots) > depth and _most_alive(lean, roots) <= 8
+
+
 def test_numeric_batches_share_the_static_part() -> None:
     from usim.encodings.runners import run_numeric
 
