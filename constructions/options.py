@@ -19,5 +19,5 @@ MAX_N = 512
 MAX_LENGTH = 8_000_000
 """The most positions of U's input sequence ``usim simulate`` runs: a
 BERT-base-sized encoder layer (n = 128, d = 768, 12 heads, a feed-forward
-width of 3072) needs 7 186 181, and about 4.6 GB and a minute on two cores
+width of 3072) needs 7 186 181, and about 2 GB and 40 s on two cores
 (``docs/scale.md``); its multi-head attention alone 2 460 675."""

@@ -41,11 +41,11 @@ in a file with no encoder.
 Limits (checked before U is built): the sequence length n and --bound at most
 512, and U's own sequence (every matrix, laid out) at most 8 000 000 positions.
 U's product and row heads run family by family, as array operations
-(:mod:`usim.encodings.families`), so the time and memory of a run grow with
+(:mod:`usim.encodings.family_arrays`), so the time and memory of a run grow with
 U's length times the sequences alive at once: torch's MultiheadAttention with
-H = 2 takes about 0.1 s at n = d = 64 and 0.6 s at 256; BERT-base's sizes (n =
-128, d = 768, 12 heads) about 15 s and 1.4 GB for the attention and a minute
-and 4.6 GB for the encoder layer (feed-forward width 3072) on two cores
+H = 2 takes about 0.1 s at n = d = 64 and 0.5 s at 256; BERT-base's sizes (n =
+128, d = 768, 12 heads) about 10 s and 0.6 GB for the attention and 40 s and
+2 GB for the encoder layer (feed-forward width 3072) on two cores
 (``benchmarks/bench_simulate.py``, ``docs/scale.md``).
 
 With ``--torch``, a ``torch.nn.MultiheadAttention`` or
