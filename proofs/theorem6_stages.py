@@ -47,7 +47,9 @@ Broken variants, refuted for every size: the softmax without its key mask
 blocks one position too far; for every size only, stage 2 reading its carried
 blocks' source positions q >= 800 from q - 800 (``wraps-past-800``: right at
 every N <= 16, where every bounded proof stops; refuted at N = 20, replayed on
-stage 2 alone); and, for the bounded proof only, stage 4's
+stage 2 alone), and stage 3's softmax keeping keys j < min(n, 20) only
+(``key-mask-capped-at-20``: right wherever T has at most 20 rows; refuted at
+N = n = 21, replayed on stage 3 alone); and, for the bounded proof only, stage 4's
 product with 1 added to what its heads read (for every size it is UNKNOWN:
 the node replaced is inside a head's body, and such a family is not
 instantiated for a replay).
@@ -102,6 +104,18 @@ def wrapping(head: str, at: int):
     return lambda *sizes: {head: wrapped}
 
 
+def key_mask_capped(stage: int, cap: int):
+    """Broken variant: the softmax of ``stage`` keeping keys j < min(n, ``cap``) only
+    (its key mask j < n and j < ``cap``): right wherever n <= ``cap``, so wrong
+    only for T with more than ``cap`` rows."""
+    return lambda *sizes: {f"s{stage}.P.key_ok": lambda node: node & (node.args[0] < cap)}
+
+
+KEY_MASK_CAP = 20
+"""Where the broken softmax ``key-mask-capped-at-20`` stops keeping keys: right at
+every n <= 20, so at every N <= 16 (every bounded proof), wrong from n = 21 on."""
+
+
 STAGE_WRAP = 800
 """Where the broken stage 2 ``wraps-past-800`` wraps the source positions of its
 carried blocks: U_N's workspaces have 3 + 3N^2 positions, 771 at N = 16 and
@@ -126,7 +140,8 @@ MERGED_BROKEN = dict(
              2: {"misplaced-block": misplaced("s2.route.1")},
              3: {"no-key-mask": no_key_mask(3)}},
     bounded_mutants=product_off_by_one(4),
-    all_sizes_mutants={2: {f"wraps-past-{STAGE_WRAP}": wrapping("s2.route.1", STAGE_WRAP)}})
+    all_sizes_mutants={2: {f"wraps-past-{STAGE_WRAP}": wrapping("s2.route.1", STAGE_WRAP)},
+                       3: {f"key-mask-capped-at-{KEY_MASK_CAP}": key_mask_capped(3, KEY_MASK_CAP)}})
 """The broken variants of the merged form's stages, on whole and on zero-padded workspaces."""
 
 USERS_BROKEN = dict(

@@ -22,7 +22,9 @@ from usim.rasp.expr import (
     Semantics,
     Tokens,
 )
+from usim.rasp.family import HeadAt, HeadSum
 from usim.rasp.program import Program, topological_order
+from usim.rasp.symbolic_int import Parameter, readable
 
 _PRECEDENCE = {"|": 1, "&": 2, "==": 4, "!=": 4, "<": 4, "<=": 4, ">": 4, ">=": 4,
                "+": 5, "-": 5, "*": 6, "/": 6, "//": 6, "%": 6, "**": 8}
@@ -84,6 +86,13 @@ def expression(node: Expr, top: bool = True) -> tuple[str, int]:
         return f"aggregate({sel}, {vals}{extra})", 10
     if isinstance(node, SelectorWidth):
         return f"selector_width({expression(node.selector, False)[0]})", 10
+    if isinstance(node, Parameter):  # a family's integer, its head indices symbolic
+        return readable(str(node.term)), 10
+    if isinstance(node, HeadSum):  # a family of heads kept whole: its body at symbolic indices
+        box = ", ".join(f"{i} < {e}" for i, e in zip(node.indices, node.extents))
+        return readable(f"sum over {box} of {expression(node.body, False)[0]}"), 0
+    if isinstance(node, HeadAt):  # one head of a family: its body at the index given
+        return readable(f"{expression(node.family.body, False)[0]} at {node.family.index} = {node.at}"), 0
     raise TypeError(f"cannot print {node!r}")
 
 

@@ -133,6 +133,29 @@ def test_a_stage_wrapping_its_carried_blocks_past_800_is_right_at_every_size_the
         assert (run_exact(broken, values) == run_exact(fc.program(*shape), values)) is same, N
 
 
+@pytest.mark.parametrize("claim_id", ["theorem6_stage3", "theorem6_padded_stage3"])
+def test_a_softmax_keeping_keys_below_20_only_is_right_wherever_t_has_at_most_20_rows(claim_id):
+    """The key mask j < n and j < 20: at N = n = 16 (the bounded proofs' largest) and
+    at n = 20 it is the mask, so the stage computes the same floats; at n = 21 it
+    leaves key 20 out, and the output differs. (Its refutation for every size, at
+    n = 21, runs in CI with every family's: tests/test_engine_parametric.py.)"""
+    import numpy as np
+
+    from usim.encodings import run_numeric
+    from usim.rasp.family import instantiate
+
+    fc = families()[claim_id]
+    for N, same in ((16, True), (20, True), (21, False)):
+        shape = (N,) * len(fc.dims)
+        broken = instantiate(fc.family("key-mask-capped-at-20"), dict(zip(fc.dims, shape)))
+        right = fc.program(*shape)
+        length = 3 + 3 * N * N
+        values = np.random.default_rng(N).normal(size=(1, length))
+        values[0, :3] = (N, N, 1.0)  # the header: n, d and c
+        got, want = run_numeric(broken, values), run_numeric(right, values)
+        assert all(np.array_equal(got[k], want[k]) for k in want) is same, N
+
+
 @pytest.mark.slow  # its refutation runs in CI with every family's (tests/test_engine_parametric.py)
 def test_a_placement_wrapping_past_1000_is_refuted_for_every_size_where_it_fails():
     result = prove_all_sizes(families()["theorem6_placement"], "wraps-past-1000", tie_bound=2)

@@ -139,3 +139,19 @@ def test_the_fingerprint_of_a_family_says_its_parameters():
 def test_a_family_at_a_size_the_builder_refuses_fails_as_the_builder_does():
     with pytest.raises(FamilyError):
         instantiate(Program.of("p", {"y": tokens + Parameter(SymbolicInt.of(1) // (r - 2))}), {"r": 2})
+
+
+def test_a_family_kept_whole_is_printed_as_its_sum_over_the_heads():
+    """Errors name a node by its expression (encodings.evaluate.describe): a head sum,
+    a head family's entry and a parameter print as what they are, not as '?'."""
+    from usim.encodings.evaluate import describe
+    from usim.rasp.family import HeadAt, HeadSum, Parameter, keeping_families
+    from usim.rasp.program import topological_order
+
+    with keeping_families():
+        program = matmul_program(3, 2)
+    printed = {type(node): describe(node) for node in topological_order([s for _, s in program.outputs])
+               if isinstance(node, (HeadSum, HeadAt, Parameter))}
+    assert HeadSum in printed and Parameter in printed
+    assert printed[HeadSum].split(" = ", 1)[1].startswith("sum over {i} < 3, {j} < 2 of ")
+    assert all("?" not in text and "⟨" not in text for text in printed.values())
