@@ -50,9 +50,10 @@ every N <= 16, where every bounded proof stops; refuted at N = 20, replayed on
 stage 2 alone), and stage 3's softmax keeping keys j < min(n, 20) only
 (``key-mask-capped-at-20``: right wherever T has at most 20 rows; refuted at
 N = n = 21, replayed on stage 3 alone); and, for the bounded proof only, stage 4's
-product with 1 added to what its heads read (for every size it is UNKNOWN:
-the node replaced is inside a head's body, and such a family is not
-instantiated for a replay).
+product with 1 added to what its heads read (for every size it is UNKNOWN,
+outside the engine's fragment: on the whole workspace the product's sum then
+reads positions of several input blocks, on the padded one it holds a case
+split inside a sum).
 """
 
 from __future__ import annotations
@@ -125,9 +126,9 @@ and wrong from N = 17 on (Y4's last entries read from the start)."""
 
 def product_off_by_one(stage: int):
     """Broken variant: 1 added to what the product of ``stage`` reads. Refuted by the
-    bounded proof at every shape; for every size it is UNKNOWN (the node replaced is
-    inside a head's body, and such a family is not instantiated for a replay), so it
-    is a bounded variant only."""
+    bounded proof at every shape; for every size it is UNKNOWN (outside the engine's
+    fragment: a sum reading positions of several input blocks, or on a padded
+    workspace a case split inside a sum), so it is a bounded variant only."""
     return {stage: {"product-off-by-one": lambda *sizes: {f"s{stage}.O.m": lambda node: node + 1}}}
 
 

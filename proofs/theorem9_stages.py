@@ -38,8 +38,8 @@ blocks' source positions q >= 1100 from q - 1100 (``wraps-past-1100``: U_{N,1}'s
 workspaces have 3 + 4 N^2 positions, 1027 at N = 16 and 1159 at N = 17, so it
 is right at every N <= 16, where every bounded proof stops, and reads W_O's
 last entries from the start at N = 17); for the bounded proof only, stage 5's
-product with 1 added to what its heads read (inside a head's body: such a
-family is not instantiated for a replay).
+product with 1 added to what its heads read (for every size it is UNKNOWN,
+outside the engine's fragment: a case split inside a sum).
 """
 
 from __future__ import annotations
