@@ -80,12 +80,11 @@ def operands(node: Expr) -> tuple[Expr, ...]:
     return node.children()
 
 
-def evaluation_order(roots: tuple[SOp, ...], lean: bool = False) -> list[Expr]:
+def evaluation_order(roots: tuple[SOp, ...], heaviest_first: bool = False) -> list[Expr]:
     """The nodes evaluated for ``roots``, each after what it reads (:func:`operands`);
-    ``lean``: in an order that keeps few values alive at once when each is
-    dropped after its last reader (:func:`usim.rasp.program.topological_order`'s
-    ``heaviest_first``)."""
-    return topological_order(roots, operands, heaviest_first=lean)
+    ``heaviest_first``: in an order that keeps few values alive at once when
+    each is dropped after its last reader (:func:`usim.rasp.program.topological_order`)."""
+    return topological_order(roots, operands, heaviest_first=heaviest_first)
 
 
 @dataclass(eq=False)
@@ -426,7 +425,7 @@ def _run_once(roots: tuple[SOp, ...], interp: Interpretation, tokens: Any, n: in
     its last reader. Nothing is kept for a later run, and the memory is that of
     the values alive at once, not that of every static value the dynamic nodes
     read (on U at a model's size, a few million positions each)."""
-    order = evaluation_order(roots, lean=True)
+    order = evaluation_order(roots, heaviest_first=True)
     plan = Plan(n, order)
     releases = last_reads(order, roots)
     env: dict[int, Any] = {}
