@@ -34,15 +34,17 @@ summed by BLAS is never formed, so its entries are checked by bounds first
 (max|a| max|b| finite, min|a| min|b| over the non-zero entries normal: then no
 product overflows, rounds into the subnormals or underflows), and where the
 bounds cannot tell the products are formed and audited one by one. Unlike the
-head-by-head run, a value no head reads (a product at a key outside K) is not
-audited: it cannot reach the result; a head that writes nowhere has its mean
-audited all the same (a refusal the head-by-head run would not make).
+head-by-head run, a fault is named by the head's indices (and, for a value at a
+key, the key's position): a head's mean is computed once, not at a position;
+a value no head reads (a product at a key outside K) is not audited: it cannot
+reach the result; a head that writes nowhere has its mean audited all the same
+(a refusal the head-by-head run would not make).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Callable, Mapping
+from typing import Any, Callable, Mapping, Sequence
 
 import numpy as np
 
@@ -53,6 +55,7 @@ from usim.encodings.families import (
     UnsupportedFamily,
     varies_by_head,
 )
+from usim.encodings.fault_places import where_text
 from usim.encodings.selection import INT64_SAFE
 from usim.rasp.expr import (
     Aggregate,
@@ -173,7 +176,10 @@ class _Heads:
         if isinstance(node, Constant):
             if isinstance(node.value, bool):
                 return np.asarray(node.value)
-            return self.interp.lift([node.value]).reshape(())  # (strictly: refused out of range)
+            if self.interp.strict:  # refused out of range, named as no position's value
+                return self.interp._lift_strictly([node.value], lambda _: f"the constant {node.value} in a "
+                                                                          "head").reshape(())
+            return self.interp.lift([node.value]).reshape(())
         if isinstance(node, HeadAt):
             family = node.family
             entry = self.integer(node.at, env)
@@ -185,14 +191,15 @@ class _Heads:
         if isinstance(node, Map):
             values = [self.array(a, at, env) for a in node.args]
             kind = node.op.kind
+            where = self.at_keys(at)
             if kind in ("num", "cmp"):
                 args = [self._number(a, v) for a, v in zip(node.args, values)]
             elif kind == "bool":
-                args = [self._boolean(a, v) for a, v in zip(node.args, values)]
+                args = [self._boolean(a, v, where) for a, v in zip(node.args, values)]
             else:  # where
-                args = [self._boolean(node.args[0], values[0]), self._number(node.args[1], values[1]),
+                args = [self._boolean(node.args[0], values[0], where), self._number(node.args[1], values[1]),
                         self._number(node.args[2], values[2])]
-            return self.interp.map(node.op, args)
+            return self.interp.map(node.op, args, where)
         if isinstance(node, Aggregate):
             return self._gather(node, at, env)
         raise UnsupportedFamily(f"a head makes {type(node).__name__} ({node.name}), which is evaluated "
@@ -201,8 +208,8 @@ class _Heads:
     def _number(self, node: SOp, value: Any) -> Any:
         return self.interp.to_number(value) if node.is_bool else value
 
-    def _boolean(self, node: SOp, value: Any) -> Any:
-        return value if node.is_bool else self.interp.to_bool(value)
+    def _boolean(self, node: SOp, value: Any, where: Callable[[np.ndarray], str]) -> Any:
+        return value if node.is_bool else self.interp.to_bool(value, where)
 
     def _gather(self, node: Aggregate, at: np.ndarray, env: Mapping[str, Any]) -> Any:
         """aggregate(select(indices, src, ==), values) inside a head: values[src] where
@@ -248,6 +255,62 @@ class _Heads:
             return _exactly(np.negative, args[0], 0, node.name)
         return _exactly(EXACT_INDEX_OPS[node.op], args[0], args[1], node.name)
 
+    # -- where a strict run's fault is -------------------------------------------------------
+
+    def head_text(self, index: Sequence[int], shape: Sequence[int]) -> str:
+        """The head at ``index`` on the head axes of an array of ``shape``: 'head
+        (i=1, j=0)'; an axis of 1 where the family has several heads holds one
+        value for all of them ('the heads with i=1', 'every head')."""
+        named = [f"{name.split('#')[0]}={k}" for name, extent, k, size
+                 in zip(self.plan.names, self.plan.extents, index, shape) if size == extent]
+        if len(named) == len(self.plan.extents):
+            return f"head ({', '.join(named)})"
+        return f"the heads with {', '.join(named)}" if named else "every head"
+
+    def at_heads(self, columns: np.ndarray | None = None) -> Callable[[np.ndarray], str]:
+        """Names the failed entries of a mask over the heads: (B, e_1, .., e_m) or one
+        that broadcasts to it, (B, H) row-major, or (B, c) over the heads numbered
+        ``columns`` (row-major)."""
+        extents = tuple(self.plan.extents)
+
+        def where(mask: np.ndarray) -> str:
+            mask = np.asarray(mask)
+            if columns is not None:
+                full = np.zeros((mask.shape[0], int(np.prod(extents))), dtype=bool)
+                full[:, columns] = mask
+                mask = full
+            if mask.ndim == 2 and len(extents) != 1:
+                mask = mask.reshape((mask.shape[0],) + extents)
+            shape = mask.shape[1:]
+            return where_text(mask, lambda index: self.head_text(index, shape),
+                              "heads" if shape == extents else "values computed")
+
+        return where
+
+    def at_keys(self, at: np.ndarray, chunk: tuple[int, int] | None = None) -> Callable[[np.ndarray], str]:
+        """Names the failed entries of a mask (B, e_1, .., e_m, |at|) over the heads and
+        the key positions ``at`` (or one that broadcasts to it); ``chunk`` = (axis,
+        start): the mask holds the heads from ``start`` on along that axis."""
+        m = len(self.plan.extents)
+
+        def where(mask: np.ndarray) -> str:
+            mask = np.asarray(mask)
+            mask = mask.reshape((1,) * (m + 2 - mask.ndim) + mask.shape)
+            shape = list(mask.shape[1:-1])
+            if chunk is not None:
+                shape[chunk[0] - 1] = self.plan.extents[chunk[0] - 1]
+
+            def name(index: tuple[int, ...]) -> str:
+                heads = list(index[:-1])
+                if chunk is not None:
+                    heads[chunk[0] - 1] += chunk[1]
+                key = f"position {at[index[-1]]}" if mask.shape[-1] == at.size else "every key position"
+                return f"{key} of {self.head_text(heads, shape)}"
+
+            return where_text(mask, name, "values computed")
+
+        return where
+
     # -- the heads' means ------------------------------------------------------------------
 
     def key_mask(self, comparisons: tuple[HeadSelect, ...]) -> np.ndarray:
@@ -278,7 +341,7 @@ class _Heads:
         with np.errstate(all="ignore"):
             means = totals / at.size
         if self.interp.strict:
-            self.interp._audit_average(means, totals, np.abs(totals), at.size != 1)
+            self.interp._audit_average(means, totals, np.abs(totals), at.size != 1, self.at_heads())
         return means, count
 
     def _totals(self, at: np.ndarray) -> np.ndarray:
@@ -294,23 +357,25 @@ class _Heads:
         if isinstance(values, Map) and values.op is Op.MUL and values.id in self.plan.inside \
                 and not any(a.is_bool for a in values.args):
             x, y = (over_keys(self.array(a, at, {})) for a in values.args)
-            return self._dot(x, y)
+            return self._dot(x, y, at)
         v = over_keys(self.array(values, at, {}))
         if v.dtype == bool:
             v = v.astype(self.interp.dtype)
         with np.errstate(all="ignore"):
             totals = v.sum(axis=-1)
         if self.interp.strict:
-            self.interp._audit("the sum of an aggregate", totals, lambda: [np.abs(v).max(axis=-1)], rounding=False)
+            self.interp._audit("the sum of an aggregate", totals, lambda: [np.abs(v).max(axis=-1)], rounding=False,
+                               where=self.at_heads())
         return totals
 
-    def _dot(self, x: np.ndarray, y: np.ndarray) -> np.ndarray:
-        """sum_k x[.., k] * y[.., k] over the broadcast head axes, the products audited."""
+    def _dot(self, x: np.ndarray, y: np.ndarray, at: np.ndarray) -> np.ndarray:
+        """sum over the keys ``at`` of x[.., k] * y[.., k] over the broadcast head axes,
+        the products audited."""
         m = len(self.plan.extents)
         x = x.reshape((1,) * (m + 2 - x.ndim) + x.shape)
         y = y.reshape((1,) * (m + 2 - y.ndim) + y.shape)
         if self.interp.strict and not self._products_in_range(x, y):
-            return self._formed_products(x, y)
+            return self._formed_products(x, y, at)
         xs = [a for a in range(1, m + 1) if x.shape[a] > 1]
         ys = [a for a in range(1, m + 1) if y.shape[a] > 1]
         both = sorted(set(xs) | set(ys))
@@ -331,7 +396,8 @@ class _Heads:
         totals = np.asarray(totals).reshape(full)
         if self.interp.strict:
             self.interp._audit("the sum of an aggregate", totals,
-                               lambda: [np.abs(x).max(axis=-1), np.abs(y).max(axis=-1)], rounding=False)
+                               lambda: [np.abs(x).max(axis=-1), np.abs(y).max(axis=-1)], rounding=False,
+                               where=self.at_heads())
         return totals
 
     def _products_in_range(self, x: np.ndarray, y: np.ndarray) -> bool:
@@ -349,13 +415,13 @@ class _Heads:
             bottom = nx.min() * ny.min()
         return bool(np.isfinite(top) and top <= info.max and bottom >= info.smallest_normal)
 
-    def _formed_products(self, x: np.ndarray, y: np.ndarray) -> np.ndarray:
-        """The products formed (and audited) along the first head axis a chunk at a
-        time, and summed."""
+    def _formed_products(self, x: np.ndarray, y: np.ndarray, at: np.ndarray) -> np.ndarray:
+        """The products over the keys ``at`` formed (and audited) along the
+        longest head axis a chunk at a time, and summed."""
         shape = np.broadcast_shapes(x.shape, y.shape)
         axis = max(range(1, len(shape) - 1), key=lambda a: shape[a], default=None)
         if axis is None:
-            return self.interp.map(Op.MUL, [x, y]).sum(axis=-1)
+            return self.interp.map(Op.MUL, [x, y], self.at_keys(at)).sum(axis=-1)
         step = max(1, _CHUNK // max(1, int(np.prod(shape)) // shape[axis]))
         parts = []
         for start in range(0, shape[axis], step):
@@ -363,7 +429,7 @@ class _Heads:
             cut[axis] = slice(start, start + step)
             xs = x[tuple(cut)] if x.shape[axis] > 1 else x
             ys = y[tuple(cut)] if y.shape[axis] > 1 else y
-            product = self.interp.map(Op.MUL, [xs, ys])
+            product = self.interp.map(Op.MUL, [xs, ys], self.at_keys(at, (axis, start) if shape[axis] > 1 else None))
             with np.errstate(all="ignore"):
                 parts.append(product.sum(axis=-1))
         return np.concatenate(parts, axis=axis)
@@ -400,9 +466,10 @@ class _Heads:
                     np.maximum.at(top[b], slot, np.abs(values[b, keys]))
                 return [top[:, group][:, chosen]]
 
-            self.interp._audit("the sum of an aggregate", sums[:, chosen], largest, rounding=False)
+            where = self.at_heads(np.flatnonzero(chosen))
+            self.interp._audit("the sum of an aggregate", sums[:, chosen], largest, rounding=False, where=where)
             self.interp._audit_average(means[:, chosen], sums[:, chosen], np.abs(sums[:, chosen]),
-                                       count[chosen] != 1)
+                                       count[chosen] != 1, where)
         return means, count
 
     def result(self) -> np.ndarray:
@@ -418,7 +485,11 @@ class _Heads:
             for b in range(batch):
                 np.add.at(per_value[b], group, means[b])
         if self.interp.strict and distinct.size < v.size:  # several heads write one query: a sum
-            self.interp._audit("'+'", per_value, lambda: [np.abs(per_value)], rounding=False)
+            writes = self.plan.writes.sequence.name
+            self.interp._audit("'+'", per_value, lambda: [np.abs(per_value)], rounding=False,
+                               where=lambda mask: where_text(
+                                   mask, lambda k: f"the sum of the heads writing where {writes} = {distinct[k[-1]]}",
+                                   "sums of heads"))
         slot = np.minimum(np.searchsorted(distinct, g), distinct.size - 1)
         hit = distinct[slot] == g  # (Bg, n)
         out = np.where(hit, np.take_along_axis(

@@ -33,6 +33,11 @@ Two settings (``NumericInterpretation(strict=..., dtype=...)``):
   conservative: a value that leaves the range and is then discarded (the
   branch of a ``where`` not taken) is refused all the same.
 
+  A fault names the sequence position of the first value that failed (of the
+  query reading it, where an aggregate computes one mean per selecting query
+  or per run of equal keys) and, in a batch, the input
+  (:mod:`usim.encodings.fault_places`).
+
   :class:`RangeFault` is an ArithmeticError: the evaluator reports it as an
   :class:`~usim.errors.EvaluationError` naming the expression, and
   :func:`usim.encodings.runners.run_numeric` turns that into
@@ -50,6 +55,7 @@ import numpy as np
 
 from usim.encodings.domain import PARTIAL, Undefined, defined
 from usim.encodings.family_arrays import evaluate_head_sum
+from usim.encodings.fault_places import at_queries, where_text
 from usim.encodings.interpretation import Interpretation
 from usim.encodings.selection import (
     GatherSelection,
@@ -160,15 +166,6 @@ def _short(x: Any) -> str:
     return np.format_float_scientific(x, precision=3, trim="-")
 
 
-def _where(mask: np.ndarray) -> str:
-    """'at 3 positions, the first at position 17' (of input b when batched)."""
-    hits = np.argwhere(mask)
-    first = hits[0]
-    at = f"position {first[-1]}" + (f" of input {first[0]}" if mask.ndim > 1 and mask.shape[0] > 1 else "")
-    count = len(hits)
-    return f"at {at}" if count == 1 else f"at {count} positions, the first at {at}"
-
-
 @dataclass(frozen=True)
 class Difference:
     """max |a - b| over two arrays of floats, or why there is none.
@@ -217,7 +214,7 @@ def difference(a: Any, b: Any, names: tuple[str, str] = ("the first side's", "th
             first = side[tuple(np.argwhere(bad)[0])]
             kind = ("undefined (NaN)" if np.isnan(first)
                     else f"an infinity (the run overflowed {type_name(side.dtype)})")
-            return Difference(np.inf, f"{name} value is {kind} {_where(bad)}")
+            return Difference(np.inf, f"{name} value is {kind} {where_text(bad)}")
     if not a.size and not b.size:
         return Difference(np.result_type(a, b).type(0))
     return Difference(np.max(np.abs(a - b)))
@@ -306,9 +303,12 @@ class NumericInterpretation(Interpretation):
                                  "normal range", "underflow")
         return floats.astype(self.dtype)[None, :]
 
-    def map(self, op: Op, args: list[np.ndarray]) -> np.ndarray:
+    def map(self, op: Op, args: list[np.ndarray],
+            where: Callable[[np.ndarray], str] = where_text) -> np.ndarray:
         """The operation on whole arrays; NaN where it is undefined
-        (:mod:`usim.encodings.domain`), never an infinity for a division by 0."""
+        (:mod:`usim.encodings.domain`), never an infinity for a division by 0.
+        ``where`` names a fault's place from its mask (by default the last axis
+        is the sequence position: :func:`~usim.encodings.fault_places.where_text`)."""
         with np.errstate(all="ignore"):
             if op in PARTIAL:
                 args = [np.asarray(a, dtype=self.dtype) for a in args]
@@ -316,14 +316,15 @@ class NumericInterpretation(Interpretation):
             else:
                 result = _UFUNCS[op](*args)
         if self.strict:
-            self._audit_map(op, args, result)
+            self._audit_map(op, args, result, where)
         return result
 
     # -- the strict checks -----------------------------------------------------
 
-    def _audit_map(self, op: Op, args: list[np.ndarray], result: np.ndarray) -> None:
+    def _audit_map(self, op: Op, args: list[np.ndarray], result: np.ndarray,
+                   where: Callable[[np.ndarray], str]) -> None:
         if op.kind == "cmp":
-            self._refuse_undefined(f"the comparison {op.symbol}", args)
+            self._refuse_undefined(f"the comparison {op.symbol}", args, where)
             return
         if op.kind != "num" or op in _COPYING:
             return
@@ -334,15 +335,18 @@ class NumericInterpretation(Interpretation):
                 with np.errstate(invalid="ignore"):
                     return np.logical_and.reduce(
                         [np.broadcast_to(np.asarray(a) != 0, np.shape(result)) for a in args])
-        self._audit(label, result, args, rounding=op not in _EXACT_WHEN_SMALL, nonzero=zero)
+        self._audit(label, result, args, rounding=op not in _EXACT_WHEN_SMALL, nonzero=zero, where=where)
 
     def _audit(self, label: str, result: np.ndarray, args: Sequence[Any] | Callable[[], Sequence[Any]],
                rounding: bool | np.ndarray = True,
-               nonzero: np.ndarray | Callable[[], np.ndarray] | None = None) -> None:
+               nonzero: np.ndarray | Callable[[], np.ndarray] | None = None,
+               where: Callable[[np.ndarray], str] = where_text) -> None:
         """Raise :class:`RangeFault` where ``result`` overflowed, rounded into the
         subnormals (where ``rounding``: a copy cannot round), or is 0 where
         ``nonzero`` (or the function giving it) says it should not be; ``args``
-        (or a function giving them) measure the offending magnitude."""
+        (or a function giving them) measure the offending magnitude; ``where``
+        names the failed entries from their mask (by default the last axis is
+        the sequence position)."""
         r = np.asarray(result)
         with np.errstate(all="ignore"):  # a finite sum: no infinity among the entries, in one pass
             finite = r.dtype.kind == "f" and bool(np.isfinite(np.add.reduce(r, axis=None)))
@@ -350,7 +354,7 @@ class NumericInterpretation(Interpretation):
             overflow = np.isinf(r)
             if overflow.any():
                 raise self._fault("overflow", f"{label} overflows {self._type} (beyond "
-                                  f"{_short(self._info.max)}) {_where(overflow)}", overflow, args)
+                                  f"{_short(self._info.max)}) {where(overflow)}", overflow, args)
         checks_rounding = np.any(rounding)
         if not checks_rounding and nonzero is None:
             return
@@ -365,12 +369,12 @@ class NumericInterpretation(Interpretation):
                 if subnormal.any():
                     raise self._fault("subnormal", f"{label} gives a subnormal {self._type} (below "
                                       f"{_short(self._info.smallest_normal)}: too few digits left) "
-                                      f"{_where(subnormal)}", subnormal, args)
+                                      f"{where(subnormal)}", subnormal, args)
             if nonzero is not None:
                 underflow = (r == 0) & nonzero
                 if underflow.any():
                     raise self._fault("underflow", f"{label} underflows to 0 in {self._type} from "
-                                      f"non-zero arguments {_where(underflow)}", underflow, args)
+                                      f"non-zero arguments {where(underflow)}", underflow, args)
 
     def _fault(self, kind: str, message: str, mask: np.ndarray,
                args: Sequence[Any] | Callable[[], Sequence[Any]]) -> RangeFault:
@@ -379,33 +383,37 @@ class NumericInterpretation(Interpretation):
             message += f" (largest argument magnitude {magnitude:.6g})"
         return RangeFault(message, kind, magnitude)
 
-    def _refuse_undefined(self, what: str, args: Sequence[Any]) -> None:
+    def _refuse_undefined(self, what: str, args: Sequence[Any],
+                          where: Callable[[np.ndarray], str] = where_text) -> None:
         for a in args:
             a = np.asarray(a)
             if a.dtype != bool and np.isnan(a).any():
-                raise RangeFault(f"{what} reads an undefined value (NaN) {_where(np.isnan(a))}",
+                raise RangeFault(f"{what} reads an undefined value (NaN) {where(np.isnan(a))}",
                                  "undefined")
 
     def _audit_average(self, out: np.ndarray, totals: np.ndarray | None, values: np.ndarray,
-                       averaged: bool | np.ndarray = True) -> None:
+                       averaged: bool | np.ndarray = True,
+                       where: Callable[[np.ndarray], str] = where_text) -> None:
         """An aggregate's means: no overflow, no subnormal where more than one value is
-        ``averaged`` (a mean of one is a copy), no 0 from a non-zero total."""
+        ``averaged`` (a mean of one is a copy), no 0 from a non-zero total; ``where``
+        names the failed means from their mask (by default: a mean at every position)."""
         def row_largest() -> list[np.ndarray]:  # only when reporting: each row's largest value
             with np.errstate(all="ignore"):
                 largest = np.nanmax(np.abs(values), axis=-1, keepdims=True, initial=0.0)
             return [np.broadcast_to(largest, np.shape(out))]
 
         nonzero = None if totals is None else np.asarray(totals) != 0
-        self._audit("the average of an aggregate", out, row_largest, rounding=averaged, nonzero=nonzero)
+        self._audit("the average of an aggregate", out, row_largest, rounding=averaged, nonzero=nonzero,
+                    where=where)
 
     # -- the rest --------------------------------------------------------------
 
     def to_number(self, seq: np.ndarray) -> np.ndarray:
         return np.asarray(seq, dtype=self.dtype)
 
-    def to_bool(self, seq: np.ndarray) -> np.ndarray:
+    def to_bool(self, seq: np.ndarray, where: Callable[[np.ndarray], str] = where_text) -> np.ndarray:
         if self.strict:
-            self._refuse_undefined("a number used as a condition", [seq])
+            self._refuse_undefined("a number used as a condition", [seq], where)
         return np.asarray(seq) != 0
 
     def select(self, predicate: Predicate, keys: np.ndarray, queries: np.ndarray) -> np.ndarray:
@@ -461,9 +469,10 @@ class NumericInterpretation(Interpretation):
                 # the selecting queries; an empty row holds the default (a constant) or,
                 # under AHAT, an average of every value, audited as such
                 if queries.size:
-                    self._audit_average(means, np.broadcast_to(totals, means.shape), values, chosen > 1)
+                    self._audit_average(means, np.broadcast_to(totals, means.shape), values, chosen > 1,
+                                        at_queries(queries, n))
                 if semantics is Semantics.AHAT and queries.size < n:
-                    self._audit_average(out[:, ~nonempty], None, values)
+                    self._audit_average(out[:, ~nonempty], None, values, where=at_queries(np.flatnonzero(~nonempty), n))
             return out
         if isinstance(selection, GatherSelection):  # one key per query, or none: a copy
             source = selection.source
@@ -488,10 +497,11 @@ class NumericInterpretation(Interpretation):
                 means = sums / sizes
                 run_of = np.cumsum(read) - 1  # a read run's place among the read ones
                 out[:, nonempty] = means[:, run_of[selection.group[nonempty]]]
-            if self.strict:
-                self._audit_average(means, sums, values, sizes != 1)
+            if self.strict:  # one mean per run: named at the queries that read it
+                self._audit_average(means, sums, values, sizes != 1,
+                                    at_queries(np.flatnonzero(nonempty), n, run_of[selection.group[nonempty]]))
                 if semantics is Semantics.AHAT and not nonempty.all():
-                    self._audit_average(out[:, ~nonempty], None, values)
+                    self._audit_average(out[:, ~nonempty], None, values, where=at_queries(np.flatnonzero(~nonempty), n))
             return out
         if selection.is_gather:
             queries = np.nonzero(nonempty)[0]
@@ -509,9 +519,9 @@ class NumericInterpretation(Interpretation):
         if self.strict:
             # the rows selecting keys; an empty row holds the default (a constant) or,
             # under AHAT, an average of every value, audited as such
-            self._audit_average(means, sums, values, counts[nonempty] != 1)
+            self._audit_average(means, sums, values, counts[nonempty] != 1, at_queries(np.flatnonzero(nonempty), n))
             if semantics is Semantics.AHAT and not nonempty.all():
-                self._audit_average(out[:, ~nonempty], None, values)
+                self._audit_average(out[:, ~nonempty], None, values, where=at_queries(np.flatnonzero(~nonempty), n))
         return out
 
     def aggregate_dynamic(
