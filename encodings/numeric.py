@@ -36,7 +36,8 @@ Two settings (``NumericInterpretation(strict=..., dtype=...)``):
   A fault names the sequence position of the first value that failed (of the
   query reading it, where an aggregate computes one mean per selecting query
   or per run of equal keys) and, in a batch, the input
-  (:mod:`usim.encodings.fault_places`).
+  (:mod:`usim.encodings.fault_places`). Every result is of the run's float
+  type: a mean divides by its count in that type.
 
   :class:`RangeFault` is an ArithmeticError: the evaluator reports it as an
   :class:`~usim.errors.EvaluationError` naming the expression, and
@@ -445,6 +446,11 @@ class NumericInterpretation(Interpretation):
             return np.full((values.shape[0], 1), value, dtype=self.dtype)
         return np.full((values.shape[0], 1), float(default), dtype=self.dtype)
 
+    def _means(self, sums: np.ndarray, counts: Any) -> np.ndarray:
+        """``sums / counts`` in the run's float type: numpy would divide a float32
+        sum by an int64 count in float64, and the run would go on in float64."""
+        return np.true_divide(sums, np.asarray(counts, dtype=self.dtype))
+
     def aggregate_static(
         self, selection: StaticSelection, values: np.ndarray, default: Any, semantics: Semantics
     ) -> np.ndarray:
@@ -457,7 +463,7 @@ class NumericInterpretation(Interpretation):
             queries = np.arange(n) if everywhere else np.flatnonzero(nonempty)
             with np.errstate(all="ignore"):
                 totals = values[:, selection.key_index].sum(axis=1, keepdims=True)
-                means = np.broadcast_to(totals / chosen, (batch, queries.size)) if chosen else None
+                means = np.broadcast_to(self._means(totals, chosen), (batch, queries.size)) if chosen else None
                 if everywhere:  # one value per input, seen at every position: held once
                     out = means
                 else:
@@ -494,7 +500,7 @@ class NumericInterpretation(Interpretation):
             sizes = selection.sizes[read]
             with np.errstate(all="ignore"):
                 sums = selection.run_sums(values)[:, read]
-                means = sums / sizes
+                means = self._means(sums, sizes)
                 run_of = np.cumsum(read) - 1  # a read run's place among the read ones
                 out[:, nonempty] = means[:, run_of[selection.group[nonempty]]]
             if self.strict:  # one mean per run: named at the queries that read it
@@ -514,7 +520,7 @@ class NumericInterpretation(Interpretation):
         gathered = values[:, selection.keys]
         with np.errstate(all="ignore"):
             sums = np.add.reduceat(gathered, starts, axis=1)
-            means = sums / counts[nonempty]
+            means = self._means(sums, counts[nonempty])
             out[:, nonempty] = means
         if self.strict:
             # the rows selecting keys; an empty row holds the default (a constant) or,
@@ -533,7 +539,7 @@ class NumericInterpretation(Interpretation):
         counts = selection.sum(axis=-1)
         with np.errstate(all="ignore"):
             totals = np.where(selection, values[:, None, :], 0.0).sum(axis=-1)
-            means = totals / np.maximum(counts, 1)
+            means = self._means(totals, np.maximum(counts, 1))
             empty = np.broadcast_to(self._empty(values, default, semantics, counts == 0), (batch, 1))
         out = np.where(counts == 0, empty, means)
         if self.strict:

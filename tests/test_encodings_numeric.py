@@ -1,4 +1,5 @@
-"""The strict numeric interpretation names where a run left its range.
+"""The strict numeric interpretation names where a run left its range, and audits
+in the run's own float type.
 
 A fault's message says "at position p": p is the sequence position of the
 query whose value failed (and "of input b" in a batch), whatever the aggregate
@@ -115,3 +116,32 @@ def test_a_constant_out_of_range_in_a_head_is_named_without_a_position():
         family = build()
     message = _fault(family, np.ones(4))
     assert "in a head is beyond float64's range" in message and "position" not in message.split(":", 1)[1]
+
+
+# -- the run's own float type --------------------------------------------------------------
+
+# f / 2 rounds to the smallest normal float32 (a tie, rounded to even), while in
+# float64 it is 2**-126 - 2**-150, below float32's normal range.
+JUST_BELOW = np.nextafter(np.float32(2.0**-125), np.float32(0))
+SMALLEST_NORMAL = np.finfo(np.float32).smallest_normal
+
+
+@pytest.mark.parametrize("selector, sequence", [
+    (select(indices, indices, Predicate.LE), [JUST_BELOW, 0, 1, 1]),            # rows: query 1 averages keys 0, 1
+    (select(indices // 2, indices // 2, Predicate.EQ), [JUST_BELOW, 0, 1, 1]),  # runs of equal keys: {0, 1}, {2, 3}
+    (select(indices, 1, Predicate.LE), [JUST_BELOW, 0, 1, 1]),                  # keys 0, 1 at every query
+    (select(tokens * 0, tokens * 0, Predicate.EQ), [JUST_BELOW, 0]),            # decided on the input: both keys
+], ids=["rows", "runs", "outer", "dynamic"])
+def test_a_float32_mean_that_rounds_to_the_smallest_normal_is_no_subnormal(selector, sequence):
+    assert JUST_BELOW / np.float32(2) == SMALLEST_NORMAL
+    out = run_numeric(Program.of("p", {"out": aggregate(selector, tokens)}, "p"),
+                      np.array(sequence, dtype=np.float32), strict=True, dtype=np.float32)["out"]
+    assert out.dtype == np.float32
+    assert out[0, 1] == SMALLEST_NORMAL
+
+
+def test_a_float32_mean_that_is_subnormal_in_float32_is_refused_as_such():
+    """f / 4 is below the smallest normal float32 however it is rounded."""
+    message = _fault(aggregate(select(indices, indices, Predicate.LE), tokens),
+                     np.array([JUST_BELOW, 0, 0, 0], dtype=np.float32), dtype=np.float32)
+    assert "gives a subnormal float32" in message and "at 2 positions, the first at position 2 " in message
