@@ -89,9 +89,10 @@ def misplaced(head: str):
     return lambda *sizes: {head: _shifted_source}
 
 
-def no_key_mask(stage: int):
-    """Broken variant: the softmax of ``stage`` without its key mask (erratum E10)."""
-    return lambda *sizes: {f"s{stage}.P.key_ok": lambda node: indices >= 0}
+def no_key_mask(stage: int, block: str = "P"):
+    """Broken variant: the softmax of ``stage`` computing ``block`` without its key
+    mask (erratum E10)."""
+    return lambda *sizes: {f"s{stage}.{block}.key_ok": lambda node: indices >= 0}
 
 
 def wrapping(head: str, at: int):

@@ -27,9 +27,22 @@ composes them (:func:`~usim.proofs._stages.composition`: the workspaces chain
 as polynomials in N, U's output is the last stage's result in its top-left
 corner, U's steps are T's route and compose to the formula at symbolic n, d):
 U_{N,1} outputs softmax(c X A X^T) X V W_O zero-padded for every N and every
-n, d <= N. With two heads, stages 1, 2, 3 and 5 are proved for every size and
-stage 4 (the products routed into the concatenation) is not (``paper_map.md``),
-so Theorem 9 for H >= 2 rests on the bounded proofs.
+n, d <= N.
+
+Claim ``theorem9_two_heads``: the same for U_{N,2}, two merged heads of value
+width d each, their outputs concatenated by a routing head (head 1's at columns
+N .. of the N x 2N block C) and W_O (2d x d, read head by head: rows h*d .. at
+rows h*N ..):
+
+    [softmax(c X A_0 X^T) X V_0 | softmax(c X A_1 X^T) X V_1] W_O
+
+zero-padded, for every N and every n, d <= N, as five padded stages
+(``theorem9_two_heads_padded_stage1`` ... ``stage5``) and their chain. Stage 4
+(O_h = P_h Y4_h routed into C) needs the engine to read a case that the
+padding states with quotients (``(N*(l % N) + j) % N < d``, j < N) as the
+case's facts state it (``Prover.simplify`` inside a sum's body); stage 5 splits
+the product's sums at the heads' boundaries. H symbolic is not proved: U's
+route has one list of steps per head.
 
 Broken variants, refuted for every size with an input replayed: stages 1, 2
 and 4 routing a carried block one position too far, the softmax without its
@@ -39,7 +52,10 @@ workspaces have 3 + 4 N^2 positions, 1027 at N = 16 and 1159 at N = 17, so it
 is right at every N <= 16, where every bounded proof stops, and reads W_O's
 last entries from the start at N = 17); for the bounded proof only, stage 5's
 product with 1 added to what its heads read (for every size it is UNKNOWN,
-outside the engine's fragment: a case split inside a sum).
+outside the engine's fragment: a case split inside a sum). With two heads:
+stage 2 and stage 4 routing a carried block one position too far, stage 4
+routing head 1's output one position too far into the concatenation
+(``second-head-misplaced``), head 1's softmax without its key mask.
 """
 
 from __future__ import annotations
@@ -112,9 +128,52 @@ PADDED_CLAIMS, PADDED_FAMILIES = stage_claims(
 THEOREM9_ONE_HEAD = composed_claim(CLAIM, PADDED, PADDED_FAMILIES, attention_term)
 """Theorem 9 at H = 1 for every N and every n, d <= N: the padded stages and their composition."""
 
-CLAIMS = (CLAIM, *PADDED_CLAIMS)
-FAMILIES = tuple(PADDED_FAMILIES)
-COMPOSED = (THEOREM9_ONE_HEAD,)
+
+
+def _two_heads(n, d, heads=2) -> LayerSpec:
+    """Two merged heads of value width d each, and W_O (2d x d)."""
+    return LayerSpec(n, d, heads=2, d_v=d, out_proj=True)
+
+
+TWO_HEADS_CLAIM = universal_claim(
+    "theorem9_two_heads",
+    spec_of=_two_heads,
+    formula=attention_term,
+    paper="Theorem 9 (H = 2)",
+    title="U simulates two heads with W_O, [head_0 | head_1] W_O: one RASP program for every n, d <= N",
+    statement=(
+        "For every N, the one RASP program U_{N,2} (built for N x N, two merged heads of value width d "
+        "and W_O): for every n, d <= N and every real X (n x d), A_0, V_0, A_1, V_1 (d x d), W_O "
+        "(2d x d) and scale c, U_{N,2} run on <[n, d, c], X, A_0, V_0, A_1, V_1, W_O>, each "
+        "zero-padded to its blocks (W_O head by head: rows h*d .. to rows h*N ..), outputs "
+        "[softmax(c X A_0 X^T) X V_0 | softmax(c X A_1 X^T) X V_1] W_O zero-padded to N x N. Shapes "
+        "N x n x d x k: stage k of U_{N,2} at header n, d (0: free); k = 0 the padding lemma."
+    ),
+    engines=ENGINES,
+    default_max_n=3,
+    ci_max_n=2,
+    notes="merged heads, d_v = d each, concatenation by routing (head 1 at columns N ..), W_O by a product block",
+    category="our statement",
+)
+
+TWO_HEADS = PaddedFamily(_two_heads)
+"""U_{N,2} with W_O, each stage on its workspace zero-padded to T's sizes n x d."""
+
+TWO_HEADS_CLAIMS, TWO_HEADS_FAMILIES = stage_claims(
+    "theorem9_two_heads_padded", TWO_HEADS, paper="Theorem 9 (U's stages, H = 2, every n, d <= N)",
+    what="two merged heads and W_O on T of every size n, d <= N, zero-padded",
+    mutants={2: {"misplaced-block": misplaced("s2.route.1")},
+             3: {"no-key-mask": no_key_mask(3, "P_1")},
+             4: {"misplaced-block": misplaced("s4.route.2"), "second-head-misplaced": misplaced("s4.route.1")}},
+    replay_positions=REPLAY, engines=ENGINES, default_max_n=2, ci_max_n=2, category="our statement",
+    notes="the stage on its workspace zero-padded to n x d; header n, d set by the stage")
+
+THEOREM9_TWO_HEADS = composed_claim(TWO_HEADS_CLAIM, TWO_HEADS, TWO_HEADS_FAMILIES, attention_term)
+"""Theorem 9 at H = 2 for every N and every n, d <= N: the padded stages and their composition."""
+
+CLAIMS = (CLAIM, *PADDED_CLAIMS, TWO_HEADS_CLAIM, *TWO_HEADS_CLAIMS)
+FAMILIES = (*PADDED_FAMILIES, *TWO_HEADS_FAMILIES)
+COMPOSED = (THEOREM9_ONE_HEAD, THEOREM9_TWO_HEADS)
 
 if __name__ == "__main__":  # python -m usim.proofs.X is usim prove of its claims
     from usim.proofs.script import run_as_script

@@ -1,4 +1,4 @@
-"""Theorem 9 at H = 1 (one head and W_O) for every size: U_{N,1}'s five padded stages,
+"""Theorem 9 at H = 1 and H = 2 (with W_O) for every size: U_{N,H}'s five padded stages,
 each proved for every size, and the chain that composes them; its broken variants
 refuted at a concrete size, one of them wrong only past every bounded proof."""
 
@@ -15,7 +15,8 @@ from usim.engine.parametric.fresh import prove_fresh
 from usim.proofs import composed, families, family
 from usim.proofs._stages import composition
 from usim.proofs._universal import attention_term
-from usim.proofs.theorem9_stages import PADDED, PADDED_FAMILIES, STAGE_WRAP, THEOREM9_ONE_HEAD
+from usim.proofs.theorem9_stages import (PADDED, PADDED_FAMILIES, STAGE_WRAP, THEOREM9_ONE_HEAD, THEOREM9_TWO_HEADS,
+                                         TWO_HEADS, TWO_HEADS_FAMILIES)
 from usim.rasp.family import instantiate
 
 STAGES = [f"theorem9_one_head_padded_stage{k}" for k in range(1, 6)]
@@ -83,3 +84,50 @@ def test_stage_2_wrapping_past_1100_is_refuted_for_every_size_past_the_bounded_p
     result = prove_composed(THEOREM9_ONE_HEAD, f"stage2:wraps-past-{STAGE_WRAP}", tie_bound=2)
     assert result.status is Status.REFUTED, [p.reason for p in result.parts]
     assert result.shape[0] > 16
+
+
+# -- two heads: U_{N,2}, the concatenation by routing and W_O read head by head ----------------
+
+TWO_HEADS_STAGES = [f"theorem9_two_heads_padded_stage{k}" for k in range(1, 6)]
+
+
+def test_theorem9_for_two_heads_for_every_size_is_five_padded_stages_and_their_chain():
+    assert composed()["theorem9_two_heads"] is THEOREM9_TWO_HEADS
+    assert [p.id for p in THEOREM9_TWO_HEADS.parts] == TWO_HEADS_STAGES
+    chain = THEOREM9_TWO_HEADS.chain()
+    assert chain.ok, chain.problems
+    assert TWO_HEADS.at(16).stages[3].pieces["C"][1].col == 16  # head 1's output at columns N ..
+
+
+def test_the_two_head_chain_breaks_where_the_formula_has_one_head():
+    from usim.constructions.universal import LayerSpec
+
+    def one_head(spec):
+        return attention_term(LayerSpec(spec.n, spec.d, heads=1, d_v=spec.d, out_proj=True))
+
+    assert not composition(TWO_HEADS, list(TWO_HEADS_FAMILIES), one_head).ok
+
+
+def test_head_1s_softmax_without_its_key_mask_is_refuted_for_every_size_at_a_replayed_size():
+    result = prove_fresh(family, families()["theorem9_two_heads_padded_stage3"], "no-key-mask", tie_bound=2)
+    assert result.status is Status.REFUTED, result.verdict.reason
+    assert result.counterexample.status is Status.REFUTED
+
+
+@pytest.mark.slow  # about 6 min: the products routed into the concatenation, each case of the padding
+def test_with_two_heads_the_concatenation_stage_is_proved_for_every_size():
+    result = prove_fresh(family, families()["theorem9_two_heads_padded_stage4"], tie_bound=2)
+    assert result.status is Status.PROVED, result.verdict.reason
+
+
+@pytest.mark.slow
+def test_head_1_routed_one_position_off_into_the_concatenation_is_refuted_for_every_size():
+    result = prove_fresh(family, families()["theorem9_two_heads_padded_stage4"], "second-head-misplaced",
+                         tie_bound=2)
+    assert result.status is Status.REFUTED, result.verdict.reason
+
+
+@pytest.mark.slow  # about 12 min: five stages, each in an interpreter of its own
+def test_theorem9_for_two_heads_is_proved_for_every_size():
+    result = prove_composed(THEOREM9_TWO_HEADS, tie_bound=2)
+    assert result.status is Status.PROVED, [p.reason for p in result.parts]

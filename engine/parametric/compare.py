@@ -78,7 +78,12 @@ class Comparison:
         if isinstance(a, Entry) and isinstance(b, Entry):
             if a.block != b.block:
                 return False, []
-            outcome = self.prover.proves(facts, z3.And(a.row == b.row, a.col == b.col), ENTRIES)
+            indices = z3.And(a.row == b.row, a.col == b.col)
+            outcome = self.prover.proves(facts, indices, ENTRIES)
+            if outcome.holds is None:  # the indices as the facts state them ((l + N*a) // N is a where l < N)
+                simpler = self.prover.simplify(facts, indices, ENTRIES, small=True)
+                if not simpler.eq(indices):
+                    outcome = self.prover.proves(facts, simpler, ENTRIES)
             return outcome.holds is True, [outcome] if outcome.holds is False else []
         if isinstance(a, Whole) and isinstance(b, Whole):
             outcome = self.prover.proves(facts, a.term == b.term, INTEGERS)

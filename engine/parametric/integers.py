@@ -32,7 +32,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
-from typing import Callable, Iterable, Mapping, Sequence
+from typing import Callable, Iterable, Iterator, Mapping, Sequence
 
 import sympy
 import z3
@@ -47,21 +47,26 @@ def is_const(term: z3.ExprRef) -> bool:
     return z3.is_const(term) and term.decl().kind() == z3.Z3_OP_UNINTERPRETED
 
 
-def free_constants(term: z3.ExprRef) -> set[str]:
-    """The names of the uninterpreted constants in ``term``."""
-    found: set[str] = set()
+def subterms(term: z3.ExprRef) -> Iterator[z3.ExprRef]:
+    """Every distinct subterm of ``term`` (itself included), each once."""
     seen: set[int] = set()
     stack = [term]
     while stack:
         t = stack.pop()
-        if t.get_id() in seen:
-            continue
-        seen.add(t.get_id())
-        if is_const(t):
-            found.add(t.decl().name())
-        else:
+        if t.get_id() not in seen:
+            seen.add(t.get_id())
+            yield t
             stack.extend(t.children())
-    return found
+
+
+def free_constants(term: z3.ExprRef) -> set[str]:
+    """The names of the uninterpreted constants in ``term``."""
+    return {t.decl().name() for t in subterms(term) if is_const(t)}
+
+
+def has_quotient(term: z3.ExprRef) -> bool:
+    """Whether ``term`` has an integer quotient or remainder (``div``, ``mod``) in it."""
+    return any(z3.is_app_of(t, z3.Z3_OP_IDIV) or z3.is_app_of(t, z3.Z3_OP_MOD) for t in subterms(term))
 
 
 def numeral(term: z3.ExprRef) -> int | None:
@@ -224,8 +229,9 @@ class Prover:
         already decides; left in, its division by a symbolic width is a
         non-linear query z3 does not answer (a padded stage's kept mask).
         ``small``: also the quotient with its coefficients rounded down
-        (:func:`whole_quotient`), and a // b = 0, a % b = a, where 0 <= r < b
-        is proved (a key past a block's first columns, read modulo the
+        (:func:`whole_quotient`), a // b = 0, a % b = a, and the polynomial
+        quotient plus or minus one (its remainder minus or plus b), where
+        0 <= r < b is proved (a key past a block's first columns, read modulo the
         concatenation's width; asked only where the plain form decided
         nothing, as it costs queries per division)."""
         facts = list(facts)
@@ -248,9 +254,12 @@ class Prover:
                     kids = [walk(c) for c in t.children()]
                     out = t.decl()(*kids) if any(k.get_id() != c.get_id() for k, c in zip(kids, t.children())) else t
                     if z3.is_app_of(t, z3.Z3_OP_IDIV) or z3.is_app_of(t, z3.Z3_OP_MOD):
-                        candidates = [quotient_remainder(*kids)]
+                        exact = quotient_remainder(*kids)
+                        candidates = [exact]
                         if small:
                             candidates += [whole_quotient(*kids), (z3.IntVal(0), kids[0])]
+                            if exact is not None:  # (N v + b - N) // N is v where N <= b < 2N, not v - 1
+                                candidates += [(exact[0] + 1, exact[1] - kids[1]), (exact[0] - 1, exact[1] + kids[1])]
                         for parts in candidates:
                             if parts is None:
                                 continue

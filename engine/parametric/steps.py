@@ -31,11 +31,14 @@ class SplitInSum(Unsupported):
 class OuterCase(Unsupported):
     """A case a sum's body needs that is the same at every key of the sum
     (``condition``, free of its index): the context outside the sum is split
-    by it, and the sum evaluated in each part."""
+    by it, and the sum evaluated in each part. ``stated``: the same case as the
+    body states it, equal to ``condition`` wherever the context's facts hold
+    (``condition`` is its simplified form); each part also gets it as a fact,
+    so that z3 finds the body's own terms there."""
 
-    def __init__(self, condition: "Formula", what: str) -> None:
+    def __init__(self, condition: "Formula", what: str, stated: "Formula | None" = None) -> None:
         super().__init__(f"a case split inside a sum ({what})")
-        self.condition, self.what = condition, what
+        self.condition, self.what, self.stated = condition, what, stated
 
 
 SPLITS = 4

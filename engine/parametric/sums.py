@@ -106,19 +106,19 @@ class SumSplitting:
 
     def _outside(self, split: SplitInSum, l: Term, count: Term, ctx: Context) -> None:
         """Raise :class:`OuterCase` for an open comparison of the condition the body
-        needs that is the same at every key (z3: c(l) == c(l2) for any two keys
-        l, l2 < count) and speaks only of what the context outside the sum
-        knows: that context can be split by c(0) instead."""
+        needs that is the same at every key (free of l, or z3: c(l) == c(l2) for
+        any two keys l, l2 < count) and speaks only of what the context outside
+        the sum knows: that context can be split by c(0) instead."""
         name = l.decl().name()
         other = self.variable("l", z3.IntVal(0), count)
         keys = ctx.facts + (l >= 0, l < count, other >= 0, other < count)
         known = set().union(*(free_constants(f) for f in ctx.facts)) if ctx.facts else set()
         for part in self._open_parts(split.condition, ctx.facts + (l >= 0, l < count)):
-            if name not in free_constants(part):
-                continue
-            at_first = z3.substitute(part, (l, z3.IntVal(0)))
+            at_first = z3.substitute(part, (l, z3.IntVal(0)))  # the part itself where it is free of l
             if not free_constants(at_first) <= known:
                 continue
-            same = self.prover.proves(keys, part == z3.substitute(part, (l, other)), CASES)
-            if same.holds is True:
-                raise OuterCase(at_first, split.what)
+            if name in free_constants(part) and self.prover.proves(
+                    keys, part == z3.substitute(part, (l, other)), CASES).holds is not True:
+                continue
+            # split by it as the facts state it (N*i // N is i): an equivalent case
+            raise OuterCase(self.prover.simplify(ctx.facts, at_first, CASES, small=True), split.what, at_first)

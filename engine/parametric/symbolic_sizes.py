@@ -52,7 +52,9 @@ from usim.engine.parametric.integers import (
     exact_quotient,
     quotient_remainder,
     floordiv,
+    QUICK_EFFORT,
     free_constants,
+    has_quotient,
     mod,
     translate,
 )
@@ -176,11 +178,22 @@ class SymbolicSizeEvaluator(SumSplitting):
 
     def decide(self, ctx: Context, condition: Formula, what: str) -> list[tuple[Context, bool]]:
         """Where ``condition`` holds and where it does not: one side if z3 proves
-        it, else both (a case split, only where the context may still split)."""
-        if self.prover.proves(ctx.facts, condition, CASES).holds:
-            return [(ctx, True)]
-        if self.prover.proves(ctx.facts, z3.Not(condition), CASES).holds:
-            return [(ctx, False)]
+        it, else both (a case split, only where the context may still split).
+
+        Inside a sum's body (no split possible) a condition with quotients or
+        remainders is asked first with a small effort, then as the facts state
+        it (``Prover.simplify``: an equal formula there, (l + N a) // N is a
+        where 0 <= l < N), which z3 decides where it leaves the non-linear form
+        unknown after its whole effort, then as it is with the whole effort."""
+        tries: list[tuple[Formula, int | None]] = [(condition, None)]
+        if not ctx.forkable and has_quotient(condition):
+            simpler = self.prover.simplify(ctx.facts, condition, CASES, small=True)
+            tries[:0] = [(condition, QUICK_EFFORT)] + ([(simpler, None)] if not simpler.eq(condition) else [])
+        for stated, effort in tries:
+            if self.prover.proves(ctx.facts, stated, CASES, effort).holds:
+                return [(ctx, True)]
+            if self.prover.proves(ctx.facts, z3.Not(stated), CASES, effort).holds:
+                return [(ctx, False)]
         if not ctx.forkable:
             raise SplitInSum(condition, what)
         return [(ctx.also(condition), True), (ctx.also(z3.Not(condition)), False)]
@@ -408,7 +421,10 @@ class SymbolicSizeEvaluator(SumSplitting):
             if not ctx.forkable or splits <= 0:
                 raise SplitInSum(case.condition, case.what) from None
             out: Value = []
-            for here, _ in self.decide(ctx, case.condition, case.what):
+            parts = self.decide(ctx, case.condition, case.what)
+            for here, holds in parts:
+                if len(parts) > 1 and case.stated is not None:  # the case as the body states it, equal there
+                    here = here.also(case.stated if holds else z3.Not(case.stated))
                 out.extend(self._mean(node, lo, count, env, here, splits - 1))
             return out
         return [(ctx, total / self.atoms.whole(count, positive=True))]

@@ -170,6 +170,39 @@ def test_a_quotient_is_taken_out_only_where_its_remainder_is_proved_in_range():
     assert z3.is_app_of(kept, z3.Z3_OP_IDIV)
 
 
+def test_a_quotient_one_off_the_polynomial_one_is_taken_only_where_its_remainder_is_proved_in_range():
+    """(N v + b - N) // N is v where N <= b < 2N (the polynomial quotient v - 1 with
+    the remainder b, one divisor too large); where b may be below N it is kept."""
+    import z3
+    N, v, b = z3.Ints("N v b")
+    prover = _prover()
+    past = [N >= 1, v >= 0, b >= N, b < 2 * N]
+    assert z3.eq(prover.simplify(past, (N * v + b - N) / N, "test", small=True), v)
+    assert z3.eq(prover.simplify(past, (N * v + b) % N, "test", small=True), z3.simplify(b - N))
+    either = [N >= 1, v >= 0, b >= 0, b < 2 * N]
+    assert z3.is_app_of(prover.simplify(either, (N * v + b - N) / N, "test", small=True), z3.Z3_OP_IDIV)
+    assert z3.is_app_of(prover.simplify(either, (N * v + b) % N, "test", small=True), z3.Z3_OP_MOD)
+
+
+def test_a_condition_inside_a_sum_is_decided_as_the_facts_state_it_and_only_so():
+    """Inside a sum's body a padding's condition with remainders is decided through its
+    simplified form where that form is proved; a condition the facts leave open is
+    still a case split inside a sum (UNKNOWN), not a side taken."""
+    import z3
+    from usim.engine.parametric.steps import Context, SplitInSum
+    from usim.engine.parametric.symbolic_sizes import SymbolicSizeEvaluator
+    N, d, j, l = z3.Ints("N d j l")
+    prover = _prover()
+    evaluator = SymbolicSizeEvaluator.__new__(SymbolicSizeEvaluator)
+    evaluator.prover = prover
+    body = Context((N >= 1, d >= 1, d <= N, j >= d, j < N, l >= 0, l < N), forkable=False)
+    condition = (N * (l % N) + N * N + j - N * N) % N < d
+    assert evaluator.decide(body, condition, "test") == [(body, False)]
+    open_case = Context((N >= 1, d >= 1, d <= N, j >= 0, j < N, l >= 0, l < N), forkable=False)
+    with pytest.raises(SplitInSum):
+        evaluator.decide(open_case, condition, "test")
+
+
 class _OneColumnTooMany(PaddedFamily):
     """Stage programs that keep (and tell the stage) one column more than T has."""
 
