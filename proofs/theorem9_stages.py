@@ -55,7 +55,10 @@ product with 1 added to what its heads read (for every size it is UNKNOWN,
 outside the engine's fragment: a case split inside a sum). With two heads:
 stage 2 and stage 4 routing a carried block one position too far, stage 4
 routing head 1's output one position too far into the concatenation
-(``second-head-misplaced``), head 1's softmax without its key mask.
+(``second-head-misplaced``), head 1's softmax without its key mask; for the
+bounded proof only (not yet run for every size), stage 1 routing a carried
+block one position too far and stage 5's product with 1 added to what its
+heads read.
 """
 
 from __future__ import annotations
@@ -165,6 +168,8 @@ TWO_HEADS_CLAIMS, TWO_HEADS_FAMILIES = stage_claims(
     mutants={2: {"misplaced-block": misplaced("s2.route.1")},
              3: {"no-key-mask": no_key_mask(3, "P_1")},
              4: {"misplaced-block": misplaced("s4.route.2"), "second-head-misplaced": misplaced("s4.route.1")}},
+    bounded_mutants={1: {"misplaced-block": misplaced("s1.route.3")},
+                     5: {"product-off-by-one": lambda *sizes: {"s5.Att.m": _output_off_by_one}}},
     replay_positions=REPLAY, engines=ENGINES, default_max_n=2, ci_max_n=2, category="our statement",
     notes="the stage on its workspace zero-padded to n x d; header n, d set by the stage")
 
