@@ -27,7 +27,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Mapping, Sequence
+from functools import cmp_to_key
+from typing import Any, Mapping, Sequence
 
 import numpy as np
 
@@ -35,7 +36,7 @@ from usim.constructions.base import SizedConstruction, gather, inside
 from usim.encodings.layout import Block, SequenceLayout
 from usim.errors import ShapeError
 from usim.rasp.expr import SOp, indices, tokens, where
-from usim.rasp.family import is_symbolic, same_size
+from usim.rasp.family import FamilyError, at_least, is_symbolic, same_size
 from usim.rasp.program import Program
 
 
@@ -286,6 +287,18 @@ def routing_arrays(parts_layouts: Sequence[SequenceLayout], target: SequenceLayo
     return part, source
 
 
+def _position_order(a: tuple[Any, Any], b: tuple[Any, Any]) -> int:
+    """The order of two fixed positions, at every size (symbolic positions such as
+    o + 1 and o + 2 are ordered by :func:`at_least`)."""
+    if same_size(a[0], b[0]):
+        return 0
+    if at_least(a[0], b[0]):
+        return 1
+    if at_least(b[0], a[0]):
+        return -1
+    raise FamilyError(f"the positions {a[0]} and {b[0]} are fixed in an order that depends on the sizes")
+
+
 def fix(values: SOp, constants: Mapping[int, int | Fraction]) -> SOp:
     """``values`` with the given positions set to constants (element-wise, no head).
 
@@ -297,7 +310,7 @@ def fix(values: SOp, constants: Mapping[int, int | Fraction]) -> SOp:
         The sequence ``fixed`` (``values`` itself when there is nothing to fix).
     """
     out = values
-    for position, value in sorted(constants.items()):
+    for position, value in sorted(constants.items(), key=cmp_to_key(_position_order)):
         out = where(indices == position, value, out)
     return out.named("fixed") if constants else out
 

@@ -121,6 +121,11 @@ class SymbolicMatrix:
         return SymbolicMatrix(self.rows, other.cols,
                               lambda i, j: total(self.cols, lambda l: self[i, l] * other[l, j]))
 
+    def __add__(self, other: "SymbolicMatrix") -> "SymbolicMatrix":
+        if not isinstance(other, SymbolicMatrix):
+            return NotImplemented
+        return SymbolicMatrix(self.rows, self.cols, lambda i, j: self[i, j] + other[i, j])
+
     def applyfunc(self, f: Callable[[Any], Any]) -> "SymbolicMatrix":
         return SymbolicMatrix(self.rows, self.cols, lambda i, j: f(self[i, j]))
 

@@ -32,6 +32,7 @@ MODULES: tuple[str, ...] = (
     "theorem6_stages",
     "routing_heads",
     "corollary6_1_encoder",
+    "corollary6_1_stages",
     "theorem9_multihead",
     "theorem9_stages",
     "corollary9_1_multihead_encoder",

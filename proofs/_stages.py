@@ -37,6 +37,8 @@ from __future__ import annotations
 import itertools
 from typing import Any, Callable, Mapping
 
+import sympy
+
 from usim.constructions.base import SizedConstruction, inside
 from usim.constructions.routing import fix
 from usim.constructions.universal import (
@@ -62,7 +64,8 @@ from usim.engine.parametric.statement import FamilyClaim
 from usim.errors import UsimError
 from usim.proofs._padding import embeddings
 from usim.proofs._rectangles import Rectangle, inside_rectangle, kept_in, padded, rectangle, same, unpadded
-from usim.proofs._universal import check_route, header_with, stage_program, stage_sizes, stage_target
+from usim.proofs._universal import (check_route, header_with, stage_preconditions, stage_program, stage_sizes,
+                                   stage_target)
 from usim.rasp.expr import indices, tokens, where
 from usim.rasp.family import Condition, SymbolicInt, at_least, dimension
 from usim.rasp.fingerprint import fingerprint
@@ -197,6 +200,7 @@ def stage_claims(claim_id: str, family: UniversalFamily, *, paper: str, what: st
         broken = dict((mutants or {}).get(k, {}))
         bounded_broken = {**broken, **(bounded_mutants or {}).get(k, {})}
         reads = family.reads(k)
+        positive = stage_preconditions(stage.input)  # a layer norm's eps > 0 (one function: the tie checks it)
         shapes = (lambda reads: lambda bound: [s for s in _grid(bound, len(reads))])(reads)
         header = (f", the header's {' and '.join(reads)} set to the sizes {', '.join(reads)} <= N"
                   if reads else ", for every header")
@@ -210,14 +214,15 @@ def stage_claims(claim_id: str, family: UniversalFamily, *, paper: str, what: st
             construction=construction, shapes=shapes,
             target_for=(lambda k: lambda shape: family.target(k, *shape))(k),
             mutants={name: (lambda make: lambda shape: make(*shape))(make) for name, make in bounded_broken.items()},
-            **settings)
+            preconditions=positive, **settings)
         claims.append(bounded)
         past = dict((all_sizes_mutants or {}).get(k, {}))
         families.append(FamilyClaim(bounded, construction, target=None,
                                     side_condition=(lambda n: (lambda N, *s: _within(N, s)) if n else None)(reads),
                                     mutants={**broken, **past},
                                     target_for=(lambda k: lambda *sizes: family.target(k, *sizes))(k),
-                                    replay_positions=replay_positions if past else None))
+                                    replay_positions=replay_positions if past else None,
+                                    preconditions=positive))
     return claims, families
 
 
@@ -354,6 +359,31 @@ def _as_layout(blocks: list[tuple[str, tuple[Any, Any]]]) -> SequenceLayout:
     return SequenceLayout.of(*blocks)
 
 
+class _Reads(dict):
+    """Input matrices that record which blocks a precondition reads (each entry a symbol)."""
+
+    def __missing__(self, name: str) -> Any:
+        self[name] = sympy.Matrix(1, 1, [sympy.Symbol(f"{name}[0,0]")])  # a layer norm's eps is 1 x 1
+        return self[name]
+
+
+def _precondition_problems(u: Universal, k: int, part: FamilyClaim) -> list[str]:
+    """Why part k's preconditions might not hold at its input though they hold at U's:
+    a block they read that is not in U's input, or that a stage before part k makes
+    or does not carry (a step's result, or a block dropped from its output)."""
+    reads = _Reads()
+    if part.preconditions is not None:
+        part.preconditions(reads)
+    problems = []
+    for name in sorted(reads):
+        makers = [stage.index for stage in u.stages[:k - 1] if name in {st.out for st in stage.steps}
+                  or name not in {b.name for b in stage.output.blocks}]
+        if name not in {b.name for b in u.input_layout.blocks} or makers:
+            problems.append(f"part {k} ({part.id}) has a precondition on {name}, which is not in U's input or "
+                            f"not carried unchanged (stages {makers})")
+    return problems
+
+
 def composition(family: PaddedFamily, parts: list[FamilyClaim], formula: Callable[[LayerSpec], Term],
                 placement: FamilyClaim | None = None) -> Chain:
     """Why the padded stages compose to the theorem, each reason checked at
@@ -406,6 +436,12 @@ def composition(family: PaddedFamily, parts: list[FamilyClaim], formula: Callabl
             problems.append(f"part {k} ({part.id}) does not state stage {k}'s zero-padded meanings")
         if [str(c) for c in part.conditions()] != [str(c) for c in wanted]:
             problems.append(f"part {k} ({part.id}) is stated under {part.describe_conditions()}")
+    if any(part.preconditions is not None for part in parts):
+        checks.append("each part's preconditions (a layer norm's eps > 0) read only blocks of U's input that "
+                      "every stage before the part carries unchanged, so they hold at the part's input where "
+                      "they hold at U's")
+        for k, part in enumerate(parts[:m], start=1):
+            problems += _precondition_problems(u, k, part)
     checks.append("U's input layout is stage 1's, and each stage's output layout is the next stage's input "
                   "(names, offsets, shapes and length the same polynomials in N)")
     problems += _layout_problems("U's input and stage 1's", u.input_layout, u.stages[0].input)

@@ -209,7 +209,15 @@ def stage_target(u: Universal, stage: Stage, at: Sizes | None = None) -> Callabl
     return target
 
 
-def _preconditions(layout: SequenceLayout):
+def stage_preconditions(layout: SequenceLayout) -> Callable[[Mapping[str, Any]], list] | None:
+    """The preconditions of a workspace: every layer norm's eps > 0 (None without one).
+
+    Args:
+        layout: the workspace (its blocks named ``eps...`` are the layer norms' eps).
+
+    Returns:
+        Input matrices -> the relations eps[0, 0] > 0, or None.
+    """
     eps = [b.name for b in layout.blocks if b.name.startswith("eps")]
     if not eps:
         return None
@@ -235,7 +243,7 @@ def stage_obligation(claim_id: str, shape: Shape, u: Universal, k: int, at: Size
         construction = Construction(f"U stage {k} [{mutant}]", stage_program(u, broken, at),
                                     stage.input, stage.output)
     return Obligation(claim_id, shape, construction, stage_target(u, stage, at),
-                      preconditions=_preconditions(stage.input), reference=right, mutant=mutant,
+                      preconditions=stage_preconditions(stage.input), reference=right, mutant=mutant,
                       cost_of=u.program, kind=_stage_kind(stage))
 
 
@@ -253,7 +261,7 @@ def whole_obligation(claim_id: str, shape: Shape, u: Universal, formula_target,
         construction = Construction(f"U [{mutant}]", simulation_program(broken, small), layout,
                                     u.output_layout)
     return Obligation(claim_id, shape, construction, formula_target,
-                      preconditions=_preconditions(layout), reference=right, mutant=mutant,
+                      preconditions=stage_preconditions(layout), reference=right, mutant=mutant,
                       cost_of=u.program, kind=WHOLE_PROGRAM)
 
 

@@ -75,7 +75,7 @@ from usim.constructions.universal.spec import HDR_D, HDR_N, HDR_SCALE, HEADER
 from usim.constructions.universal.terms import Term, mm, op, tr
 from usim.encodings.layout import Block, SequenceLayout
 from usim.errors import ShapeError
-from usim.encodings.sized import both, matrix_like, matrix_of, total, when
+from usim.encodings.sized import both, matrix_like, matrix_of, size_value, total, when
 from usim.rasp.family import is_symbolic, largest, same_size
 from usim.rasp.expr import Predicate, SOp, aggregate, indices, maximum, select, sqrt, where
 
@@ -291,15 +291,18 @@ def softmax_rows(s: sympy.Matrix, c: sympy.Expr = 1) -> sympy.Matrix:
                      / total(s.cols, lambda l: sympy.exp(c * s[i, l])))
 
 
+def _normalized(z: sympy.Matrix, g: sympy.Matrix, b: sympy.Matrix, eps: sympy.Expr, i, j, d) -> sympy.Expr:
+    """(z_ij - mu_i) / sqrt(var_i + eps) * g_j + b_j over the first d columns of row i:
+    mu_i = (1/d) sum_{l<d} z_il, var_i = (1/d) sum_{l<d} (z_il - mu_i)^2 (biased)."""
+    width = size_value(d)
+    mu = total(d, lambda l: z[i, l]) / width
+    var = total(d, lambda l: (z[i, l] - mu) ** 2) / width
+    return (z[i, j] - mu) / sympy.sqrt(var + eps) * g[0, j] + b[0, j]
+
+
 def layer_norm(z: sympy.Matrix, g: sympy.Matrix, b: sympy.Matrix, eps: sympy.Expr) -> sympy.Matrix:
     """(z_ij - mu_i) / sqrt(var_i + eps) * g_j + b_j, mu and var (biased) over row i."""
-    out = []
-    for i in range(z.rows):
-        row = [z[i, j] for j in range(z.cols)]
-        mu = sympy.Add(*row) / len(row)
-        var = sympy.Add(*[(x - mu) ** 2 for x in row]) / len(row)
-        out.append([(row[j] - mu) / sympy.sqrt(var + eps) * g[0, j] + b[0, j] for j in range(len(row))])
-    return sympy.Matrix(out)
+    return matrix_of(z.rows, z.cols, lambda i, j: _normalized(z, g, b, eps, i, j, z.cols))
 
 
 def relu_of(m: sympy.Matrix) -> sympy.Matrix:
@@ -355,12 +358,22 @@ def masked_bias(a: Sequence[sympy.Matrix], c: sympy.Expr, n: int | None, d: int 
     return matrix_of(m.rows, m.cols, lambda i, j: when(i < n, lambda: m[i, j] + b[0, j], lambda: m[i, j]))
 
 
+def masked_bias_relu(a: Sequence[sympy.Matrix], c: sympy.Expr, n: int | None, d: int | None) -> sympy.Matrix:
+    """max(A + [i < n] b, 0): the ReLU of the masked bias, case by case."""
+    m, b = a
+    _sizes_fit("bias_relu", m, n=n)
+    return matrix_of(m.rows, m.cols, lambda i, j: when(i < n, lambda: sympy.Max(m[i, j] + b[0, j], 0),
+                                                       lambda: sympy.Max(m[i, j], 0)))
+
+
 def masked_layer_norm(a: Sequence[sympy.Matrix], c: sympy.Expr, n: int | None, d: int | None) -> sympy.Matrix:
     """The layer norm of the top-left n x d corner (gains, biases: their first d), in the
-    corner of a zero matrix."""
+    corner of a zero matrix: entry (i, j) is the layer norm of row i over its first d
+    columns where i < n and j < d, else 0 (written once for every size)."""
     z, g, b, eps = a
     _sizes_fit("layernorm", z, n=n, d=d)
-    return corner(layer_norm(z[:n, :d], g[:, :d], b[:, :d], eps[0, 0]), z.rows, z.cols)
+    return matrix_of(z.rows, z.cols, lambda i, j: when(
+        both(i < n, j < d), lambda: _normalized(z, g, b, eps[0, 0], i, j, d), lambda: 0))
 
 
 def concatenate(a: Sequence[sympy.Matrix]) -> sympy.Matrix:
@@ -396,7 +409,7 @@ STEP_KINDS: Mapping[str, StepKind] = {kind.name: kind for kind in (
              masked=masked_softmax),
     StepKind("bias", lambda a, c: add_row(a[0], a[1]), bias, reads={"n"}, masked=masked_bias),
     StepKind("bias_relu", lambda a, c: relu_of(add_row(a[0], a[1])), bias_relu, reads={"n"},
-             masked=lambda a, c, n, d: relu_of(masked_bias(a, c, n, d))),
+             masked=masked_bias_relu),
     StepKind("relu", lambda a, c: relu_of(a[0]), relu),
     StepKind("add", lambda a, c: a[0] + a[1], add),
     StepKind("layernorm", lambda a, c: layer_norm(a[0], a[1], a[2], a[3][0, 0]), layernorm, reads={"n", "d"},

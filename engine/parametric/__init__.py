@@ -44,8 +44,12 @@ How it is proved (each step by the solver named, none assumed):
 6. **Definedness**: every // and % has a non-zero divisor wherever it is
    evaluated (z3, over all keys and all heads for selectors); every real
    divisor of the program is evidently non-zero (sign analysis: a sum of
-   exponentials over a non-empty interval is positive); the target reads only
-   entries inside its inputs (z3).
+   exponentials over a non-empty interval is positive) and every square
+   root's argument evidently >= 0 (a sum whose terms are squares is >= 0);
+   the target reads only entries inside its inputs (z3). The claim's
+   preconditions enter here only, and only as "this input entry is > 0
+   (>= 0)" for an entry at fixed indices (a layer norm's eps), which the
+   sign analysis then knows; any other precondition gives UNKNOWN.
 
 Composition. Steps 3-5 give, for every d meeting the conditions and every p,
 the value of the family at p as a term equal to the target's; the evaluator's
@@ -73,6 +77,11 @@ index is expected (the softmax's key mask ``col < n``); a sum whose body needs
 a case that holds exactly on its first t keys (t proved by z3) is two sums
 (:mod:`.sums`); a target entry given by cases (:func:`usim.encodings.sized.when`)
 is proved case by case.
+
+A selection's key given by cases on the key's position (a layer norm's row
+key: the row inside the block, -1 - p outside) gives one guess per case, each
+proved or refused like any other. Max and min of values (the ReLU) are total
+functions, compared on their arguments.
 
 What is refused: a selection that is not one interval of keys, ``where`` on
 token-dependent values (other than a size the program set), a case split

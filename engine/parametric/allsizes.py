@@ -206,7 +206,7 @@ def tie(fc: FamilyClaim, bound: int) -> Tie:
         if ob.output_name != family.outputs[0][0]:
             problems.append(f"{label}: the claim is about the output {ob.output_name}, the family's is "
                             f"{family.outputs[0][0]}")
-        if ob.preconditions is not None or ob.padding != 0:
+        if ob.preconditions is not fc.preconditions or ob.padding != 0:
             problems.append(f"{label}: the claim has preconditions or padding the family does not state")
     return Tie(bound, count, tuple(problems), tuple(beyond))
 

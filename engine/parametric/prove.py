@@ -30,17 +30,18 @@ from usim.engine.parametric.symbolic_sizes import (
     Unsupported,
 )
 from usim.engine.parametric.integers import (Deadline, Formula, Ledger, Outcome, Prover, Term, condition_formula,
-                                            translate)
+                                            numeral, translate)
 from usim.engine.parametric.statement import FamilyClaim
 from usim.engine.parametric.target import CASES_INSIDE, Cases, CasesInArithmetic, SymbolicMatrix, TargetContext, active
-from usim.engine.parametric.terms import ParametricAtoms, Total, Whole
-from usim.engine.signs import Sign, SignAnalysis
+from usim.engine.parametric.terms import Entry, ParametricAtoms, Total, Whole
+from usim.engine.signs import Sign, SignAnalysis, known_signs
 from usim.engine.canonical import Verdict
 from usim.rasp.family import Condition, index_symbol
 from usim.rasp.program import Program
 
 DEFINED = "every // and % has a non-zero divisor where it is evaluated"
 NONZERO = "every real divisor is non-zero"
+ROOTS = "every square root's argument is >= 0"
 READS = "the target reads inside its inputs"
 LAYOUT = "the output blocks fit the sequence and have the target's shapes"
 WITNESS = "the side conditions have a witness"
@@ -84,6 +85,7 @@ class _Run:
     prover: Prover
     atoms: ParametricAtoms = field(default_factory=ParametricAtoms)
     hints: list[Outcome] = field(default_factory=list)
+    signs: SignAnalysis = field(default_factory=SignAnalysis)  # the preconditions' entries > 0 (>= 0) known
 
 
 def _z3_condition(condition: Condition, dims: Mapping[str, Term], positive) -> tuple[z3.BoolRef, list]:
@@ -173,6 +175,11 @@ def _prove(run: _Run) -> tuple[Status, str, Mapping[str, int] | None, int]:
                                    lambda facts, goal: prover.proves(facts, goal, READS).holds is True)
     with active(target_context):
         blocks = fc.target_at(*symbols)(matrices)
+        relations = list(fc.preconditions(matrices)) if fc.preconditions is not None else []
+    try:
+        run.signs = _precondition_signs(run, relations)
+    except Unsupported as gap:
+        return Status.UNKNOWN, f"outside the engine's fragment: {gap}", witness, 0
     declared = dict(fc.outputs(*symbols))
     if set(blocks) != set(declared):
         return Status.UNKNOWN, f"the target gives the blocks {sorted(blocks)}, the output layout has " \
@@ -283,16 +290,23 @@ def _branch_models(run: _Run, facts: tuple, *exprs: sympy.Expr) -> list[Outcome]
 def _target_divisors(run: _Run, evaluator: SymbolicSizeEvaluator, expr: sympy.Expr, facts: tuple, what: str) -> None:
     """Every denominator of the target (inside its sums too) must be non-zero:
     recorded, like the program's divisors, for the sign check. The target may
-    use +, *, integer powers and exp only (every other function or power has
-    a domain this engine does not check): anything else is outside the fragment."""
+    use +, *, integer powers, square roots (their argument recorded, to be
+    evidently >= 0), exp, max and min only (every other function or power has
+    a domain this engine does not check): anything else is outside the
+    fragment."""
     for part in sympy.preorder_traversal(expr):
         if isinstance(part, sympy.Pow):
-            if not part.exp.is_Integer:
-                raise Unsupported(f"{what} has the power {part} (only integer powers are checked)")
+            if part.exp.is_Rational and not part.exp.is_Integer and part.exp.q == 2:  # a square root
+                evaluator.obligations.radicands.append((facts, part.base, f"a square root's argument in {what}"))
+            elif not part.exp.is_Integer:
+                raise Unsupported(f"{what} has the power {part} (only integer powers and square roots are "
+                                  "checked)")
             if part.exp.is_negative:
                 evaluator.obligations.real.append((facts, part.base, f"a denominator of {what}"))
-        elif not (part.is_Add or part.is_Mul or part.is_Symbol or part.is_Rational or isinstance(part, sympy.exp)):
-            raise Unsupported(f"{what} uses {type(part).__name__} (the target may use +, *, integer powers, exp)")
+        elif not (part.is_Add or part.is_Mul or part.is_Symbol or part.is_Rational
+                  or isinstance(part, (sympy.exp, sympy.Max, sympy.Min))):
+            raise Unsupported(f"{what} uses {type(part).__name__} (the target may use +, *, integer powers, exp, "
+                              "max, min)")
     for symbol in run.atoms.atoms_of(expr):
         atom = run.atoms.info[symbol]
         if isinstance(atom, Total):
@@ -315,13 +329,37 @@ def _definedness(run: _Run, evaluator: SymbolicSizeEvaluator, target_context: Ta
         if outcome.holds is not True:
             raise StepFailed(DEFINED, f"{what}: a divisor can be 0", outcome)
     _target_reads(run, target_context)
+    for facts, radicand, what in evaluator.obligations.radicands:
+        start = time.perf_counter()
+        ok = run.signs.sign(radicand) in (Sign.POSITIVE, Sign.NONNEGATIVE, Sign.ZERO)
+        prover.ledger.add(ROOTS, "sign analysis", ok, time.perf_counter() - start)
+        if not ok:
+            raise StepFailed(ROOTS, f"{what} ({run.atoms.text(radicand)}) is not evidently >= 0")
     for facts, divisor, what in evaluator.obligations.real:
         start = time.perf_counter()
-        sign = SignAnalysis().sign(divisor)
+        sign = run.signs.sign(divisor)
         ok = sign in (Sign.POSITIVE, Sign.NEGATIVE)
         prover.ledger.add(NONZERO, "sign analysis", ok, time.perf_counter() - start)
         if not ok:
             _integer_divisor(run, facts, divisor, what)
+
+
+def _precondition_signs(run: _Run, relations: Sequence[Any]) -> SignAnalysis:
+    """The signs the preconditions give: each must be ``x > 0`` or ``x >= 0`` for one
+    input entry x at fixed indices (a layer norm's eps), which the sign analysis of
+    the definedness step then knows; any other precondition is outside the fragment."""
+    for relation in relations:
+        relation = sympy.sympify(relation)
+        if isinstance(relation, (sympy.Gt, sympy.Ge)):
+            big, small = relation.args
+        elif isinstance(relation, (sympy.Lt, sympy.Le)):
+            small, big = relation.args
+        else:
+            raise Unsupported(f"the precondition {relation} (only an entry > 0 or >= 0 is used)")
+        atom = run.atoms.info.get(big)
+        if small != 0 or not isinstance(atom, Entry) or numeral(atom.row) is None or numeral(atom.col) is None:
+            raise Unsupported(f"the precondition {relation} (only an entry at fixed indices > 0 or >= 0 is used)")
+    return known_signs(relations)
 
 
 def _as_real(expr: sympy.Expr, atoms: ParametricAtoms) -> z3.ArithRef | None:

@@ -107,34 +107,43 @@ def invert(term: Term, k: Term, lo: Bound, hi: Bound,
 
 
 def infer(selector: Selector, k: Term, n: Term, static: Callable, positive: Callable[[Term], bool],
-          larger: Callable[[Term, Term], Term], smaller: Callable[[Term, Term], Term]) -> Interval | None:
-    """A guess of the selection as an interval (see the module docstring), or None.
+          larger: Callable[[Term, Term], Term], smaller: Callable[[Term, Term], Term]) -> list[Interval]:
+    """Guesses of the selection as an interval (see the module docstring), most
+    likely first; none where the selector is not one the inversion knows.
 
     ``static(sop, position)`` is the sop's z3 term at a position (the query's
     already fixed by the caller); ``larger``/``smaller`` give max/min of two
-    terms (simplified where z3 decides the order)."""
+    terms (simplified where z3 decides the order). A key given by cases on the
+    key's position (``where(k inside Z, row of k in Z, -1 - k)``: a layer
+    norm's rows) gives one guess per case, each inverted on its own: the keys
+    where the other case holds must then select nothing, which the proof of
+    the guess checks."""
     if isinstance(selector, Select):
         key = static(selector.keys, k)
         query = static(selector.queries, None)
         if selector.predicate in (Predicate.TRUE, Predicate.FALSE) or not _mentions(key, k):
-            return Interval(predicate_formula(selector.predicate, key, query), z3.IntVal(0), n)
+            return [Interval(predicate_formula(selector.predicate, key, query), z3.IntVal(0), n)]
         bounds = _range(selector.predicate, query)
         if bounds is None:
-            return None
-        found = invert(key, k, *bounds, positive)
-        if found is None:
-            return None
-        lo, hi = found
-        return Interval(z3.BoolVal(True), z3.IntVal(0) if lo is None else lo, n if hi is None else hi)
+            return []
+        cases = [key]
+        if z3.is_app_of(key, z3.Z3_OP_ITE) and _mentions(key.arg(0), k):
+            cases = [key.arg(1), key.arg(2)]
+        out = []
+        for case in cases:
+            found = invert(case, k, *bounds, positive)
+            if found is not None:
+                lo, hi = found
+                out.append(Interval(z3.BoolVal(True), z3.IntVal(0) if lo is None else lo, n if hi is None else hi))
+        return out
     if isinstance(selector, SelectorOr) or isinstance(selector, SelectorNot):
-        return None
+        return []
     if isinstance(selector, SelectorAnd):
-        left = infer(selector.left, k, n, static, positive, larger, smaller)
-        right = infer(selector.right, k, n, static, positive, larger, smaller)
-        if left is None or right is None:
-            return None
-        return Interval(z3.And(left.guard, right.guard), larger(left.lo, right.lo), smaller(left.hi, right.hi))
-    return None
+        lefts = infer(selector.left, k, n, static, positive, larger, smaller)
+        rights = infer(selector.right, k, n, static, positive, larger, smaller)
+        return [Interval(z3.And(left.guard, right.guard), larger(left.lo, right.lo), smaller(left.hi, right.hi))
+                for left in lefts for right in rights]
+    return []
 
 
 def formula(selector: Selector, k: Term, static: Callable) -> Formula:

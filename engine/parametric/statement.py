@@ -18,6 +18,10 @@ to all sizes. It gives:
 * ``mutants``: broken variants of the family, each made by replacing named
   nodes (``{"row_sum": lambda node: ...}``, names as :func:`readable` shows
   them, ``row_mean{b}`` for a head's node), given the symbolic dimensions;
+* ``preconditions``: the bounded claim's own preconditions (the same
+  function: the tie checks it), input matrices -> relations; the parametric
+  engine uses those of the form ``x > 0`` (``>= 0``) for one input entry x at
+  fixed indices (a layer norm's eps) and is outside its fragment on others;
 * ``replay_positions``: the longest input on which a counterexample is
   replayed (default :data:`usim.engine.parametric.allsizes.REPLAY_POSITIONS`;
   larger for a family whose replay is cheap, as one routing head's, so that a
@@ -104,6 +108,7 @@ class FamilyClaim:
     notes: str = ""
     target_for: Callable[..., Callable[[Mapping[str, Any]], Mapping[str, Any]]] | None = None
     replay_positions: int | None = None
+    preconditions: Callable[[Mapping[str, Any]], Sequence[Any]] | None = None
 
     def target_at(self, *dims: Any) -> Callable[[Mapping[str, Any]], Mapping[str, Any]]:
         """The target at these dimensions (symbolic or integers): ``target_for(*dims)``

@@ -38,7 +38,7 @@ from __future__ import annotations
 import itertools
 from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import Mapping, Sequence
+from typing import Mapping, NoReturn, Sequence
 
 import sympy
 import z3
@@ -101,6 +101,8 @@ class Obligations:
 
     static: list[tuple[tuple[Formula, ...], Formula, str]] = field(default_factory=list)
     real: list[tuple[tuple[Formula, ...], sympy.Expr, str]] = field(default_factory=list)
+    radicands: list[tuple[tuple[Formula, ...], sympy.Expr, str]] = field(default_factory=list)
+    """Each must be evidently >= 0 (a square root's argument)."""
 
 
 class SymbolicSizeEvaluator(SumSplitting):
@@ -171,7 +173,7 @@ class SymbolicSizeEvaluator(SumSplitting):
             self._fail(outcome, step, what)
 
     @staticmethod
-    def _fail(outcome: Outcome, step: str, what: str) -> None:
+    def _fail(outcome: Outcome, step: str, what: str) -> NoReturn:
         if outcome.holds is None:
             raise Unsupported(f"{step}: z3 could not decide {what} (unknown or timeout)")
         raise StepFailed(step, what, outcome)
@@ -317,17 +319,18 @@ class SymbolicSizeEvaluator(SumSplitting):
             where = key_ctx if at is not None else ctx
             return self.static(sop, pos if at is None else at, env, where, f"the selector {selector.name}")
 
-        guess = infer(selector, k, self.n, static, self.positive, self.larger, self.smaller)
-        if guess is None:
+        guesses = infer(selector, k, self.n, static, self.positive, self.larger, self.smaller)
+        if not guesses:
             raise Unsupported(f"the selection of {selector.name} is not an interval of keys the engine can find")
-        lo, hi = self.larger(guess.lo, z3.IntVal(0)), self.smaller(guess.hi, self.n)
-        interval = Interval(guess.guard, lo, hi)
         entry = formula(selector, k, static)
-        outcome = self.prover.proves(key_ctx.facts, entry == interval.holds(k), SELECTION)
-        if outcome.holds is not True:
-            self._fail(outcome, SELECTION, f"the selection of {selector.name} is the keys {lo} <= k < {hi}"
-                       f" where {guess.guard}")
-        return interval
+        for guess in guesses:  # each guess proved or refused: only a proved one is used
+            lo, hi = self.larger(guess.lo, z3.IntVal(0)), self.smaller(guess.hi, self.n)
+            interval = Interval(guess.guard, lo, hi)
+            outcome = self.prover.proves(key_ctx.facts, entry == interval.holds(k), SELECTION)
+            if outcome.holds is True:
+                return interval
+        self._fail(outcome, SELECTION, f"the selection of {selector.name} is the keys {lo} <= k < {hi}"
+                   f" where {guess.guard}")
 
     # -- values ------------------------------------------------------------------------------
     def value(self, node: SOp, pos: Term, env: Mapping[str, Term], ctx: Context) -> Value:
@@ -470,6 +473,13 @@ class SymbolicSizeEvaluator(SumSplitting):
         if op is Op.TRUEDIV:
             self.obligations.real.append((ctx.facts, args[1], f"the divisor of {node.name}"))
             return args[0] / args[1]
+        if op is Op.SQRT:  # defined where its argument is >= 0 (an obligation), and >= 0 there
+            self.obligations.radicands.append((ctx.facts, args[0], f"the argument of {node.name}"))
+            return sympy.sqrt(args[0])
+        if op is Op.MAXIMUM:  # total functions: equal arguments give equal values
+            return sympy.Max(args[0], args[1])
+        if op is Op.MINIMUM:
+            return sympy.Min(args[0], args[1])
         if op is Op.POW and args[1].is_Integer:
             if args[1] < 0:
                 self.obligations.real.append((ctx.facts, args[0], f"the base of {node.name}"))

@@ -7,7 +7,9 @@ symbol standing for
 * :class:`Entry`: entry (row, col) of an input block, the indices z3 integer
   terms over the sizes and the position (``S[a, l]``);
 * :class:`Total`: a sum ``sum_{var = 0}^{extent - 1} body`` over an index box,
-  ``var`` a z3 constant bound by the sum, ``body`` again such an expression;
+  ``var`` a z3 constant bound by the sum, ``body`` again such an expression
+  (assumed positive only where that was proved, non-negative where the body's
+  form shows it is: a sum of squares);
 * :class:`Whole`: an integer term used as a number (a count, ``c`` in
   ``c * mean``), assumed positive only where z3 proved it so.
 
@@ -29,6 +31,7 @@ import sympy
 import z3
 
 from usim.engine.parametric.integers import Term, free_constants, numeral
+from usim.engine.signs import Sign, SignAnalysis
 
 
 def shown(term: z3.ExprRef) -> str:
@@ -108,7 +111,11 @@ class ParametricAtoms:
             return self.substitute(body, [(var, z3.IntVal(0))])
         if nonnegative and not self.mentions(body, var):
             return self.whole(extent) * body  # extent >= 0 equal terms: extent times the term
-        assumptions = {"positive": True} if positive else {"real": True}
+        # a sum of terms evidently >= 0 is >= 0 (at any extent: an empty sum is 0)
+        nonnegative_terms = not positive and SignAnalysis().sign(body) in (Sign.POSITIVE, Sign.NONNEGATIVE,
+                                                                            Sign.ZERO)
+        assumptions = {"positive": True} if positive else (
+            {"real": True, "nonnegative": True} if nonnegative_terms else {"real": True})
         # the assumption is part of the key: positivity proved in one context is never
         # lent to the same sum met where it was not proved
         return self._symbol(("total", var.get_id(), extent.get_id(), sympy.srepr(body), positive),

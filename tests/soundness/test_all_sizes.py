@@ -93,7 +93,7 @@ def test_a_selection_characterised_with_the_wrong_index_range_fails(monkeypatch,
     wrong = {"one key too many": Interval(z3.BoolVal(True), z3.IntVal(0), c + 1),
              "one key too few": Interval(z3.BoolVal(True), z3.IntVal(0), c - 1),
              "shifted": Interval(z3.BoolVal(True), z3.IntVal(1), c + 1)}[claimed]
-    monkeypatch.setattr(evaluate_module, "infer", lambda *args: wrong)
+    monkeypatch.setattr(evaluate_module, "infer", lambda *args: [wrong])
     with pytest.raises(StepFailed) as failed:
         evaluator.selection(_row_zero(), z3.Int("q"), {}, Context(tuple(base)))
     assert failed.value.outcome is not None and failed.value.outcome.holds is False
@@ -109,7 +109,7 @@ def test_a_selection_is_checked_on_every_key_not_only_near_the_interval(monkeypa
     """Row 0 and also the last key n - 1: the row's interval is wrong at the far end."""
     evaluator, base, r, c = _evaluator()
     selector = _row_zero() | select(indices, length - 1, Predicate.EQ)
-    monkeypatch.setattr(evaluate_module, "infer", lambda *args: Interval(z3.BoolVal(True), z3.IntVal(0), c))
+    monkeypatch.setattr(evaluate_module, "infer", lambda *args: [Interval(z3.BoolVal(True), z3.IntVal(0), c)])
     with pytest.raises(StepFailed):
         evaluator.selection(selector, z3.Int("q"), {}, Context(tuple(base)))
 
