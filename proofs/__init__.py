@@ -36,6 +36,7 @@ MODULES: tuple[str, ...] = (
     "theorem9_multihead",
     "theorem9_stages",
     "corollary9_1_multihead_encoder",
+    "corollary9_1_stages",
     "hierarchy",
     "cofactor3",
     "det3",

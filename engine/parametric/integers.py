@@ -273,14 +273,15 @@ class Prover:
 
         return z3.simplify(walk(term))
 
-    def satisfiable(self, formulas: Iterable[Formula], step: str) -> Outcome:
+    def satisfiable(self, formulas: Iterable[Formula], step: str, effort: int | None = None) -> Outcome:
         """Is there a value of the symbols meeting ``formulas``? (holds: True with
-        a model, False when unsatisfiable, None when unknown.)"""
+        a model, False when unsatisfiable, None when unknown; ``effort``: a
+        smaller limit of z3's work than the prover's own.)"""
         formulas = list(formulas)
-        key = ("sat", self.keys(*formulas))
+        key = ("sat", self.keys(*formulas), effort)
         if key in self.cache:
             return self.cache[key]
-        result, model, seconds = self._solve(formulas, step)
+        result, model, seconds = self._solve(formulas, step, effort)
         if result == z3.sat:
             out = Outcome(True, self.model_values(model), seconds, tuple(formulas))
         elif result == z3.unsat:

@@ -105,6 +105,11 @@ class Obligations:
     """Each must be evidently >= 0 (a square root's argument)."""
 
 
+SMALL_SIZES = 3
+"""The largest number each dimension takes where a point at which a goal fails is
+looked for at fixed sizes (:meth:`SymbolicSizeEvaluator._fails_somewhere`)."""
+
+
 class SymbolicSizeEvaluator(SumSplitting):
     """Values of one family's nodes at symbolic positions (see the module docstring)."""
 
@@ -192,13 +197,33 @@ class SymbolicSizeEvaluator(SumSplitting):
             simpler = self.prover.simplify(ctx.facts, condition, CASES, small=True)
             tries[:0] = [(condition, QUICK_EFFORT)] + ([(simpler, None)] if not simpler.eq(condition) else [])
         for stated, effort in tries:
-            if self.prover.proves(ctx.facts, stated, CASES, effort).holds:
+            whole = effort is None  # a query at the whole effort: not asked where it fails at small sizes
+            if not (whole and self._fails_somewhere(ctx, stated)) \
+                    and self.prover.proves(ctx.facts, stated, CASES, effort).holds:
                 return [(ctx, True)]
-            if self.prover.proves(ctx.facts, z3.Not(stated), CASES, effort).holds:
+            if not (whole and self._fails_somewhere(ctx, z3.Not(stated))) \
+                    and self.prover.proves(ctx.facts, z3.Not(stated), CASES, effort).holds:
                 return [(ctx, False)]
         if not ctx.forkable:
             raise SplitInSum(condition, what)
         return [(ctx.also(condition), True), (ctx.also(z3.Not(condition)), False)]
+
+    def _fails_somewhere(self, ctx: Context, formula: Formula) -> bool:
+        """Inside a sum's body, whether z3 finds, with every dimension fixed to a
+        number up to :data:`SMALL_SIZES`, a point where the facts hold and
+        ``formula`` fails (N*i is then linear, and such a point is found at once
+        where the non-linear query is left unknown after its whole effort). Such a
+        point is one of the symbolic query too, so proving ``formula`` would fail,
+        and that query is not asked: nothing is concluded but "not proved"."""
+        if ctx.forkable:
+            return False
+        dims = list(self.prover.dims.values())
+        for values in itertools.product(range(1, SMALL_SIZES + 1), repeat=len(dims)):
+            pairs = [(d, z3.IntVal(v)) for d, v in zip(dims, values)]
+            fixed = [z3.substitute(f, *pairs) for f in ctx.facts] + [z3.Not(z3.substitute(formula, *pairs))]
+            if self.prover.satisfiable(fixed, CASES, QUICK_EFFORT).holds:
+                return True
+        return False
 
     def record_static(self, ctx: Context, conditions: Sequence[Formula], what: str) -> None:
         for c in conditions:

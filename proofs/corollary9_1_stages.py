@@ -1,0 +1,133 @@
+"""Corollary 9.1's U (H heads with W_O, then the post-norm encoder) at H = 1 and
+H = 2, stage by stage, for every size.
+
+Claims ``corollary9_1_one_head`` and ``corollary9_1_two_heads`` (bounded): for a
+bound N, the one program U_{N,H} built for N x N with H merged heads of value
+width d, W_O (H d x d) and the encoder parts, given <hdr = [n, d, c], X,
+A_h, V_h (h < H), W_O, W1, b1, W2, b2, g1, be1, eps1, g2, be2, eps2> zero-padded
+to its blocks (W_O head by head: rows h d .. at rows h N ..), outputs, for every
+n, d <= N and every real input with eps1, eps2 > 0,
+
+    Z   = LN1(X + [softmax(c X A_0 X^T) X V_0 | ... ] W_O)
+    out = LN2(Z + ReLU(Z W1 + 1 b1) W2 + 1 b2)
+
+zero-padded to N x N: Corollary 9.1 at H = 1 and at H = 2 (the claim
+``corollary9_1`` states every H <= min(4, N), up to a bound only). U_{N,H} is
+thirteen stages: Theorem 9's five (:mod:`usim.proofs.theorem9_stages`), then
+Corollary 6.1's eight encoder stages (:mod:`usim.proofs.corollary6_1_stages`):
+
+    stage 6: Z1 = X + Att;  stage 7: N1 = LN1(Z1);  stage 8: F1 = N1 W1;
+    stage 9: R = max(F1 + [i < n] b1, 0);  stage 10: F2 = R W2;
+    stage 11: F2b = F2 + [i < n] b2;  stage 12: Z2 = N1 + F2b;  stage 13: N2 = LN2(Z2)
+
+Claims ``corollary9_1_one_head_padded_stage1`` ... ``stage13`` (and
+``corollary9_1_two_heads_padded_stage1`` ...): stage k on its workspace
+zero-padded to n x d, for every N and every n, d <= N;
+``usim prove corollary9_1_one_head --all-sizes`` (``corollary9_1_two_heads``)
+proves each for every size and checks the chain that composes them. H symbolic
+is not proved: U's route has one list of steps per head.
+
+Broken variants, refuted for every size with an input replayed: a carried or
+routed block one position too far, the softmax without its key mask (head 1's
+with two heads), head 1's output one position too far into the concatenation,
+the residual's addend one position too far, the bias added on the padded rows
+too, and the layer norm's mean over the whole row of its block.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable, Mapping
+
+from usim.constructions.universal import LayerSpec
+from usim.engine.claim import Claim
+from usim.engine.parametric.composed import ComposedClaim
+from usim.engine.parametric.statement import FamilyClaim
+from usim.proofs._stages import PaddedFamily, composed_claim, stage_claims
+from usim.proofs._universal import encoder_term, universal_claim
+from usim.proofs.corollary6_1_encoder import ENGINES
+from usim.proofs.corollary6_1_stages import bias_on_every_row, mean_over_the_block
+from usim.proofs.theorem6_stages import misplaced, no_key_mask
+from usim.proofs.theorem9_stages import REPLAY
+from usim.rasp.rewrite import Replacements
+
+Broken = Mapping[int, Mapping[str, Callable[..., Replacements]]]
+
+ENCODER_BROKEN: Broken = {
+    5: {"misplaced-block": misplaced("s5.route.1")},
+    6: {"misplaced-addend": misplaced("s6.Z1.addend")},
+    7: {"mean-over-the-block": mean_over_the_block(7, "N1")},
+    8: {"misplaced-block": misplaced("s8.route.1")},
+    9: {"bias-on-every-row": bias_on_every_row(9, "R")},
+    10: {"misplaced-block": misplaced("s10.route.1")},
+    11: {"bias-on-every-row": bias_on_every_row(11, "F2b")},
+    12: {"misplaced-addend": misplaced("s12.Z2.addend")},
+    13: {"mean-over-the-block": mean_over_the_block(13, "N2")},
+}
+"""The broken variants of stages 5 to 13, the same at H = 1 and H = 2."""
+
+ATTENTION_BROKEN: dict[int, Broken] = {
+    1: {1: {"misplaced-block": misplaced("s1.route.3")},
+        2: {"misplaced-block": misplaced("s2.route.1")},
+        3: {"no-key-mask": no_key_mask(3)},
+        4: {"misplaced-block": misplaced("s4.route.1")}},
+    2: {1: {"misplaced-block": misplaced("s1.route.3")},
+        2: {"misplaced-block": misplaced("s2.route.1")},
+        3: {"no-key-mask": no_key_mask(3, "P_1")},
+        4: {"misplaced-block": misplaced("s4.route.2"), "second-head-misplaced": misplaced("s4.route.1")}},
+}
+"""The broken variants of the attention's stages 1 to 4, by H."""
+
+WORDS = {1: ("one_head", "one head", "one merged head"), 2: ("two_heads", "two heads", "two merged heads")}
+
+
+def encoder_with_heads(heads: int) -> tuple[Claim, list[Claim], list[FamilyClaim], ComposedClaim]:
+    """Corollary 9.1 at ``heads`` heads: the bounded claim, its padded stages'
+    claims and statements for every size, and the claim for every size they compose to.
+
+    Args:
+        heads: H (1 or 2).
+
+    Returns:
+        (the bounded claim, the stages' bounded claims, their statements for
+        every size, the composed claim).
+    """
+    tag, few, merged = WORDS[heads]
+
+    def spec_of(n: Any, d: Any, h: int = heads) -> LayerSpec:
+        return LayerSpec(n, d, heads=heads, d_v=d, out_proj=True, encoder=True)
+
+    bounded = universal_claim(
+        f"corollary9_1_{tag}",
+        spec_of=spec_of,
+        formula=encoder_term,
+        paper=f"Corollary 9.1 (H = {heads})",
+        title=f"U simulates the post-norm encoder layer with {few} and W_O: one RASP program for every n, d <= N",
+        statement=(
+            f"For every N, the one RASP program U_{{N,{heads}}} (built for N x N, {merged} of value width d, "
+            "W_O and the encoder parts): for every n, d <= N and every real input with eps1, eps2 > 0, it "
+            "outputs LN2(Z + ReLU(Z W1 + 1 b1) W2 + 1 b2) with Z = LN1(X + [softmax(c X A_h X^T) X V_h]_h "
+            "W_O), zero-padded to N x N. Shapes N x n x d x k: stage k at header n, d (0: free); k = 0 the "
+            "padding lemma."),
+        engines=ENGINES, default_max_n=3, ci_max_n=2, category="our statement",
+        notes=f"Corollary 9.1 at H = {heads}: merged heads, d_v = d, W_O (H d x d); post-norm")
+    family = PaddedFamily(spec_of)
+    claims, families = stage_claims(
+        f"corollary9_1_{tag}_padded", family, paper=f"Corollary 9.1 (U's stages, H = {heads}, every n, d <= N)",
+        what=f"the encoder layer with {few} and W_O on T of every size n, d <= N, zero-padded",
+        mutants={**ATTENTION_BROKEN[heads], **ENCODER_BROKEN}, replay_positions=REPLAY, engines=ENGINES,
+        default_max_n=2, ci_max_n=2, category="our statement",
+        notes="the stage on its workspace zero-padded to n x d; header n, d set by the stage; eps1, eps2 > 0")
+    return bounded, claims, families, composed_claim(bounded, family, families, encoder_term)
+
+
+ONE_HEAD, ONE_HEAD_CLAIMS, ONE_HEAD_FAMILIES, COROLLARY9_1_ONE_HEAD = encoder_with_heads(1)
+TWO_HEADS, TWO_HEADS_CLAIMS, TWO_HEADS_FAMILIES, COROLLARY9_1_TWO_HEADS = encoder_with_heads(2)
+
+CLAIMS = (ONE_HEAD, *ONE_HEAD_CLAIMS, TWO_HEADS, *TWO_HEADS_CLAIMS)
+FAMILIES = (*ONE_HEAD_FAMILIES, *TWO_HEADS_FAMILIES)
+COMPOSED = (COROLLARY9_1_ONE_HEAD, COROLLARY9_1_TWO_HEADS)
+
+if __name__ == "__main__":  # python -m usim.proofs.X is usim prove of its claims
+    from usim.proofs.script import run_as_script
+
+    run_as_script(*(c.id for c in CLAIMS))
