@@ -178,18 +178,30 @@ class SignAnalysis:
         return False
 
 
+def above_zero(relation: Any) -> tuple[sympy.Expr, bool] | None:
+    """x and whether the bound is strict, where ``relation`` says x > 0 or x >= 0
+    (also written 0 < x, 0 <= x); None for any other relation.
+
+    >>> x = sympy.Symbol("x")
+    >>> above_zero(0 < x), above_zero(x >= 0), above_zero(x > 1)
+    ((x, True), (x, False), None)
+    """
+    r = sympy.sympify(relation)
+    if isinstance(r, (sympy.Gt, sympy.Ge)):
+        big, small = r.args
+    elif isinstance(r, (sympy.Lt, sympy.Le)):
+        small, big = r.args
+    else:
+        return None
+    return (big, isinstance(r, (sympy.Gt, sympy.Lt))) if small == 0 else None
+
+
 def known_signs(relations: Iterable[Any]) -> SignAnalysis:
     """A sign analysis that knows the symbols the relations make positive
     (``eps > 0``, ``0 < eps``) or non-negative (``x >= 0``)."""
     positive, nonnegative = set(), set()
     for r in relations:
-        r = sympy.sympify(r)
-        if isinstance(r, (sympy.Gt, sympy.Ge)):
-            big, small = r.args
-        elif isinstance(r, (sympy.Lt, sympy.Le)):
-            small, big = r.args
-        else:
-            continue
-        if big.is_Symbol and small == 0:
-            (positive if isinstance(r, (sympy.Gt, sympy.Lt)) else nonnegative).add(big)
+        found = above_zero(r)
+        if found is not None and found[0].is_Symbol:
+            (positive if found[1] else nonnegative).add(found[0])
     return SignAnalysis(positive, nonnegative)

@@ -372,8 +372,12 @@ def _precondition_problems(u: Universal, k: int, part: FamilyClaim) -> list[str]
     a block they read that is not in U's input, or that a stage before part k makes
     or does not carry (a step's result, or a block dropped from its output)."""
     reads = _Reads()
-    if part.preconditions is not None:
-        part.preconditions(reads)
+    try:
+        if part.preconditions is not None:
+            part.preconditions(reads)
+    except (IndexError, KeyError, TypeError) as error:  # reads more than a 1 x 1 block's entry
+        return [f"part {k} ({part.id}) has preconditions the chain cannot read ({error}): only entries [0, 0] "
+                "of carried blocks are checked"]
     problems = []
     for name in sorted(reads):
         makers = [stage.index for stage in u.stages[:k - 1] if name in {st.out for st in stage.steps}

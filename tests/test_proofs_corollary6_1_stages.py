@@ -69,3 +69,10 @@ def test_corollary6_1_is_proved_for_every_size():
 def test_a_broken_encoder_stage_refutes_corollary6_1_at_a_replayed_size(mutant):
     result = prove_composed(COROLLARY6_1, mutant, tie_bound=2)
     assert result.status is Status.REFUTED, [p.reason for p in result.parts]
+
+
+def test_a_precondition_the_chain_cannot_read_is_a_problem_not_a_crash():
+    bad = [dataclasses.replace(p, preconditions=lambda m: [m["X"][1, 0] > 0]) if p.id == STAGES[0] else p
+           for p in STAGE_FAMILIES]
+    problems = composition(ENCODER, bad, encoder_term).problems
+    assert any("preconditions the chain cannot read" in p for p in problems), problems

@@ -34,7 +34,7 @@ from usim.engine.parametric.integers import (Deadline, Formula, Ledger, Outcome,
 from usim.engine.parametric.statement import FamilyClaim
 from usim.engine.parametric.target import CASES_INSIDE, Cases, CasesInArithmetic, SymbolicMatrix, TargetContext, active
 from usim.engine.parametric.terms import Entry, ParametricAtoms, Total, Whole
-from usim.engine.signs import Sign, SignAnalysis, known_signs
+from usim.engine.signs import Sign, SignAnalysis, above_zero, known_signs
 from usim.engine.canonical import Verdict
 from usim.rasp.family import Condition, index_symbol
 from usim.rasp.program import Program
@@ -349,15 +349,9 @@ def _precondition_signs(run: _Run, relations: Sequence[Any]) -> SignAnalysis:
     input entry x at fixed indices (a layer norm's eps), which the sign analysis of
     the definedness step then knows; any other precondition is outside the fragment."""
     for relation in relations:
-        relation = sympy.sympify(relation)
-        if isinstance(relation, (sympy.Gt, sympy.Ge)):
-            big, small = relation.args
-        elif isinstance(relation, (sympy.Lt, sympy.Le)):
-            small, big = relation.args
-        else:
-            raise Unsupported(f"the precondition {relation} (only an entry > 0 or >= 0 is used)")
-        atom = run.atoms.info.get(big)
-        if small != 0 or not isinstance(atom, Entry) or numeral(atom.row) is None or numeral(atom.col) is None:
+        found = above_zero(relation)
+        atom = run.atoms.info.get(found[0]) if found is not None else None
+        if not isinstance(atom, Entry) or numeral(atom.row) is None or numeral(atom.col) is None:
             raise Unsupported(f"the precondition {relation} (only an entry at fixed indices > 0 or >= 0 is used)")
     return known_signs(relations)
 
