@@ -108,17 +108,22 @@ class SumSplitting:
         """Raise :class:`OuterCase` for an open comparison of the condition the body
         needs that is the same at every key (free of l, or z3: c(l) == c(l2) for
         any two keys l, l2 < count) and speaks only of what the context outside
-        the sum knows: that context can be split by c(0) instead."""
+        the sum knows: that context can be split by c(0) instead. A part that the
+        facts at a key simplify to a formula free of l (``Prover.simplify``: the
+        column (N (l % N) + j) % N of a key is j) is the same at every key without
+        asking z3 that non-linear equivalence."""
         name = l.decl().name()
         other = self.variable("l", z3.IntVal(0), count)
         keys = ctx.facts + (l >= 0, l < count, other >= 0, other < count)
         known = set().union(*(free_constants(f) for f in ctx.facts)) if ctx.facts else set()
-        for part in self._open_parts(split.condition, ctx.facts + (l >= 0, l < count)):
+        at_key = ctx.facts + (l >= 0, l < count)
+        for part in self._open_parts(split.condition, at_key):
             at_first = z3.substitute(part, (l, z3.IntVal(0)))  # the part itself where it is free of l
             if not free_constants(at_first) <= known:
                 continue
-            if name in free_constants(part) and self.prover.proves(
-                    keys, part == z3.substitute(part, (l, other)), CASES).holds is not True:
-                continue
+            if name in free_constants(part) \
+                    and name in free_constants(self.prover.simplify(at_key, part, CASES, small=True)) \
+                    and self.prover.proves(keys, part == z3.substitute(part, (l, other)), CASES).holds is not True:
+                continue  # (a part equal, at every key, to a formula free of l is the same at every key)
             # split by it as the facts state it (N*i // N is i): an equivalent case
             raise OuterCase(self.prover.simplify(ctx.facts, at_first, CASES, small=True), split.what, at_first)

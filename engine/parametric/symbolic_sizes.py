@@ -43,6 +43,7 @@ from typing import Mapping, NoReturn, Sequence
 import sympy
 import z3
 
+from usim.engine.parametric.digits import digit_facts
 from usim.engine.parametric.integers import (
     Formula,
     Outcome,
@@ -185,7 +186,9 @@ class SymbolicSizeEvaluator(SumSplitting):
 
     def decide(self, ctx: Context, condition: Formula, what: str) -> list[tuple[Context, bool]]:
         """Where ``condition`` holds and where it does not: one side if z3 proves
-        it, else both (a case split, only where the context may still split).
+        it, else both (a case split, only where the context may still split; the
+        side where it holds also gets the coordinates its equations determine,
+        :func:`~usim.engine.parametric.digits.digit_facts`).
 
         Inside a sum's body (no split possible) a condition with quotients or
         remainders is asked first with a small effort, then as the facts state
@@ -206,7 +209,8 @@ class SymbolicSizeEvaluator(SumSplitting):
                 return [(ctx, False)]
         if not ctx.forkable:
             raise SplitInSum(condition, what)
-        return [(ctx.also(condition), True), (ctx.also(z3.Not(condition)), False)]
+        digits = digit_facts(self.prover, ctx.facts, condition, CASES, self.ranges)
+        return [(ctx.also(condition, *digits), True), (ctx.also(z3.Not(condition)), False)]
 
     def _fails_somewhere(self, ctx: Context, formula: Formula) -> bool:
         """Inside a sum's body, whether z3 finds, with every dimension fixed to a
