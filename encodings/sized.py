@@ -35,8 +35,9 @@ from dataclasses import dataclass
 from typing import Any, Callable, Iterator, Protocol
 
 import sympy
+from sympy.matrices.exceptions import ShapeError
 
-from usim.rasp.family import Condition, SymbolicInt, is_symbolic
+from usim.rasp.family import Condition, FamilyError, SymbolicInt, is_symbolic, same_size
 
 Index = SymbolicInt | int
 
@@ -118,16 +119,34 @@ class SymbolicMatrix:
     def __mul__(self, other: "SymbolicMatrix") -> "SymbolicMatrix":
         if not isinstance(other, SymbolicMatrix):
             return NotImplemented
+        _agree((self.cols,), (other.rows,), f"a product of a {_shape(self)} and a {_shape(other)} matrix")
         return SymbolicMatrix(self.rows, other.cols,
                               lambda i, j: total(self.cols, lambda l: self[i, l] * other[l, j]))
 
     def __add__(self, other: "SymbolicMatrix") -> "SymbolicMatrix":
         if not isinstance(other, SymbolicMatrix):
             return NotImplemented
+        _agree(self.shape, other.shape, f"a sum of a {_shape(self)} and a {_shape(other)} matrix")
         return SymbolicMatrix(self.rows, self.cols, lambda i, j: self[i, j] + other[i, j])
 
     def applyfunc(self, f: Callable[[Any], Any]) -> "SymbolicMatrix":
         return SymbolicMatrix(self.rows, self.cols, lambda i, j: f(self[i, j]))
+
+
+def _shape(matrix: SymbolicMatrix) -> str:
+    return f"{matrix.rows!s} x {matrix.cols!s}"
+
+
+def _agree(ours: tuple[Index, ...], theirs: tuple[Index, ...], what: str) -> None:
+    """Raise sympy's ShapeError (as sympy does at integer sizes) unless each
+    pair of sizes is the same at every size (:func:`~usim.rasp.family.same_size`)."""
+    for a, b in zip(ours, theirs):
+        try:
+            same = same_size(a, b)
+        except FamilyError:
+            same = False
+        if not same:
+            raise ShapeError(f"{what}: the sizes {a!s} and {b!s} are not the same at every size")
 
 
 def matrix_of(rows: Index, cols: Index, entry: Callable[[Index, Index], Any]) -> Any:

@@ -33,7 +33,10 @@ How it is proved (each step by the solver named, none assumed):
    other head's selection empty at p (or to 0 after it proves all empty);
    ``where`` and the input block of a position split the context only where
    z3 cannot decide them. Each split is into complementary conditions, so the
-   cases still cover every position.
+   cases still cover every position; the side where a condition holds also
+   gets the coordinates its row-major equations determine (c i + j == P with
+   0 <= j < c: i = q, j = r, each pair proved by z3 before it is added,
+   :mod:`.digits`).
 5. **Identity per case** (:mod:`.compare`): program and target values are
    sympy expressions over atoms (input entries with integer index terms, sums
    over a bound index, integers). Atoms are identified only by proof (z3:

@@ -21,7 +21,7 @@ from typing import Mapping, Sequence
 import sympy
 import z3
 
-from usim.engine.parametric.integers import Formula, Term, free_constants, threshold_of
+from usim.engine.parametric.integers import Formula, Term, free_constants, has_quotient, threshold_of
 from usim.engine.parametric.steps import CASES, SPLITS, Context, OuterCase, SplitInSum, Unsupported
 from usim.engine.signs import Sign, SignAnalysis
 from usim.rasp.expr import Aggregate, SOp
@@ -100,9 +100,16 @@ class SumSplitting:
         """t free of l such that one open comparison of the condition holds exactly
         when l < t wherever inner's facts hold (z3), or None. The candidates: the
         sides of the comparison and what makes them differ by l, each also plus
-        one."""
-        return threshold_of(self._open_parts(condition, inner.facts), l,
-                            lambda formula: self.prover.proves(inner.facts, formula, CASES).holds is True)
+        one. A candidate with quotients or remainders is asked as the facts state
+        it (``Prover.simplify``, an equal formula there: (l % 2N + 2N i) % 2N < d
+        is l < d for 0 <= l < 2N), which z3 decides where it leaves the
+        non-linear form unknown after its whole effort."""
+        def exactly(formula: Formula) -> bool:
+            if has_quotient(formula):
+                formula = self.prover.simplify(inner.facts, formula, CASES, small=True)
+            return self.prover.proves(inner.facts, formula, CASES).holds is True
+
+        return threshold_of(self._open_parts(condition, inner.facts), l, exactly)
 
     def _outside(self, split: SplitInSum, l: Term, count: Term, ctx: Context) -> None:
         """Raise :class:`OuterCase` for an open comparison of the condition the body

@@ -1,0 +1,65 @@
+"""A sum's body that needs a case: split at a threshold, or by a case outside the sum,
+each found from the condition as the facts state it (quotients taken out), never invented."""
+
+from __future__ import annotations
+
+import pytest
+import z3
+
+from usim.engine.parametric.integers import Ledger, Prover
+from usim.engine.parametric.steps import OuterCase, SplitInSum
+from usim.engine.parametric.symbolic_sizes import Context, InputBlock, SymbolicSizeEvaluator
+from usim.engine.parametric.terms import ParametricAtoms
+
+
+def _evaluator():
+    prover = Prover(("N", "n", "d"), 60, Ledger())
+    N, n, d = (prover.dims[k] for k in ("N", "n", "d"))
+    base = [N >= 1, n >= 1, d >= 1, n <= N, d <= N]
+    evaluator = SymbolicSizeEvaluator([InputBlock("M", N, N, z3.IntVal(0))], N * N, prover, ParametricAtoms(),
+                                      base, prover.dims)
+    return evaluator, N, n, d, Context(tuple(base))
+
+
+def _equal(facts, a, b) -> bool:
+    solver = z3.Solver()
+    solver.add(*facts, a != b)
+    return solver.check() == z3.unsat
+
+
+def test_a_key_read_modulo_the_blocks_width_splits_the_sum_at_its_threshold():
+    """Keys l < 2N of row i of a block 2N wide, read back modulo 2N: the first d keys."""
+    evaluator, N, n, d, ctx = _evaluator()
+    i = evaluator.variable("i", z3.IntVal(0), N)
+    l = evaluator.variable("l", z3.IntVal(0), 2 * N)
+    inner = ctx.also(i >= 0, i < N, l >= 0, l < 2 * N, forkable=False)
+    threshold = evaluator._threshold((l % (2 * N) + 2 * N * i) % (2 * N) < d, l, inner)
+    assert threshold is not None and _equal(inner.facts, threshold, d)
+
+
+def test_a_condition_that_wraps_has_no_threshold():
+    """Shifted by one, the key l = 2N - 1 wraps to column 0: not the first keys only."""
+    evaluator, N, n, d, ctx = _evaluator()
+    i = evaluator.variable("i", z3.IntVal(0), N)
+    l = evaluator.variable("l", z3.IntVal(0), 2 * N)
+    inner = ctx.also(i >= 0, i < N, l >= 0, l < 2 * N, forkable=False)
+    assert evaluator._threshold((l % (2 * N) + 2 * N * i + 1) % (2 * N) < d, l, inner) is None
+
+
+def test_a_column_the_same_at_every_key_is_a_case_outside_the_sum():
+    """Column (N (l % N) + j) % N of key l is j: the context is split by j < d."""
+    evaluator, N, n, d, ctx = _evaluator()
+    j = evaluator.variable("j", z3.IntVal(0), N)
+    ctx = ctx.also(j >= 0, j < N)
+    l = evaluator.variable("l", z3.IntVal(0), n)
+    with pytest.raises(OuterCase) as case:
+        evaluator._outside(SplitInSum((N * (l % N) + j) % N < d, "a column"), l, n, ctx)
+    assert _equal(ctx.facts, case.value.condition, j < d)
+
+
+def test_a_part_that_changes_with_the_key_is_not_a_case_outside_the_sum():
+    evaluator, N, n, d, ctx = _evaluator()
+    j = evaluator.variable("j", z3.IntVal(0), N)
+    ctx = ctx.also(j >= 0, j < N)
+    l = evaluator.variable("l", z3.IntVal(0), n)
+    evaluator._outside(SplitInSum((N * (l % N) + j + l) % N < d, "a column"), l, n, ctx)  # raises nothing
