@@ -46,3 +46,24 @@ def test_only_the_equations_of_the_condition_are_read():
     assert [str(e) for e in equations(nested)] == [str(i * N + j == N * a + b - N)]
     assert len(facts_of(SECOND_HALF, nested)) == 1
     assert facts_of(SECOND_HALF, z3.Or(READS, a == 0)) == ()
+
+
+def test_a_case_split_adds_the_coordinates_on_the_side_where_the_equation_holds_only():
+    """SymbolicSizeEvaluator.decide: the digit facts join the side where the
+    condition holds (proved there from it), never the side where it fails."""
+    from usim.engine.parametric.symbolic_sizes import Context, InputBlock, SymbolicSizeEvaluator
+    from usim.engine.parametric.terms import ParametricAtoms
+
+    prover = Prover(("N",), 60, Ledger())
+    size = prover.dims["N"]
+    evaluator = SymbolicSizeEvaluator([InputBlock("M", size, size, z3.IntVal(0))], size * size, prover,
+                                      ParametricAtoms(), [size >= 1], prover.dims)
+    row, col = evaluator.variable("a", z3.IntVal(0), size), evaluator.variable("b", size, 2 * size)
+    cell_row, cell_col = evaluator.variable("i", z3.IntVal(0), size), evaluator.variable("j", z3.IntVal(0), size)
+    ctx = Context((size >= 1, row >= 0, row < size, col >= size, col < 2 * size, cell_row >= 0, cell_row < size,
+                   cell_col >= 0, cell_col < size))
+    reads = cell_row * size + cell_col == size * row + col - size
+    (holds, taken), (fails, not_taken) = evaluator.decide(ctx, reads, "the cell read")
+    assert taken and not not_taken
+    assert len(holds.facts) == len(ctx.facts) + 2 and len(fails.facts) == len(ctx.facts) + 1
+    assert equivalent(z3.And(holds.facts[-1], reads), z3.And(cell_row == row, cell_col == col - size))

@@ -46,15 +46,40 @@ def test_a_condition_that_wraps_has_no_threshold():
     assert evaluator._threshold((l % (2 * N) + 2 * N * i + 1) % (2 * N) < d, l, inner) is None
 
 
-def test_a_column_the_same_at_every_key_is_a_case_outside_the_sum():
-    """Column (N (l % N) + j) % N of key l is j: the context is split by j < d."""
+def _equivalences_asked(evaluator) -> list:
+    """The goals c(l) == c(l2) the evaluator asks z3 from now on (recorded)."""
+    asked: list = []
+    proves = evaluator.prover.proves
+
+    def recording(hypotheses, goal, step, effort=None):
+        if z3.is_eq(goal) and z3.is_bool(goal.arg(0)):
+            asked.append(goal)
+        return proves(hypotheses, goal, step, effort)
+
+    evaluator.prover.proves = recording
+    return asked
+
+
+def test_a_column_the_same_at_every_key_is_a_case_outside_the_sum_without_a_non_linear_query():
+    """Column (N (l % N) + j) % N of key l is j: the context is split by j < d, found
+    by simplifying the part, not by asking z3 whether it is the same at two keys."""
     evaluator, N, n, d, ctx = _evaluator()
     j = evaluator.variable("j", z3.IntVal(0), N)
     ctx = ctx.also(j >= 0, j < N)
     l = evaluator.variable("l", z3.IntVal(0), n)
+    asked = _equivalences_asked(evaluator)
     with pytest.raises(OuterCase) as case:
         evaluator._outside(SplitInSum((N * (l % N) + j) % N < d, "a column"), l, n, ctx)
     assert _equal(ctx.facts, case.value.condition, j < d)
+    assert asked == []
+
+
+def test_a_part_that_reads_what_only_the_body_knows_is_not_a_case_outside_the_sum():
+    """m is the body's own (another sum's key): the context outside cannot be split by it."""
+    evaluator, N, n, d, ctx = _evaluator()
+    l = evaluator.variable("l", z3.IntVal(0), n)
+    m = evaluator.variable("m", z3.IntVal(0), N)
+    evaluator._outside(SplitInSum((N * (l % N) + m) % N < d, "a column"), l, n, ctx)  # raises nothing
 
 
 def test_a_part_that_changes_with_the_key_is_not_a_case_outside_the_sum():
