@@ -175,6 +175,20 @@ def test_the_head_of_a_row_major_family_is_found_past_the_polynomial_remainder()
     assert block_coordinates(i * i + j == a, [i, j]) == {}  # not linear in the heads: no candidate
 
 
+def test_the_head_of_a_row_major_family_is_offered_in_step_several_blocks_past_the_remainder():
+    """N i + j == N a + b - 2N (head 2's column of a concatenation, 2N <= b < 3N): the
+    polynomial division gives (a - 2, b), the head is (a, b - 2N); the two lists are in
+    step, so the pair is offered as a pair (the candidates' product is cut at 64)."""
+    import z3
+
+    from usim.engine.parametric.integers import block_coordinates
+
+    i, j, a, b, n = z3.Ints("i j a b N")
+    found = block_coordinates(i * n + j == n * a + b - 2 * n, [i, j])
+    pairs = [(z3.simplify(p - a), z3.simplify(q - (b - 2 * n))) for p, q in zip(found[0], found[1])]
+    assert any(x.eq(z3.IntVal(0)) and y.eq(z3.IntVal(0)) for x, y in pairs)
+
+
 def test_a_proof_for_every_size_is_the_same_at_every_hash_seed():
     """The hypotheses of a query were listed in the order of a set of names, which
     changes with PYTHONHASHSEED: at seed 6 padded stage 1 of U came out UNKNOWN (a

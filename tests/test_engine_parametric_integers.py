@@ -86,3 +86,24 @@ def test_a_spent_budget_stops_the_proof():
     prover = Prover(("a",), 0, Ledger())
     with pytest.raises(Deadline):
         prover.proves([a >= 1], a * a >= a, "step")
+
+
+def test_a_threshold_that_leaves_every_key_on_one_side_is_passed_over():
+    """Keys s + l of a sum's second part, s = d: the head-0 boundary s + l < d holds at
+    no key, so it holds exactly when l < d - s = 0, a split that leaves the sum as it was
+    (a target's sum split again and again at its first boundary until it gave up). With
+    the caller's check that a threshold splits, the next boundary, s + l < 2d, is chosen."""
+    from usim.engine.parametric.integers import threshold_of
+
+    l, d, s, size = z3.Ints("l d s size")
+    facts = [d >= 1, s == d, size == 2 * d, l >= 0, l < size]
+
+    def proves(formula):
+        solver = z3.Solver()
+        solver.add(*facts, z3.Not(formula))
+        return solver.check() == z3.unsat
+
+    parts = [s + l < d, s + l < 2 * d]
+    assert proves(threshold_of(parts, l, proves) <= 0)  # without the check: the empty split
+    found = threshold_of(parts, l, proves, lambda t: not proves(t <= 0) and not proves(t >= size))
+    assert found is not None and proves(found == d)

@@ -230,7 +230,8 @@ class Prover:
         non-linear query z3 does not answer (a padded stage's kept mask).
         ``small``: also the quotient with its coefficients rounded down
         (:func:`whole_quotient`), a // b = 0, a % b = a, and the polynomial
-        quotient plus or minus one (its remainder minus or plus b), where
+        quotient moved by each shift s of :data:`BLOCK_SHIFTS` (its remainder
+        minus s b), where
         0 <= r < b is proved (a key past a block's first columns, read modulo the
         concatenation's width; asked only where the plain form decided
         nothing, as it costs queries per division)."""
@@ -258,8 +259,8 @@ class Prover:
                         candidates = [exact]
                         if small:
                             candidates += [whole_quotient(*kids), (z3.IntVal(0), kids[0])]
-                            if exact is not None:  # (N v + b - N) // N is v where N <= b < 2N, not v - 1
-                                candidates += [(exact[0] + 1, exact[1] - kids[1]), (exact[0] - 1, exact[1] + kids[1])]
+                            if exact is not None:  # (N v + b - s N) // N is v where s N <= b < (s + 1) N
+                                candidates += [(exact[0] + s, exact[1] - s * kids[1]) for s in BLOCK_SHIFTS if s]
                         for parts in candidates:
                             if parts is None:
                                 continue
@@ -451,14 +452,17 @@ def exact_quotient(a: Term, b: Term) -> Term | None:
     return from_polynomial(quotient)
 
 
-def threshold_of(parts: Iterable[Formula], var: Term, exactly: Callable[[Formula], bool]) -> Term | None:
+def threshold_of(parts: Iterable[Formula], var: Term, exactly: Callable[[Formula], bool],
+                 splits: Callable[[Term], bool] | None = None) -> Term | None:
     """t free of ``var`` such that one of the comparisons ``parts`` holds exactly
     when var < t, or exactly when it does not (``exactly``: the caller's proof
     that a formula holds for every key), or None. The candidates: each side of a
     comparison and what makes the sides differ by var, each also plus one (< and
     <= alike). Where a condition holds exactly on the first t keys, a sum over
     the keys splits there (the program's sums, :mod:`.sums`; a target's,
-    :mod:`.target`)."""
+    :mod:`.target`). ``splits``: the caller's check that t may leave keys on
+    both sides (a comparison the facts decide for every key gives a t at or
+    past an end, and a split there leaves the sum as it was)."""
     name = var.decl().name()
     for part in parts:
         if part.num_args() != 2 or name not in free_constants(part):
@@ -471,7 +475,7 @@ def threshold_of(parts: Iterable[Formula], var: Term, exactly: Callable[[Formula
             if name in free_constants(t):
                 continue
             for holds in (part, z3.Not(part)):  # the first keys are those where it holds, or not
-                if exactly(holds == (var < t)):
+                if exactly(holds == (var < t)) and (splits is None or splits(t)):
                     return t
     return None
 
@@ -530,13 +534,20 @@ def quotient_remainder(a: Term, b: Term) -> tuple[Term, Term] | None:
     return from_polynomial(quotient), from_polynomial(remainder)
 
 
+BLOCK_SHIFTS = (0, 1, -1, 2, -2, 3, -3, 4, -4)
+"""How far :func:`block_coordinates` moves a polynomial quotient: P = N a + b - s N
+with s N <= b < (s + 1) N (a key in the s-th block of N columns, as head s of a
+concatenation is placed) is a N + (b - s N), the quotient a - s moved by s."""
+
+
 def block_coordinates(equation: Formula, heads: Sequence[Term]) -> dict[int, list[Term]]:
     """Candidates for the heads in an equation ``c * h_m + h_k == P`` (c and P free
     of the heads, a head family laid out row-major with c columns): from
-    P = q * c + r (:func:`quotient_remainder`), h_m one of q - 1, q, q + 1 and
-    h_k the matching r + c, r, r - c (a polynomial remainder need not be the
-    one in [0, c) where the facts hold: P = N a + b - N with N <= b < 2N is
-    a N + (b - N)). Only candidates: each is proved before it is used.
+    P = q * c + r (:func:`quotient_remainder`), h_m one of q + s and h_k the
+    matching r - s c for each shift s of :data:`BLOCK_SHIFTS` (a polynomial
+    remainder need not be the one in [0, c) where the facts hold: P = N a + b - 2N
+    with 2N <= b < 3N is a N + (b - 2N)). Only candidates: each is proved before
+    it is used. The two lists are in step: entry t of one goes with entry t of the other.
 
     Returns:
         Head slot -> candidate terms (empty where the equation is not of that form).
@@ -568,8 +579,8 @@ def block_coordinates(equation: Formula, heads: Sequence[Term]) -> dict[int, lis
             continue
         q, r = parts
         width = from_polynomial(c)
-        return {m: [z3.simplify(q + shift) for shift in (0, 1, -1)],
-                k: [z3.simplify(r - shift * width) for shift in (0, 1, -1)]}
+        return {m: [z3.simplify(q + shift) for shift in BLOCK_SHIFTS],
+                k: [z3.simplify(r - shift * width) for shift in BLOCK_SHIFTS]}
     return {}
 
 

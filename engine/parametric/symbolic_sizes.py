@@ -554,9 +554,12 @@ class SymbolicSizeEvaluator(SumSplitting):
     def _candidates(self, heads: Sequence[Term], forks: Value, free: Context, pos: Term,
                     ctx: Context) -> list[tuple[Term, ...]]:
         """Terms that could be the one active head: what the heads' conditions
-        equate each index with, and the position's coordinates."""
+        equate each index with, and the position's coordinates. The pairs that a
+        row-major equation gives in step (:func:`block_coordinates`) come first,
+        then every combination of the candidates, up to 64."""
         names = {h.decl().name() for h in heads}
         per_head: list[list[Term]] = [[] for _ in heads]
+        paired: list[tuple[Term, ...]] = []
 
         def add(slot: int, term: Term) -> None:
             if names & free_constants(term):
@@ -572,9 +575,13 @@ class SymbolicSizeEvaluator(SumSplitting):
                         add(m, b)
                     elif b.eq(h):
                         add(m, a)
-                for m, terms in block_coordinates(f, heads).items():
+                found = block_coordinates(f, heads)
+                for m, terms in found.items():
                     for term in terms:
                         add(m, term)
+                if len(found) == len(heads):
+                    paired.extend(together for together in zip(*(found[m] for m in range(len(heads))))
+                                  if not any(names & free_constants(t) for t in together))
             for child in f.children():
                 if z3.is_bool(child):
                     scan(child)
@@ -586,5 +593,11 @@ class SymbolicSizeEvaluator(SumSplitting):
         for m in range(len(heads)):
             for t in list(self.candidates) + [pos]:
                 add(m, t)
-        return list(itertools.islice(itertools.product(*per_head), 64))
+        out, seen = [], set()
+        for chosen in itertools.chain(paired, itertools.islice(itertools.product(*per_head), 64)):
+            key = tuple(str(t) for t in chosen)
+            if key not in seen:
+                seen.add(key)
+                out.append(chosen)
+        return out
 

@@ -96,7 +96,7 @@ class TargetContext:
                 if isinstance(body, Cases):
                     raise CasesInArithmetic("a sum's terms given by cases")
             except CasesInArithmetic:
-                threshold = self._threshold(met, var) if splits > 0 else None
+                threshold = self._threshold(met, var, size) if splits > 0 else None
                 if threshold is None:
                     raise Unsupported(CASES_INSIDE) from None
                 body = None
@@ -125,11 +125,14 @@ class TargetContext:
         return self.atoms.total(var, size, body, positive=positive and at_least_one,
                                 nonnegative=at_least_one or self.proves(list(self.facts), size >= 0))
 
-    def _threshold(self, met: list[Formula], var: Term) -> Term | None:
+    def _threshold(self, met: list[Formula], var: Term, size: Term) -> Term | None:
         """t free of ``var`` such that one comparison met in the cases holds exactly
         when var < t (or exactly when it does not) for every key, under the facts
         (z3), or None. Candidates: each side of the comparison and what makes
-        the sides differ by var, each also plus one."""
+        the sides differ by var, each also plus one; none that the facts put at
+        or before the first key or past the last (a comparison already decided
+        on these keys, as a head's boundary before a part that starts after it:
+        splitting there would give the same sum again)."""
         parts: list[Formula] = []
         for formula in met:  # the comparisons inside each condition met, the last first
             todo = [formula]
@@ -140,7 +143,8 @@ class TargetContext:
                 else:
                     parts.append(part)
         facts = list(self.facts)
-        return threshold_of(parts, var, lambda formula: self.proves(facts, formula))
+        return threshold_of(parts, var, lambda formula: self.proves(facts, formula),
+                            lambda t: not self.proves(facts, t <= 0) and not self.proves(facts, t >= size))
 
     def condition(self, condition: Condition) -> Formula:
         """A condition between index terms and sizes as a z3 formula (its divisions recorded)."""

@@ -184,6 +184,22 @@ def test_a_quotient_one_off_the_polynomial_one_is_taken_only_where_its_remainder
     assert z3.is_app_of(prover.simplify(either, (N * v + b) % N, "test", small=True), z3.Z3_OP_MOD)
 
 
+def test_a_quotient_several_blocks_off_the_polynomial_one_is_taken_only_where_its_remainder_is_in_range():
+    """(N v + b - 3N) // N is v where 3N <= b < 4N (head 3's columns of a concatenation
+    of four heads: the polynomial quotient v - 3); where b may lie in another block it
+    is kept, and a shift past the window of tried ones is not guessed."""
+    import z3
+    N, v, b = z3.Ints("N v b")
+    prover = _prover()
+    fourth = [N >= 1, v >= 0, b >= 3 * N, b < 4 * N]
+    assert z3.eq(prover.simplify(fourth, (N * v + b - 3 * N) / N, "test", small=True), v)
+    assert z3.eq(prover.simplify(fourth, (N * v + b) % N, "test", small=True), z3.simplify(b - 3 * N))
+    open_block = [N >= 1, v >= 0, b >= 2 * N, b < 4 * N]
+    assert z3.is_app_of(prover.simplify(open_block, (N * v + b - 3 * N) / N, "test", small=True), z3.Z3_OP_IDIV)
+    far = [N >= 1, v >= 0, b >= 9 * N, b < 10 * N]
+    assert z3.is_app_of(prover.simplify(far, (N * v + b) / N, "test", small=True), z3.Z3_OP_IDIV)
+
+
 def test_a_condition_inside_a_sum_is_decided_as_the_facts_state_it_and_only_so():
     """Inside a sum's body a padding's condition with remainders is decided through its
     simplified form where that form is proved; a condition the facts leave open is
