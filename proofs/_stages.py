@@ -501,6 +501,59 @@ def composed_claim(bounded: Claim, family: PaddedFamily, parts: list[FamilyClaim
                          program=program, mutants=mutants)
 
 
+def over_heads(bounded: Claim, spec_of: Callable[[Any, Any, int], LayerSpec],
+               members: Mapping[int, tuple[PaddedFamily, ComposedClaim]]) -> ComposedClaim:
+    """The theorem for every size and every H among ``members``' keys: ``bounded``
+    (whose U_{N,H} is ``spec_of(N, N, H)``, its bounded proof the cross-check) proved
+    as one composed claim per H, U_{N,H}'s padded stages and their chain.
+
+    There is one program U_{N,H} per H (U's route has one list of steps per head),
+    so this is the conjunction of the members: PROVED when every part of every
+    member is PROVED and every member's chain holds. Its parts are the members'
+    parts, in order of H; its chain is each member's chain, derived again, and
+    the check that member H is the family of ``spec_of(n, d, H)`` at symbolic n, d;
+    its program is the members' programs side by side (output ``H{h}.{name}``);
+    its broken variants are the members', named ``H{h}.{name}``.
+
+    Args:
+        bounded: the bounded claim (its statement names the H it covers).
+        spec_of: T's LayerSpec at sizes n, d and H heads, as ``bounded`` builds it.
+        members: H -> (U_{N,H}'s padded family, its composed claim).
+
+    Returns:
+        The claim for every size, in parts.
+    """
+    order = sorted(members)
+    parts: list[FamilyClaim] = []
+    mutants: dict[str, tuple[int, str]] = {}
+    for h in order:
+        member = members[h][1]
+        mutants.update({f"H{h}.{name}": (len(parts) + index, broken)
+                        for name, (index, broken) in member.mutants.items()})
+        parts.extend(member.parts)
+
+    def chain() -> Chain:
+        n, d = dimension("n"), dimension("d")
+        checks = [f"the parts are those of U_{{N,H}} for H = {', '.join(map(str, order))} in turn, each member "
+                  "the padded family of T's LayerSpec with H heads at symbolic n, d"]
+        problems = []
+        for h in order:
+            family, member = members[h]
+            if family.spec_of(n, d) != spec_of(n, d, h):
+                problems.append(f"H = {h}: the member is U for {family.spec_of(n, d).tag}, not for "
+                                f"{spec_of(n, d, h).tag}")
+            found = member.chain()
+            checks += [f"H = {h}: {check}" for check in found.checks]
+            problems += [f"H = {h}: {problem}" for problem in found.problems]
+        return Chain(tuple(checks), tuple(problems))
+
+    def program() -> Program:
+        outputs = {f"H{h}.{name}": sop for h in order for name, sop in members[h][1].program().outputs}
+        return Program.of(bounded.id, outputs, f"U_{{N,H}} for H = {', '.join(map(str, order))}")
+
+    return ComposedClaim(bounded, tuple(parts), chain=chain, program=program, mutants=mutants)
+
+
 PLACEMENT_REPLAY = 4096
 """The longest input a counterexample of the placement is replayed on: one
 routing head and a fix, whose exact replay is cheap (N = 36 is 3 + 3N^2 = 3891)."""

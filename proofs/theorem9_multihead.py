@@ -20,6 +20,8 @@ not grow with H (tests/test_constructions_universal.py asserts it).
 
 from __future__ import annotations
 
+from typing import Any
+
 from usim.constructions.universal import LayerSpec
 from usim.proofs._universal import attention_term, universal_claim
 
@@ -31,9 +33,14 @@ def heads(bound: int) -> range:
     return range(1, min(MAX_HEADS, bound) + 1)
 
 
+def spec_of(n: Any, d: Any, h: int) -> LayerSpec:
+    """H merged heads of value width d each, and W_O (H d x d)."""
+    return LayerSpec(n, d, heads=h, d_v=d, out_proj=True)
+
+
 CLAIM = universal_claim(
     "theorem9",
-    spec_of=lambda n, d, h: LayerSpec(n, d, heads=h, d_v=d, out_proj=True),
+    spec_of=spec_of,
     heads=heads,
     formula=attention_term,
     paper="Theorem 9",

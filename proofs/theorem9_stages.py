@@ -1,4 +1,4 @@
-"""Theorem 9's U with one head and the output projection W_O, stage by stage, for every size.
+"""Theorem 9's U with the output projection W_O, at one to four heads, stage by stage, for every size.
 
 Claim ``theorem9_one_head`` (bounded): for a bound N, the one program U_{N,1}
 built for N x N with one merged head and W_O, given <hdr = [n, d, c], X (n x d),
@@ -41,8 +41,16 @@ zero-padded, for every N and every n, d <= N, as five padded stages
 (O_h = P_h Y4_h routed into C) needs the engine to read a case that the
 padding states with quotients (``(N*(l % N) + j) % N < d``, j < N) as the
 case's facts state it (``Prover.simplify`` inside a sum's body); stage 5 splits
-the product's sums at the heads' boundaries. H symbolic is not proved: U's
-route has one list of steps per head.
+the product's sums at the heads' boundaries. ``theorem9_three_heads`` and
+``theorem9_four_heads`` are the same at H = 3 and 4 (:func:`with_heads`; head h's
+output at columns h N .. of C, W_O's rows h d .. at rows h N ..): stage 5 splits
+each sum of C W_O at the 2H - 1 boundaries of C's padded blocks.
+
+Claim ``theorem9`` (every H <= min(4, N), :mod:`usim.proofs.theorem9_multihead`)
+for every size: :data:`THEOREM9`, the four composed claims H = 1 .. 4 side by
+side (:func:`~usim.proofs._stages.over_heads`), so it holds for every N, every
+n, d <= N and every H <= 4. H symbolic is not proved: U's route has one list of
+steps per head, one program U_{N,H} per H.
 
 Broken variants, refuted for every size with an input replayed: stages 1, 2
 and 4 routing a carried block one position too far, the softmax without its
@@ -58,13 +66,21 @@ routing head 1's output one position too far into the concatenation
 (``second-head-misplaced``), head 1's softmax without its key mask; for the
 bounded proof only (not yet run for every size), stage 1 routing a carried
 block one position too far and stage 5's product with 1 added to what its
-heads read.
+heads read. With three and four heads the same, the last head's softmax without
+its key mask and its output one position too far into the concatenation
+(``third-head-misplaced``, ``fourth-head-misplaced``).
 """
 
 from __future__ import annotations
 
+from typing import Any
+
 from usim.constructions.universal import LayerSpec
-from usim.proofs._stages import PaddedFamily, composed_claim, stage_claims
+from usim.engine.claim import Claim
+from usim.engine.parametric.composed import ComposedClaim
+from usim.engine.parametric.statement import FamilyClaim
+from usim.proofs import theorem9_multihead as multihead
+from usim.proofs._stages import PaddedFamily, composed_claim, over_heads, stage_claims
 from usim.proofs._universal import attention_term, universal_claim
 from usim.proofs.theorem6_attention import ENGINES
 from usim.proofs.theorem6_stages import misplaced, no_key_mask, wrapping
@@ -133,52 +149,81 @@ THEOREM9_ONE_HEAD = composed_claim(CLAIM, PADDED, PADDED_FAMILIES, attention_ter
 
 
 
-def _two_heads(n, d, heads=2) -> LayerSpec:
-    """Two merged heads of value width d each, and W_O (2d x d)."""
-    return LayerSpec(n, d, heads=2, d_v=d, out_proj=True)
+ORDINALS = {2: ("two", "second"), 3: ("three", "third"), 4: ("four", "fourth")}
+"""H in words, and the ordinal of its last head (the one a broken variant misplaces)."""
 
 
-TWO_HEADS_CLAIM = universal_claim(
-    "theorem9_two_heads",
-    spec_of=_two_heads,
-    formula=attention_term,
-    paper="Theorem 9 (H = 2)",
-    title="U simulates two heads with W_O, [head_0 | head_1] W_O: one RASP program for every n, d <= N",
-    statement=(
-        "For every N, the one RASP program U_{N,2} (built for N x N, two merged heads of value width d "
-        "and W_O): for every n, d <= N and every real X (n x d), A_0, V_0, A_1, V_1 (d x d), W_O "
-        "(2d x d) and scale c, U_{N,2} run on <[n, d, c], X, A_0, V_0, A_1, V_1, W_O>, each "
-        "zero-padded to its blocks (W_O head by head: rows h*d .. to rows h*N ..), outputs "
-        "[softmax(c X A_0 X^T) X V_0 | softmax(c X A_1 X^T) X V_1] W_O zero-padded to N x N. Shapes "
-        "N x n x d x k: stage k of U_{N,2} at header n, d (0: free); k = 0 the padding lemma."
-    ),
-    engines=ENGINES,
-    default_max_n=3,
-    ci_max_n=2,
-    notes="merged heads, d_v = d each, concatenation by routing (head 1 at columns N ..), W_O by a product block",
-    category="our statement",
-)
+def with_heads(heads: int) -> tuple[Claim, PaddedFamily, list[Claim], list[FamilyClaim], ComposedClaim]:
+    """Theorem 9 at ``heads`` >= 2 heads: the bounded claim, U_{N,H}'s padded family,
+    its stages' claims and statements for every size, and the claim for every size
+    they compose to.
 
-TWO_HEADS = PaddedFamily(_two_heads)
-"""U_{N,2} with W_O, each stage on its workspace zero-padded to T's sizes n x d."""
+    Args:
+        heads: H, 2 to 4 (:data:`ORDINALS`).
 
-TWO_HEADS_CLAIMS, TWO_HEADS_FAMILIES = stage_claims(
-    "theorem9_two_heads_padded", TWO_HEADS, paper="Theorem 9 (U's stages, H = 2, every n, d <= N)",
-    what="two merged heads and W_O on T of every size n, d <= N, zero-padded",
-    mutants={2: {"misplaced-block": misplaced("s2.route.1")},
-             3: {"no-key-mask": no_key_mask(3, "P_1")},
-             4: {"misplaced-block": misplaced("s4.route.2"), "second-head-misplaced": misplaced("s4.route.1")}},
-    bounded_mutants={1: {"misplaced-block": misplaced("s1.route.3")},
-                     5: {"product-off-by-one": lambda *sizes: {"s5.Att.m": _output_off_by_one}}},
-    replay_positions=REPLAY, engines=ENGINES, default_max_n=2, ci_max_n=2, category="our statement",
-    notes="the stage on its workspace zero-padded to n x d; header n, d set by the stage")
+    Returns:
+        (the bounded claim, the family, the stages' bounded claims, their
+        statements for every size, the composed claim).
+    """
+    word, last = ORDINALS[heads]
+    names = ", ".join(f"A_{h}, V_{h}" for h in range(heads))
+    concatenation = " | ".join(f"softmax(c X A_{h} X^T) X V_{h}" for h in range(heads))
+    placed = "head 1 at columns N .." if heads == 2 else "head h at columns h N .."
 
-THEOREM9_TWO_HEADS = composed_claim(TWO_HEADS_CLAIM, TWO_HEADS, TWO_HEADS_FAMILIES, attention_term)
+    def spec_of(n: Any, d: Any, h: int = heads) -> LayerSpec:
+        return LayerSpec(n, d, heads=heads, d_v=d, out_proj=True)
+
+    bounded = universal_claim(
+        f"theorem9_{word}_heads",
+        spec_of=spec_of,
+        formula=attention_term,
+        paper=f"Theorem 9 (H = {heads})",
+        title=(f"U simulates {word} heads with W_O, [{' | '.join(f'head_{h}' for h in range(heads))}] W_O: "
+               "one RASP program for every n, d <= N"),
+        statement=(
+            f"For every N, the one RASP program U_{{N,{heads}}} (built for N x N, {word} merged heads of value "
+            f"width d and W_O): for every n, d <= N and every real X (n x d), {names} (d x d), W_O "
+            f"({heads}d x d) and scale c, U_{{N,{heads}}} run on <[n, d, c], X, {names}, W_O>, each "
+            "zero-padded to its blocks (W_O head by head: rows h*d .. to rows h*N ..), outputs "
+            f"[{concatenation}] W_O zero-padded to N x N. Shapes N x n x d x k: stage k of U_{{N,{heads}}} "
+            "at header n, d (0: free); k = 0 the padding lemma."
+        ),
+        engines=ENGINES,
+        default_max_n=3 if heads == 2 else 2,
+        ci_max_n=2,
+        notes=f"merged heads, d_v = d each, concatenation by routing ({placed}), W_O by a product block",
+        category="our statement",
+    )
+    family = PaddedFamily(spec_of)
+    claims, families = stage_claims(
+        f"theorem9_{word}_heads_padded", family, paper=f"Theorem 9 (U's stages, H = {heads}, every n, d <= N)",
+        what=f"{word} merged heads and W_O on T of every size n, d <= N, zero-padded",
+        mutants={2: {"misplaced-block": misplaced("s2.route.1")},
+                 3: {"no-key-mask": no_key_mask(3, f"P_{heads - 1}")},
+                 4: {"misplaced-block": misplaced(f"s4.route.{heads}"),
+                     f"{last}-head-misplaced": misplaced(f"s4.route.{heads - 1}")}},
+        bounded_mutants={1: {"misplaced-block": misplaced("s1.route.3")},
+                         5: {"product-off-by-one": lambda *sizes: {"s5.Att.m": _output_off_by_one}}},
+        replay_positions=REPLAY, engines=ENGINES, default_max_n=2, ci_max_n=2, category="our statement",
+        notes="the stage on its workspace zero-padded to n x d; header n, d set by the stage")
+    return bounded, family, claims, families, composed_claim(bounded, family, families, attention_term)
+
+
+TWO_HEADS_CLAIM, TWO_HEADS, TWO_HEADS_CLAIMS, TWO_HEADS_FAMILIES, THEOREM9_TWO_HEADS = with_heads(2)
 """Theorem 9 at H = 2 for every N and every n, d <= N: the padded stages and their composition."""
+THREE_HEADS_CLAIM, THREE_HEADS, THREE_HEADS_CLAIMS, THREE_HEADS_FAMILIES, THEOREM9_THREE_HEADS = with_heads(3)
+FOUR_HEADS_CLAIM, FOUR_HEADS, FOUR_HEADS_CLAIMS, FOUR_HEADS_FAMILIES, THEOREM9_FOUR_HEADS = with_heads(4)
 
-CLAIMS = (CLAIM, *PADDED_CLAIMS, TWO_HEADS_CLAIM, *TWO_HEADS_CLAIMS)
-FAMILIES = (*PADDED_FAMILIES, *TWO_HEADS_FAMILIES)
-COMPOSED = (THEOREM9_ONE_HEAD, THEOREM9_TWO_HEADS)
+THEOREM9 = over_heads(multihead.CLAIM, multihead.spec_of, {
+    1: (PADDED, THEOREM9_ONE_HEAD), 2: (TWO_HEADS, THEOREM9_TWO_HEADS),
+    3: (THREE_HEADS, THEOREM9_THREE_HEADS), 4: (FOUR_HEADS, THEOREM9_FOUR_HEADS)})
+"""Theorem 9 for every N, every n, d <= N and every H <= 4 (:data:`~usim.proofs.theorem9_multihead.MAX_HEADS`):
+U_{N,H} for each H, each proved as its padded stages and their chain."""
+
+CLAIMS = (CLAIM, *PADDED_CLAIMS, TWO_HEADS_CLAIM, *TWO_HEADS_CLAIMS, THREE_HEADS_CLAIM, *THREE_HEADS_CLAIMS,
+          FOUR_HEADS_CLAIM, *FOUR_HEADS_CLAIMS)
+FAMILIES = (*PADDED_FAMILIES, *TWO_HEADS_FAMILIES, *THREE_HEADS_FAMILIES, *FOUR_HEADS_FAMILIES)
+COMPOSED = (THEOREM9_ONE_HEAD, THEOREM9_TWO_HEADS, THEOREM9_THREE_HEADS, THEOREM9_FOUR_HEADS, THEOREM9)
 
 if __name__ == "__main__":  # python -m usim.proofs.X is usim prove of its claims
     from usim.proofs.script import run_as_script
