@@ -1,4 +1,4 @@
-"""Theorem 9 at H = 1 and H = 2 (with W_O) for every size: U_{N,H}'s five padded stages,
+"""Theorem 9 at H = 1 to 4 (with W_O) for every size: U_{N,H}'s five padded stages,
 each proved for every size, and the chain that composes them; its broken variants
 refuted at a concrete size, one of them wrong only past every bounded proof."""
 
@@ -131,3 +131,70 @@ def test_head_1_routed_one_position_off_into_the_concatenation_is_refuted_for_ev
 def test_theorem9_for_two_heads_is_proved_for_every_size():
     result = prove_composed(THEOREM9_TWO_HEADS, tie_bound=2)
     assert result.status is Status.PROVED, [p.reason for p in result.parts]
+
+
+# -- three and four heads, and theorem9 for every size: U_{N,H} for H = 1 .. 4 side by side ----
+
+def test_theorem9_for_every_size_is_the_four_head_counts_each_composed_in_turn():
+    from usim.proofs.theorem9_stages import THEOREM9
+
+    assert composed()["theorem9"] is THEOREM9
+    assert [p.id for p in THEOREM9.parts] == [f"theorem9_{word}_padded_stage{k}"
+                                              for word in ("one_head", "two_heads", "three_heads", "four_heads")
+                                              for k in range(1, 6)]
+    chain = THEOREM9.chain()
+    assert chain.ok, chain.problems
+    assert sum("composes, as terms, to the claim's formula" in c for c in chain.checks) == 4
+    assert "H4.stage4:fourth-head-misplaced" in THEOREM9.mutants
+    index, broken = THEOREM9.mutants["H3.stage3:no-key-mask"]
+    assert THEOREM9.parts[index].id == "theorem9_three_heads_padded_stage3" and broken == "no-key-mask"
+
+
+def test_a_member_standing_for_another_head_count_breaks_the_chain():
+    from usim.proofs import theorem9_multihead
+    from usim.proofs._stages import over_heads
+    from usim.proofs.theorem9_stages import THEOREM9_THREE_HEADS, THREE_HEADS
+
+    wrong = over_heads(theorem9_multihead.CLAIM, theorem9_multihead.spec_of,
+                       {1: (PADDED, THEOREM9_ONE_HEAD), 2: (THREE_HEADS, THEOREM9_THREE_HEADS)})
+    problems = wrong.chain().problems
+    assert len(problems) == 1 and problems[0].startswith("H = 2: the member is U for merged_n"), problems
+
+
+def test_with_three_heads_the_last_heads_output_sits_at_columns_2n_of_the_concatenation():
+    from usim.proofs.theorem9_stages import FOUR_HEADS, THREE_HEADS
+
+    assert [p.col for p in THREE_HEADS.at(16).stages[3].pieces["C"]] == [0, 16, 32]
+    assert [p.col for p in FOUR_HEADS.at(16).stages[3].pieces["C"]] == [0, 16, 32, 48]
+
+
+def test_with_three_heads_the_softmax_stage_is_proved_for_every_size_and_tied_past_the_bound():
+    result = prove_fresh(family, families()["theorem9_three_heads_padded_stage3"], tie_bound=2)
+    assert result.status is Status.PROVED, result.verdict.reason
+    # past theorem9's bound (N = 8); U_{N,3}'s longer workspaces keep the tie below N = 17
+    assert result.tie.ok and any(shape[0] > 8 for shape in result.tie.beyond), result.tie.problems
+
+
+def test_the_last_of_three_heads_without_its_key_mask_is_refuted_for_every_size_at_a_replayed_size():
+    result = prove_fresh(family, families()["theorem9_three_heads_padded_stage3"], "no-key-mask", tie_bound=2)
+    assert result.status is Status.REFUTED, result.verdict.reason
+    assert result.counterexample.status is Status.REFUTED
+
+
+@pytest.mark.slow  # about 1 min 10 s: three products routed into the concatenation, head 2 at columns 2N ..
+def test_with_three_heads_the_concatenation_stage_is_proved_for_every_size():
+    result = prove_fresh(family, families()["theorem9_three_heads_padded_stage4"], tie_bound=2)
+    assert result.status is Status.PROVED, result.verdict.reason
+
+
+@pytest.mark.slow
+def test_the_third_head_routed_one_position_off_into_the_concatenation_is_refuted_for_every_size():
+    result = prove_fresh(family, families()["theorem9_three_heads_padded_stage4"], "third-head-misplaced",
+                         tie_bound=2)
+    assert result.status is Status.REFUTED, result.verdict.reason
+
+
+@pytest.mark.slow  # about 6 min: C W_O's sums split at the five boundaries of three padded heads
+def test_with_three_heads_the_projection_stage_is_proved_for_every_size():
+    result = prove_fresh(family, families()["theorem9_three_heads_padded_stage5"], tie_bound=2)
+    assert result.status is Status.PROVED, result.verdict.reason
