@@ -49,7 +49,10 @@ blocks' source positions q >= 800 from q - 800 (``wraps-past-800``: right at
 every N <= 16, where every bounded proof stops; refuted at N = 20, replayed on
 stage 2 alone), and stage 3's softmax keeping keys j < min(n, 20) only
 (``key-mask-capped-at-20``: right wherever T has at most 20 rows; refuted at
-N = n = 21, replayed on stage 3 alone); and, for the bounded proof only, stage 4's
+N = n = 21, replayed on stage 3 alone), and stage 3's softmax reading row i >= 24 of
+its block as row i - 24 (``row-heads-wrap-past-24``: its row heads average two rows
+and its row mask keeps a padded one; the same program at every N <= 24, refuted at
+N = 25, replayed on stage 3 alone); and, for the bounded proof only, stage 4's
 product with 1 added to what its heads read (for every size it is UNKNOWN,
 outside the engine's fragment: on the whole workspace the product's sum then
 reads positions of several input blocks, on the padded one it holds a case
@@ -58,12 +61,15 @@ split inside a sum).
 
 from __future__ import annotations
 
+from typing import Any
+
 from usim.constructions.universal import LayerSpec
 from usim.proofs._stages import PaddedFamily, UniversalFamily, composed_claim, placement_claims, stage_claims
 from usim.proofs._universal import attention_term
 from usim.proofs.hierarchy import CLAIM as HIERARCHY
 from usim.proofs.theorem6_attention import CLAIM, CLAIM_USERS, ENGINES
 from usim.rasp.expr import Aggregate, Predicate, indices, select, where
+from usim.rasp.rewrite import Replacements
 
 
 def _shifted_source(node):
@@ -113,6 +119,22 @@ def key_mask_capped(stage: int, cap: int):
     return lambda *sizes: {f"s{stage}.P.key_ok": lambda node: node & (node.args[0] < cap)}
 
 
+def row_heads_wrapping(stage: int, at: int, block: str = "P"):
+    """Broken variant: the softmax of ``stage`` reading a position in row i of its
+    block, at <= i < N, as row i - ``at`` (its row heads then average two rows, and
+    its row mask keeps rows it should zero): the same program wherever the block,
+    N x N, has at most ``at`` rows, so wrong only for U built for N > ``at``."""
+    def wrapped(bound: Any, *sizes: Any) -> Replacements:
+        return {f"s{stage}.{block}.row": lambda node: where((node >= at) & (node < bound), node - at, node)}
+
+    return wrapped
+
+
+ROW_WRAP = 24
+"""Where the broken softmax ``row-heads-wrap-past-24`` wraps its rows: the same
+program at every N <= 24 (every bounded proof stops at 16), wrong from N = 25 on."""
+
+
 KEY_MASK_CAP = 20
 """Where the broken softmax ``key-mask-capped-at-20`` stops keeping keys: right at
 every n <= 20, so at every N <= 16 (every bounded proof), wrong from n = 21 on."""
@@ -143,7 +165,8 @@ MERGED_BROKEN = dict(
              3: {"no-key-mask": no_key_mask(3)}},
     bounded_mutants=product_off_by_one(4),
     all_sizes_mutants={2: {f"wraps-past-{STAGE_WRAP}": wrapping("s2.route.1", STAGE_WRAP)},
-                       3: {f"key-mask-capped-at-{KEY_MASK_CAP}": key_mask_capped(3, KEY_MASK_CAP)}})
+                       3: {f"key-mask-capped-at-{KEY_MASK_CAP}": key_mask_capped(3, KEY_MASK_CAP),
+                           f"row-heads-wrap-past-{ROW_WRAP}": row_heads_wrapping(3, ROW_WRAP)}})
 """The broken variants of the merged form's stages, on whole and on zero-padded workspaces."""
 
 USERS_BROKEN = dict(

@@ -92,8 +92,9 @@ def test_every_bounded_check_up_to_8_misses_the_variant(claim_id, mutant, dim, p
 
 
 @pytest.mark.parametrize("claim_id, mutant", [
-    pytest.param(fc.id, m, marks=[pytest.mark.slow] if fc.id.startswith(("theorem9_two_heads", "corollary"))
-                 else [])  # two heads, the encoder: a representative few in tests/test_proofs_*_stages.py
+    pytest.param(fc.id, m, marks=[pytest.mark.slow] if fc.id.startswith(
+        ("theorem9_two_heads", "theorem9_three_heads", "theorem9_four_heads", "corollary"))
+                 else [])  # two to four heads, the encoder: a representative few in tests/test_proofs_*_stages.py
     for fc in FAMILIES.values() for m in fc.mutants])
 def test_every_broken_variant_is_refuted_for_every_size_with_a_replayed_counterexample(claim_id, mutant):
     fc = FAMILIES[claim_id]

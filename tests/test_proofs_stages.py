@@ -156,6 +156,28 @@ def test_a_softmax_keeping_keys_below_20_only_is_right_wherever_t_has_at_most_20
         assert all(np.array_equal(got[k], want[k]) for k in want) is same, N
 
 
+@pytest.mark.parametrize("claim_id", ["theorem6_stage3", "theorem6_padded_stage3"])
+def test_a_softmax_whose_row_heads_wrap_past_24_is_right_wherever_u_has_at_most_24_rows(claim_id):
+    """Rows 24 <= i < N of the softmax's block read as row i - 24: at N = 16 (the bounded
+    proofs' largest) and N = 24 no row wraps, the stage computes the same floats; at
+    N = 25 row 24's head averages rows 0 and 24, and the output differs. (Its refutation
+    for every size, at N = 25, runs in CI with every family's: tests/test_engine_parametric.py.)"""
+    import numpy as np
+
+    from usim.encodings import run_numeric
+    from usim.rasp.family import instantiate
+
+    fc = families()[claim_id]
+    for N, same in ((16, True), (24, True), (25, False)):
+        shape = (N,) * len(fc.dims)
+        broken = instantiate(fc.family("row-heads-wrap-past-24"), dict(zip(fc.dims, shape)))
+        right = fc.program(*shape)
+        values = np.random.default_rng(N).normal(size=(1, 3 + 3 * N * N))
+        values[0, :3] = (N, N, 1.0)  # the header: n, d and c
+        got, want = run_numeric(broken, values), run_numeric(right, values)
+        assert all(np.array_equal(got[k], want[k]) for k in want) is same, N
+
+
 @pytest.mark.slow  # its refutation runs in CI with every family's (tests/test_engine_parametric.py)
 def test_a_placement_wrapping_past_1000_is_refuted_for_every_size_where_it_fails():
     result = prove_all_sizes(families()["theorem6_placement"], "wraps-past-1000", tie_bound=2)
