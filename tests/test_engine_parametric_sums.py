@@ -33,7 +33,7 @@ def test_a_key_read_modulo_the_blocks_width_splits_the_sum_at_its_threshold():
     i = evaluator.variable("i", z3.IntVal(0), N)
     l = evaluator.variable("l", z3.IntVal(0), 2 * N)
     inner = ctx.also(i >= 0, i < N, l >= 0, l < 2 * N, forkable=False)
-    threshold = evaluator._threshold((l % (2 * N) + 2 * N * i) % (2 * N) < d, l, inner)
+    threshold = evaluator._threshold((l % (2 * N) + 2 * N * i) % (2 * N) < d, l, inner, 2 * N)
     assert threshold is not None and _equal(inner.facts, threshold, d)
 
 
@@ -43,7 +43,21 @@ def test_a_condition_that_wraps_has_no_threshold():
     i = evaluator.variable("i", z3.IntVal(0), N)
     l = evaluator.variable("l", z3.IntVal(0), 2 * N)
     inner = ctx.also(i >= 0, i < N, l >= 0, l < 2 * N, forkable=False)
-    assert evaluator._threshold((l % (2 * N) + 2 * N * i + 1) % (2 * N) < d, l, inner) is None
+    assert evaluator._threshold((l % (2 * N) + 2 * N * i + 1) % (2 * N) < d, l, inner, 2 * N) is None
+
+
+def test_a_threshold_at_the_end_of_the_keys_splits_nothing_and_is_not_offered():
+    """A comparison that holds at every key (left open by the first look, as a
+    quotient's can be) gives t = count: a split there is the same sum again, one
+    split deeper, until the splits run out (Theorem 9's stage 5 at four heads)."""
+    evaluator, N, n, d, ctx = _evaluator()
+    l = evaluator.variable("l", z3.IntVal(0), 2 * N)
+    inner = ctx.also(l >= 0, l < 2 * N, forkable=False)
+    evaluator._open_parts = lambda condition, facts: [condition]  # as if z3 had left it open
+    assert evaluator._threshold(l < 2 * N, l, inner, 2 * N) is None
+    assert evaluator._threshold(l < 0, l, inner, 2 * N) is None
+    found = evaluator._threshold(l < d, l, inner, 2 * N)
+    assert found is not None and _equal(inner.facts, found, d)
 
 
 def _equivalences_asked(evaluator) -> list:

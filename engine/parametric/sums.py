@@ -44,13 +44,13 @@ class SumSplitting:
         try:
             body = self.value(values, lo + l, env, inner)
         except SplitInSum as split:
-            threshold = self._threshold(split.condition, l, inner) if splits > 0 else None
+            threshold = self._threshold(split.condition, l, inner, count) if splits > 0 else None
             if threshold is None:
                 self._outside(split, l, count, ctx)  # raises OuterCase where the context can be split instead
                 if splits > 0:  # else: the condition with what the facts decide taken out
                     simpler = self.prover.simplify(inner.facts, split.condition, CASES, small=True)
                     if not simpler.eq(split.condition):
-                        threshold = self._threshold(simpler, l, inner)
+                        threshold = self._threshold(simpler, l, inner, count)
             if threshold is None:
                 raise
             first = self.smaller(self.larger(threshold, z3.IntVal(0)), count)
@@ -96,20 +96,27 @@ class SumSplitting:
                 found.append(c)
         return found
 
-    def _threshold(self, condition: Formula, l: Term, inner: Context) -> Term | None:
+    def _threshold(self, condition: Formula, l: Term, inner: Context, count: Term) -> Term | None:
         """t free of l such that one open comparison of the condition holds exactly
         when l < t wherever inner's facts hold (z3), or None. The candidates: the
         sides of the comparison and what makes them differ by l, each also plus
         one. A candidate with quotients or remainders is asked as the facts state
         it (``Prover.simplify``, an equal formula there: (l % 2N + 2N i) % 2N < d
         is l < d for 0 <= l < 2N), which z3 decides where it leaves the
-        non-linear form unknown after its whole effort."""
+        non-linear form unknown after its whole effort. None that the facts put at
+        or before the first key or at or past the last (l < count): a comparison
+        z3 left open as stated but decides as simplified gives such a t, and a split
+        there is the same sum again, one split deeper."""
         def exactly(formula: Formula) -> bool:
             if has_quotient(formula):
                 formula = self.prover.simplify(inner.facts, formula, CASES, small=True)
             return self.prover.proves(inner.facts, formula, CASES).holds is True
 
-        return threshold_of(self._open_parts(condition, inner.facts), l, exactly)
+        def splits(t: Term) -> bool:
+            return not self.prover.proves(inner.facts, t <= 0, CASES).holds \
+                and not self.prover.proves(inner.facts, t >= count, CASES).holds
+
+        return threshold_of(self._open_parts(condition, inner.facts), l, exactly, splits)
 
     def _outside(self, split: SplitInSum, l: Term, count: Term, ctx: Context) -> None:
         """Raise :class:`OuterCase` for an open comparison of the condition the body
