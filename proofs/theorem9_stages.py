@@ -170,7 +170,7 @@ def with_heads(heads: int) -> tuple[Claim, PaddedFamily, list[Claim], list[Famil
     concatenation = " | ".join(f"softmax(c X A_{h} X^T) X V_{h}" for h in range(heads))
     placed = "head 1 at columns N .." if heads == 2 else "head h at columns h N .."
 
-    def spec_of(n: Any, d: Any, h: int = heads) -> LayerSpec:
+    def spec_of(n: Any, d: Any, h: int = heads) -> LayerSpec:  # h: universal_claim's H, 1 for a claim without heads
         return LayerSpec(n, d, heads=heads, d_v=d, out_proj=True)
 
     bounded = universal_claim(
@@ -216,7 +216,8 @@ FOUR_HEADS_CLAIM, FOUR_HEADS, FOUR_HEADS_CLAIMS, FOUR_HEADS_FAMILIES, THEOREM9_F
 
 THEOREM9 = over_heads(multihead.CLAIM, multihead.spec_of, {
     1: (PADDED, THEOREM9_ONE_HEAD), 2: (TWO_HEADS, THEOREM9_TWO_HEADS),
-    3: (THREE_HEADS, THEOREM9_THREE_HEADS), 4: (FOUR_HEADS, THEOREM9_FOUR_HEADS)})
+    3: (THREE_HEADS, THEOREM9_THREE_HEADS), 4: (FOUR_HEADS, THEOREM9_FOUR_HEADS)},
+    attention_term, heads=range(1, multihead.MAX_HEADS + 1))
 """Theorem 9 for every N, every n, d <= N and every H <= 4 (:data:`~usim.proofs.theorem9_multihead.MAX_HEADS`):
 U_{N,H} for each H, each proved as its padded stages and their chain."""
 

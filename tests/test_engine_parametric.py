@@ -104,6 +104,8 @@ def test_every_broken_variant_is_refuted_for_every_size_with_a_replayed_countere
     assert list(result.counterexample.shape) == list(result.shape)
     if mutant.startswith("wraps-past-"):  # right on every shorter sequence: refuted on a longer one
         assert sum(r * c for _, (r, c) in fc.inputs(*result.shape)) > int(mutant.rsplit("-", 1)[1])
+    if mutant.startswith("row-heads-wrap-past-"):  # the same at every N <= 24: refuted past it
+        assert result.shape[0] > int(mutant.rsplit("-", 1)[1])
 
 
 def test_usim_prove_all_sizes_says_what_the_verdict_rests_on_and_writes_a_certificate(tmp_path, capsys):
@@ -178,8 +180,9 @@ def test_the_head_of_a_row_major_family_is_found_past_the_polynomial_remainder()
 
 def test_the_head_of_a_row_major_family_is_offered_in_step_several_blocks_past_the_remainder():
     """N i + j == N a + b - 2N (head 2's column of a concatenation, 2N <= b < 3N): the
-    polynomial division gives (a - 2, b), the head is (a, b - 2N); the two lists are in
-    step, so the pair is offered as a pair (the candidates' product is cut at 64)."""
+    polynomial division gives (a - 2, b), the head is (a, b - 2N); it is among the
+    candidates, and the two lists are in step (entry t of one with entry t of the other),
+    which is how the head-sum evaluator offers them as pairs."""
     import z3
 
     from usim.engine.parametric.integers import block_coordinates

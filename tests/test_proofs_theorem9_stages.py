@@ -150,15 +150,34 @@ def test_theorem9_for_every_size_is_the_four_head_counts_each_composed_in_turn()
     assert THEOREM9.parts[index].id == "theorem9_three_heads_padded_stage3" and broken == "no-key-mask"
 
 
-def test_a_member_standing_for_another_head_count_breaks_the_chain():
+def _over_heads(members, heads=(1, 2)):
     from usim.proofs import theorem9_multihead
     from usim.proofs._stages import over_heads
+
+    return over_heads(theorem9_multihead.CLAIM, theorem9_multihead.spec_of, members, attention_term, heads)
+
+
+def test_a_member_standing_for_another_head_count_breaks_the_chain():
     from usim.proofs.theorem9_stages import THEOREM9_THREE_HEADS, THREE_HEADS
 
-    wrong = over_heads(theorem9_multihead.CLAIM, theorem9_multihead.spec_of,
-                       {1: (PADDED, THEOREM9_ONE_HEAD), 2: (THREE_HEADS, THEOREM9_THREE_HEADS)})
-    problems = wrong.chain().problems
-    assert len(problems) == 1 and problems[0].startswith("H = 2: the member is U for merged_n"), problems
+    assert _over_heads({1: (PADDED, THEOREM9_ONE_HEAD), 2: (TWO_HEADS, THEOREM9_TWO_HEADS)}).chain().ok
+    problems = _over_heads({1: (PADDED, THEOREM9_ONE_HEAD), 2: (THREE_HEADS, THEOREM9_THREE_HEADS)}).chain().problems
+    assert problems[0].startswith("H = 2: the member is U for merged_n"), problems
+
+
+def test_a_member_whose_parts_are_another_head_counts_breaks_the_chain():
+    """The family given for H = 2 is right, the composed claim beside it is the three-head
+    one: its parts are not the family's stages (the chain is derived from the family)."""
+    from usim.proofs.theorem9_stages import THEOREM9_THREE_HEADS
+
+    problems = _over_heads({1: (PADDED, THEOREM9_ONE_HEAD), 2: (TWO_HEADS, THEOREM9_THREE_HEADS)}).chain().problems
+    assert any(p.startswith("H = 2: part 1 (theorem9_three_heads_padded_stage1) is not stage 1") for p in problems), \
+        problems
+
+
+def test_members_that_leave_out_a_head_count_the_claim_states_break_the_chain():
+    problems = _over_heads({1: (PADDED, THEOREM9_ONE_HEAD)}, heads=(1, 2, 3, 4)).chain().problems
+    assert problems == ("the members are H = [1], the claim states H = [1, 2, 3, 4]",), problems
 
 
 def test_with_three_heads_the_last_heads_output_sits_at_columns_2n_of_the_concatenation():
@@ -194,7 +213,13 @@ def test_the_third_head_routed_one_position_off_into_the_concatenation_is_refute
     assert result.status is Status.REFUTED, result.verdict.reason
 
 
-@pytest.mark.slow  # about 6 min: C W_O's sums split at the five boundaries of three padded heads
+@pytest.mark.slow  # about 3 min: C W_O's sums split at the five boundaries of three padded heads
 def test_with_three_heads_the_projection_stage_is_proved_for_every_size():
     result = prove_fresh(family, families()["theorem9_three_heads_padded_stage5"], tie_bound=2)
+    assert result.status is Status.PROVED, result.verdict.reason
+
+
+@pytest.mark.slow  # about 9 min: the seven boundaries of four padded heads, split six deep
+def test_with_four_heads_the_projection_stage_is_proved_for_every_size():
+    result = prove_fresh(family, families()["theorem9_four_heads_padded_stage5"], tie_bound=2)
     assert result.status is Status.PROVED, result.verdict.reason

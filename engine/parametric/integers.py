@@ -547,7 +547,8 @@ def block_coordinates(equation: Formula, heads: Sequence[Term]) -> dict[int, lis
     matching r - s c for each shift s of :data:`BLOCK_SHIFTS` (a polynomial
     remainder need not be the one in [0, c) where the facts hold: P = N a + b - 2N
     with 2N <= b < 3N is a N + (b - 2N)). Only candidates: each is proved before
-    it is used. The two lists are in step: entry t of one goes with entry t of the other.
+    it is used. The two lists are in step: entry t of one goes with entry t of the
+    other, the first three the quotient and its neighbours.
 
     Returns:
         Head slot -> candidate terms (empty where the equation is not of that form).

@@ -42,9 +42,10 @@ class OuterCase(Unsupported):
 
 
 SPLITS = 8
-"""How many times one sum may be split at a threshold (its pieces are split again): a
-product reading U's concatenation of H heads, each padded in a block of N columns,
-splits its keys at d, N, N + d, ..., (H - 1) N + d, 2H - 1 thresholds, 7 at H = 4."""
+"""How many times one sum may be split at a threshold (its pieces are split again), and
+how many times a mean's context may be split by a case outside its sum: a product
+reading U's concatenation of H heads, each padded in a block of N columns, splits its
+keys at d, N, N + d, ..., (H - 1) N + d, 2H - 1 thresholds, 7 at H = 4."""
 
 
 class StepFailed(Exception):

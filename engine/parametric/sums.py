@@ -104,9 +104,9 @@ class SumSplitting:
         it (``Prover.simplify``, an equal formula there: (l % 2N + 2N i) % 2N < d
         is l < d for 0 <= l < 2N), which z3 decides where it leaves the
         non-linear form unknown after its whole effort. None that the facts put at
-        or before the first key or at or past the last (l < count): a comparison
-        z3 left open as stated but decides as simplified gives such a t, and a split
-        there is the same sum again, one split deeper."""
+        t <= 0 or t >= count (every key on one side of it): a comparison z3 left
+        open as stated but decides as simplified gives such a t, and a split there
+        is the same sum again, one split deeper."""
         def exactly(formula: Formula) -> bool:
             if has_quotient(formula):
                 formula = self.prover.simplify(inner.facts, formula, CASES, small=True)

@@ -554,9 +554,12 @@ class SymbolicSizeEvaluator(SumSplitting):
     def _candidates(self, heads: Sequence[Term], forks: Value, free: Context, pos: Term,
                     ctx: Context) -> list[tuple[Term, ...]]:
         """Terms that could be the one active head: what the heads' conditions
-        equate each index with, and the position's coordinates. The pairs that a
-        row-major equation gives in step (:func:`block_coordinates`) come first,
-        then every combination of the candidates, up to 64."""
+        equate each index with, and the position's coordinates. For a family of
+        two indices, the pairs that a row-major equation gives in step
+        (:func:`block_coordinates`, every shift of
+        :data:`~usim.engine.parametric.integers.BLOCK_SHIFTS`) come first;
+        then every combination of the candidates (of those pairs, the quotient and
+        its neighbours only), up to 64."""
         names = {h.decl().name() for h in heads}
         per_head: list[list[Term]] = [[] for _ in heads]
         paired: list[tuple[Term, ...]] = []
@@ -577,7 +580,7 @@ class SymbolicSizeEvaluator(SumSplitting):
                         add(m, a)
                 found = block_coordinates(f, heads)
                 for m, terms in found.items():
-                    for term in terms:
+                    for term in terms[:3]:  # the quotient and its neighbours; further shifts as pairs only
                         add(m, term)
                 if len(found) == len(heads):
                     paired.extend(together for together in zip(*(found[m] for m in range(len(heads))))
