@@ -49,7 +49,7 @@ from usim.constructions.universal import LayerSpec
 from usim.proofs._stages import PaddedFamily, composed_claim, stage_claims
 from usim.proofs._universal import encoder_term
 from usim.proofs.corollary6_1_encoder import CLAIM, ENGINES
-from usim.proofs.theorem6_stages import _bias_on_every_row, misplaced, no_key_mask
+from usim.proofs.theorem6_stages import bias_on_every_row, misplaced, no_key_mask
 from usim.rasp.expr import Aggregate
 
 
@@ -64,11 +64,6 @@ def mean_over_the_block(stage: int, out: str):
     """Broken variant: the layer norm of ``stage`` (its result ``out``) averaging
     each row over the whole block (right only where d = N)."""
     return lambda *sizes: {f"s{stage}.{out}.mu": _mean_over_the_block}
-
-
-def bias_on_every_row(stage: int, out: str):
-    """Broken variant: the bias of ``stage`` (its result ``out``) added on the padded rows too."""
-    return lambda *sizes: {f"s{stage}.{out}.biased": _bias_on_every_row}
 
 
 ENCODER = PaddedFamily(lambda n, d: LayerSpec(n, d, encoder=True))

@@ -45,8 +45,8 @@ from usim.engine.parametric.statement import FamilyClaim
 from usim.proofs._stages import PaddedFamily, composed_claim, stage_claims
 from usim.proofs._universal import encoder_term, universal_claim
 from usim.proofs.corollary6_1_encoder import ENGINES
-from usim.proofs.corollary6_1_stages import bias_on_every_row, mean_over_the_block
-from usim.proofs.theorem6_stages import misplaced, no_key_mask
+from usim.proofs.corollary6_1_stages import mean_over_the_block
+from usim.proofs.theorem6_stages import bias_on_every_row, misplaced, no_key_mask
 from usim.proofs.theorem9_stages import REPLAY
 from usim.rasp.rewrite import Replacements
 

@@ -90,6 +90,11 @@ def _bias_on_every_row(node):
     return kept + masked.args[1]
 
 
+def bias_on_every_row(stage: int, out: str):
+    """Broken variant: the bias of ``stage`` (its result ``out``) added on the padded rows too."""
+    return lambda *sizes: {f"s{stage}.{out}.biased": _bias_on_every_row}
+
+
 def misplaced(head: str):
     """Broken variant: the routing head ``head`` reads one position too far."""
     return lambda *sizes: {head: _shifted_source}
@@ -171,7 +176,7 @@ MERGED_BROKEN = dict(
 
 USERS_BROKEN = dict(
     mutants={1: {"misplaced-block": misplaced("s1.route.3")},
-             2: {"bias-on-every-row": lambda *sizes: {"s2.Qb.biased": _bias_on_every_row}},
+             2: {"bias-on-every-row": bias_on_every_row(2, "Qb")},
              3: {"misplaced-block": misplaced("s3.route.1")},
              4: {"misplaced-block": misplaced("s4.route.1")},
              5: {"no-key-mask": no_key_mask(5)}},
