@@ -126,6 +126,11 @@ TWO_HEADS, TWO_HEADS_CLAIMS, TWO_HEADS_FAMILIES, COROLLARY9_1_TWO_HEADS = encode
 CLAIMS = (ONE_HEAD, *ONE_HEAD_CLAIMS, TWO_HEADS, *TWO_HEADS_CLAIMS)
 FAMILIES = (*ONE_HEAD_FAMILIES, *TWO_HEADS_FAMILIES)
 COMPOSED = (COROLLARY9_1_ONE_HEAD, COROLLARY9_1_TWO_HEADS)
+IN_PART = {"corollary9_1": (
+    "H = 1 and H = 2 are proved for every N and n, d <= N by usim prove corollary9_1_one_head --all-sizes and "
+    "corollary9_1_two_heads --all-sizes; H = 3 and 4 rest on its bounded proof (usim prove corollary9_1, "
+    "every N <= 8), as no U_{N,3} or U_{N,4} with the encoder is stated for every size yet")}
+"""What of the claim ``corollary9_1`` (every H <= min(4, N)) is proved for every size."""
 
 if __name__ == "__main__":  # python -m usim.proofs.X is usim prove of its claims
     from usim.proofs.script import run_as_script
