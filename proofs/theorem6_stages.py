@@ -51,7 +51,7 @@ stage 2 alone), and stage 3's softmax keeping keys j < min(n, 20) only
 (``key-mask-capped-at-20``: right wherever T has at most 20 rows; refuted at
 N = n = 21, replayed on stage 3 alone), and stage 3's softmax reading row i >= 24 of
 its block as row i - 24 (``row-heads-wrap-past-24``: its row heads average two rows
-and its row mask keeps a padded one; the same program at every N <= 24, refuted at
+and its row mask keeps a padded one; the same values at every N <= 24, refuted at
 N = 25, replayed on stage 3 alone); and, for the bounded proof only, stage 4's
 product with 1 added to what its heads read (for every size it is UNKNOWN,
 outside the engine's fragment: on the whole workspace the product's sum then
@@ -127,8 +127,9 @@ def key_mask_capped(stage: int, cap: int):
 def row_heads_wrapping(stage: int, at: int, block: str = "P"):
     """Broken variant: the softmax of ``stage`` reading a position in row i of its
     block, at <= i < N, as row i - ``at`` (its row heads then average two rows, and
-    its row mask keeps rows it should zero): the same program wherever the block,
-    N x N, has at most ``at`` rows, so wrong only for U built for N > ``at``."""
+    its row mask keeps rows it should zero): another program that computes the same
+    values wherever the block, N x N, has at most ``at`` rows (no row wraps), so wrong
+    only for U built for N > ``at``."""
     def wrapped(bound: Any, *sizes: Any) -> Replacements:
         return {f"s{stage}.{block}.row": lambda node: where((node >= at) & (node < bound), node - at, node)}
 
@@ -136,8 +137,8 @@ def row_heads_wrapping(stage: int, at: int, block: str = "P"):
 
 
 ROW_WRAP = 24
-"""Where the broken softmax ``row-heads-wrap-past-24`` wraps its rows: the same
-program at every N <= 24 (every bounded proof stops at 16), wrong from N = 25 on."""
+"""Where the broken softmax ``row-heads-wrap-past-24`` wraps its rows: the same values
+at every N <= 24 (every bounded proof stops at 16), wrong from N = 25 on."""
 
 
 KEY_MASK_CAP = 20
