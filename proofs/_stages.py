@@ -35,7 +35,7 @@ for node with names, up to the bound and past it.
 from __future__ import annotations
 
 import itertools
-from typing import Any, Callable, Mapping, Sequence
+from typing import Any, Callable, Mapping
 
 import sympy
 
@@ -499,68 +499,6 @@ def composed_claim(bounded: Claim, family: PaddedFamily, parts: list[FamilyClaim
     return ComposedClaim(bounded, tuple(first + list(parts)),
                          chain=lambda: composition(family, parts, formula, placement),
                          program=program, mutants=mutants)
-
-
-def over_heads(bounded: Claim, spec_of: Callable[[Any, Any, int], LayerSpec],
-               members: Mapping[int, tuple[PaddedFamily, ComposedClaim]],
-               formula: Callable[[LayerSpec], Term], heads: Sequence[int]) -> ComposedClaim:
-    """The theorem for every size and every H among ``members``' keys: ``bounded``
-    (whose U_{N,H} is ``spec_of(N, N, H)``, its bounded proof the cross-check) proved
-    as one composed claim per H, U_{N,H}'s padded stages and their chain.
-
-    There is one program U_{N,H} per H (U's route has one list of steps per head),
-    so this is the conjunction of the members: PROVED when every part of every
-    member is PROVED and every member's chain holds. Its parts are the members'
-    parts, in order of H; its chain checks that the members are exactly ``heads``
-    (every H the claim states at some N), that member H's family is that of
-    ``spec_of(n, d, H)`` at symbolic n, d, and, for each member, the
-    :func:`composition` of that family's stages from the member's own parts to
-    ``formula`` (derived again: a member registered with another family's parts,
-    or another formula, breaks it); its program is the members' programs side by
-    side (output ``H{h}.{name}``); its broken variants are the members', named
-    ``H{h}.{name}``.
-
-    Args:
-        bounded: the bounded claim (its statement names the H it covers).
-        spec_of: T's LayerSpec at sizes n, d and H heads, as ``bounded`` builds it.
-        members: H -> (U_{N,H}'s padded family, its composed claim).
-        formula: T's result as a term of its LayerSpec (the claim's formula).
-        heads: every H the claim states, at some N.
-
-    Returns:
-        The claim for every size, in parts.
-    """
-    order = sorted(members)
-    parts: list[FamilyClaim] = []
-    mutants: dict[str, tuple[int, str]] = {}
-    for h in order:
-        member = members[h][1]
-        mutants.update({f"H{h}.{name}": (len(parts) + index, broken)
-                        for name, (index, broken) in member.mutants.items()})
-        parts.extend(member.parts)
-
-    def chain() -> Chain:
-        n, d = dimension("n"), dimension("d")
-        checks = [f"the parts are those of U_{{N,H}} for H = {', '.join(map(str, order))} in turn, each member "
-                  "the padded family of T's LayerSpec with H heads at symbolic n, d"]
-        problems = []
-        if order != sorted(heads):
-            problems.append(f"the members are H = {order}, the claim states H = {sorted(heads)}")
-        for h in order:
-            family, member = members[h]
-            if family.spec_of(n, d) != spec_of(n, d, h):
-                problems.append(f"H = {h}: the member is U for {family.spec_of(n, d).tag}, not for "
-                                f"{spec_of(n, d, h).tag}")
-            found = composition(family, list(member.parts), formula)
-            checks += [f"H = {h}: {check}" for check in found.checks]
-            problems += [f"H = {h}: {problem}" for problem in found.problems]
-        return Chain(tuple(checks), tuple(problems))
-
-    def program() -> Program:
-        outputs = {f"H{h}.{name}": sop for h in order for name, sop in members[h][1].program().outputs}
-        return Program.of(bounded.id, outputs, f"U_{{N,H}} for H = {', '.join(map(str, order))}")
-
-    return ComposedClaim(bounded, tuple(parts), chain=chain, program=program, mutants=mutants)
 
 
 PLACEMENT_REPLAY = 4096

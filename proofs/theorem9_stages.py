@@ -80,7 +80,8 @@ from usim.engine.claim import Claim
 from usim.engine.parametric.composed import ComposedClaim
 from usim.engine.parametric.statement import FamilyClaim
 from usim.proofs import theorem9_multihead as multihead
-from usim.proofs._stages import PaddedFamily, composed_claim, over_heads, stage_claims
+from usim.proofs._heads import over_heads
+from usim.proofs._stages import PaddedFamily, composed_claim, stage_claims
 from usim.proofs._universal import attention_term, universal_claim
 from usim.proofs.theorem6_attention import ENGINES
 from usim.proofs.theorem6_stages import misplaced, no_key_mask, wrapping

@@ -93,7 +93,7 @@ def test_a_threshold_that_leaves_every_key_on_one_side_is_passed_over():
     no key, so it holds exactly when l < d - s = 0, a split that leaves the sum as it was
     (a target's sum split again and again at its first boundary until it gave up). With
     the caller's check that a threshold splits, the next boundary, s + l < 2d, is chosen."""
-    from usim.engine.parametric.integers import threshold_of
+    from usim.engine.parametric.thresholds import threshold_of
 
     l, d, s, size = z3.Ints("l d s size")
     facts = [d >= 1, s == d, size == 2 * d, l >= 0, l < size]

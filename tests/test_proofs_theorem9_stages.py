@@ -152,7 +152,7 @@ def test_theorem9_for_every_size_is_the_four_head_counts_each_composed_in_turn()
 
 def _over_heads(members, heads=(1, 2)):
     from usim.proofs import theorem9_multihead
-    from usim.proofs._stages import over_heads
+    from usim.proofs._heads import over_heads
 
     return over_heads(theorem9_multihead.CLAIM, theorem9_multihead.spec_of, members, attention_term, heads)
 

@@ -1,4 +1,5 @@
-"""Digit facts: the coordinates that a row-major equation determines.
+"""Digit facts: the coordinates that a row-major equation determines, and the candidates
+for the one active head of a head family (:func:`head_candidates`).
 
 A head of a product or a routing head selects the key whose coordinates (i, j)
 in a block of width c satisfy ``c * i + j == P``, with 0 <= i and 0 <= j < c
@@ -21,11 +22,11 @@ are the same, with or without them.
 from __future__ import annotations
 
 import itertools
-from typing import Iterable, Iterator
+from typing import Iterable, Iterator, Sequence
 
 import z3
 
-from usim.engine.parametric.integers import Formula, Prover, block_coordinates, free_constants
+from usim.engine.parametric.integers import Formula, Prover, Term, block_coordinates, free_constants
 
 DIGIT_EFFORT = 2_000_000
 """z3's work for one candidate pair: a true pair is proved within a few thousand
@@ -83,3 +84,64 @@ def _determined(prover: Prover, hypotheses: tuple[Formula, ...], equation: Formu
         if prover.proves(hypotheses, digits, step, effort=DIGIT_EFFORT).holds is True:
             return digits
     return None
+
+
+def head_candidates(heads: Sequence[Term], conditions: Iterable[Formula],
+                    known: Iterable[Term]) -> list[tuple[Term, ...]]:
+    """Terms that could be the one active head of a head family (only candidates:
+    the evaluator proves the one it uses): what the heads' ``conditions`` equate
+    each index with, and the ``known`` terms (the position's coordinates, the
+    position). For a family of two indices, the pairs that a row-major equation
+    gives in step (:func:`block_coordinates`, every shift of
+    :data:`~usim.engine.parametric.integers.BLOCK_SHIFTS`) come first; then every
+    combination of the candidates (of those pairs, the quotient and its neighbours
+    only), up to 64.
+
+    Args:
+        heads: the family's index variables.
+        conditions: the formulas the family's selections hold under.
+        known: terms offered for every index.
+
+    Returns:
+        Candidate tuples, one term per index, without repeats.
+    """
+    names = {h.decl().name() for h in heads}
+    per_head: list[list[Term]] = [[] for _ in heads]
+    paired: list[tuple[Term, ...]] = []
+
+    def add(slot: int, term: Term) -> None:
+        if not names & free_constants(term) and all(not term.eq(t) for t in per_head[slot]):
+            per_head[slot].append(term)
+
+    def scan(f: z3.ExprRef) -> None:
+        if z3.is_eq(f):
+            a, b = f.children()
+            for m, h in enumerate(heads):
+                if a.eq(h):
+                    add(m, b)
+                elif b.eq(h):
+                    add(m, a)
+            found = block_coordinates(f, heads)
+            for m, terms in found.items():
+                for term in terms[:3]:  # the quotient and its neighbours; further shifts as pairs only
+                    add(m, term)
+            if len(found) == len(heads):
+                paired.extend(together for together in zip(*(found[m] for m in range(len(heads))))
+                              if not any(names & free_constants(t) for t in together))
+        for child in f.children():
+            if z3.is_bool(child):
+                scan(child)
+
+    for f in conditions:
+        scan(f)
+    known = list(known)
+    for m in range(len(heads)):
+        for t in known:
+            add(m, t)
+    out, seen = [], set()
+    for chosen in itertools.chain(paired, itertools.islice(itertools.product(*per_head), 64)):
+        key = tuple(str(t) for t in chosen)
+        if key not in seen:
+            seen.add(key)
+            out.append(chosen)
+    return out

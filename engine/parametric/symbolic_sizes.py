@@ -43,13 +43,12 @@ from typing import Mapping, NoReturn, Sequence
 import sympy
 import z3
 
-from usim.engine.parametric.digits import digit_facts
+from usim.engine.parametric.digits import digit_facts, head_candidates
 from usim.engine.parametric.integers import (
     Formula,
     Outcome,
     Prover,
     Term,
-    block_coordinates,
     exact_quotient,
     quotient_remainder,
     floordiv,
@@ -534,7 +533,8 @@ class SymbolicSizeEvaluator(SumSplitting):
             if any(v != 0 for _, v in forks) else z3.BoolVal(False)
         if self.prover.proves(free.facts, z3.Not(support), COLLAPSE).holds:
             return [(ctx, sympy.Integer(0))]
-        for chosen in self._candidates(heads, forks, free, pos, ctx):
+        conditions = [f for c, v in forks if v != 0 for f in c.facts[len(free.facts):]]
+        for chosen in head_candidates(heads, conditions, [*self.candidates, pos]):
             others = z3.Or(*[h != t for h, t in zip(heads, chosen)])
             if not self.prover.proves(ctx.facts, z3.And(*[z3.And(t >= 0, t < e) for t, e in zip(chosen, extents)]),
                                       COLLAPSE).holds:
@@ -550,57 +550,4 @@ class SymbolicSizeEvaluator(SumSplitting):
         if clash.holds:
             raise StepFailed(COLLAPSE, f"two of the heads {readable(node.body.name)} select at one position", clash)
         raise Unsupported(f"no single one of the heads {readable(node.body.name)} found for the position")
-
-    def _candidates(self, heads: Sequence[Term], forks: Value, free: Context, pos: Term,
-                    ctx: Context) -> list[tuple[Term, ...]]:
-        """Terms that could be the one active head: what the heads' conditions
-        equate each index with, and the position's coordinates. For a family of
-        two indices, the pairs that a row-major equation gives in step
-        (:func:`block_coordinates`, every shift of
-        :data:`~usim.engine.parametric.integers.BLOCK_SHIFTS`) come first;
-        then every combination of the candidates (of those pairs, the quotient and
-        its neighbours only), up to 64."""
-        names = {h.decl().name() for h in heads}
-        per_head: list[list[Term]] = [[] for _ in heads]
-        paired: list[tuple[Term, ...]] = []
-
-        def add(slot: int, term: Term) -> None:
-            if names & free_constants(term):
-                return
-            if all(not term.eq(t) for t in per_head[slot]):
-                per_head[slot].append(term)
-
-        def scan(f: z3.ExprRef) -> None:
-            if z3.is_eq(f):
-                a, b = f.children()
-                for m, h in enumerate(heads):
-                    if a.eq(h):
-                        add(m, b)
-                    elif b.eq(h):
-                        add(m, a)
-                found = block_coordinates(f, heads)
-                for m, terms in found.items():
-                    for term in terms[:3]:  # the quotient and its neighbours; further shifts as pairs only
-                        add(m, term)
-                if len(found) == len(heads):
-                    paired.extend(together for together in zip(*(found[m] for m in range(len(heads))))
-                                  if not any(names & free_constants(t) for t in together))
-            for child in f.children():
-                if z3.is_bool(child):
-                    scan(child)
-
-        for c, v in forks:
-            if v != 0:
-                for f in c.facts[len(free.facts):]:
-                    scan(f)
-        for m in range(len(heads)):
-            for t in list(self.candidates) + [pos]:
-                add(m, t)
-        out, seen = [], set()
-        for chosen in itertools.chain(paired, itertools.islice(itertools.product(*per_head), 64)):
-            key = tuple(str(t) for t in chosen)
-            if key not in seen:
-                seen.add(key)
-                out.append(chosen)
-        return out
 
