@@ -6,9 +6,7 @@ U, :func:`usim.proofs._universal.universal_claim`) and lists them in ``CLAIMS``.
 paper: a new proof script is added here, once. A module that also states a
 claim for every size (:class:`usim.engine.parametric.statement.FamilyClaim`)
 lists it in ``FAMILIES``; one stated for every size in parts that compose
-(:class:`usim.engine.parametric.composed.ComposedClaim`) in ``COMPOSED``; a claim of which
-only a part is stated for every size says which, and what rests on its bounded
-proof, in ``IN_PART`` (claim id -> those words). Each is also runnable on its
+(:class:`usim.engine.parametric.composed.ComposedClaim`) in ``COMPOSED``. Each is also runnable on its
 own: ``python -P -m usim.proofs.lemma3_transpose --max-n 8`` is
 ``python -m usim prove lemma3 --max-n 8`` (:mod:`usim.proofs.script`).
 """
@@ -63,7 +61,6 @@ MODULES: tuple[str, ...] = (
 _CLAIMS: dict[str, "Claim"] = {}
 _FAMILIES: dict[str, "FamilyClaim"] = {}
 _COMPOSED: dict[str, "ComposedClaim"] = {}
-_IN_PART: dict[str, str] = {}
 
 
 def _load() -> dict[str, "Claim"]:
@@ -108,15 +105,6 @@ def composed() -> dict[str, "ComposedClaim"]:
     return _gathered("COMPOSED", _COMPOSED)
 
 
-def in_part() -> dict[str, str]:
-    """Claims stated for every size only in part (a module's ``IN_PART``): claim id ->
-    which parts are, by which claims, and what rests on the bounded proof."""
-    if not _IN_PART:
-        for name in MODULES:
-            _IN_PART.update(getattr(import_module(f"{__name__}.{name}"), "IN_PART", {}))
-    return _IN_PART
-
-
 def statements() -> dict[str, "FamilyClaim | ComposedClaim"]:
     """Every claim's statement for every size: one family, or parts that compose."""
     return {**families(), **composed()}
@@ -126,11 +114,10 @@ def family(claim_id: str) -> "FamilyClaim | ComposedClaim":
     """The all-sizes statement of a claim (``usim prove CLAIM --all-sizes``)."""
     get(claim_id)
     found = statements()
-    if claim_id in in_part() and claim_id not in found:
-        raise UsimError(f"claim {claim_id!r} is stated for every size only in part: {in_part()[claim_id]}")
     if claim_id not in found:
+        parts = {part.id for statement in composed().values() for part in statement.parts}
         raise UsimError(f"claim {claim_id!r} has no statement for every size; --all-sizes proves "
-                        f"{', '.join(found)}")
+                        f"{', '.join(i for i in found if i not in parts)} (and the parts they compose)")
     return found[claim_id]
 
 

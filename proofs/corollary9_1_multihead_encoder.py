@@ -14,14 +14,22 @@ engine is sympy, as for Corollary 6.1.
 
 from __future__ import annotations
 
+from typing import Any
+
 from usim.constructions.universal import LayerSpec
 from usim.proofs._universal import encoder_term, universal_claim
 from usim.proofs.corollary6_1_encoder import ENGINES
 from usim.proofs.theorem9_multihead import heads
 
+
+def spec_of(n: Any, d: Any, h: int) -> LayerSpec:
+    """H merged heads of value width d each, W_O (H d x d), then the encoder's parts."""
+    return LayerSpec(n, d, heads=h, d_v=d, out_proj=True, encoder=True)
+
+
 CLAIM = universal_claim(
     "corollary9_1",
-    spec_of=lambda n, d, h: LayerSpec(n, d, heads=h, d_v=d, out_proj=True, encoder=True),
+    spec_of=spec_of,
     heads=heads,
     formula=encoder_term,
     paper="Corollary 9.1",

@@ -1,7 +1,8 @@
-"""Corollary 9.1's U (H heads with W_O, then the post-norm encoder) at H = 1 and
-H = 2, stage by stage, for every size.
+"""Corollary 9.1's U (H heads with W_O, then the post-norm encoder) at H = 1 to 4,
+stage by stage, for every size.
 
-Claims ``corollary9_1_one_head`` and ``corollary9_1_two_heads`` (bounded): for a
+Claims ``corollary9_1_one_head``, ``corollary9_1_two_heads``,
+``corollary9_1_three_heads`` and ``corollary9_1_four_heads`` (bounded): for a
 bound N, the one program U_{N,H} built for N x N with H merged heads of value
 width d, W_O (H d x d) and the encoder parts, given <hdr = [n, d, c], X,
 A_h, V_h (h < H), W_O, W1, b1, W2, b2, g1, be1, eps1, g2, be2, eps2> zero-padded
@@ -11,27 +12,27 @@ n, d <= N and every real input with eps1, eps2 > 0,
     Z   = LN1(X + [softmax(c X A_0 X^T) X V_0 | ... ] W_O)
     out = LN2(Z + ReLU(Z W1 + 1 b1) W2 + 1 b2)
 
-zero-padded to N x N: Corollary 9.1 at H = 1 and at H = 2 (the claim
-``corollary9_1`` states every H <= min(4, N), up to a bound only). U_{N,H} is
-thirteen stages: Theorem 9's five (:mod:`usim.proofs.theorem9_stages`), then
-Corollary 6.1's eight encoder stages (:mod:`usim.proofs.corollary6_1_stages`):
+zero-padded to N x N: Corollary 9.1 at that H. U_{N,H} is thirteen stages:
+Theorem 9's five (:mod:`usim.proofs.theorem9_stages`), then Corollary 6.1's
+eight encoder stages (:mod:`usim.proofs.corollary6_1_stages`), which do not
+depend on H:
 
     stage 6: Z1 = X + Att;  stage 7: N1 = LN1(Z1);  stage 8: F1 = N1 W1;
     stage 9: R = max(F1 + [i < n] b1, 0);  stage 10: F2 = R W2;
     stage 11: F2b = F2 + [i < n] b2;  stage 12: Z2 = N1 + F2b;  stage 13: N2 = LN2(Z2)
 
-Claims ``corollary9_1_one_head_padded_stage1`` ... ``stage13`` (and
-``corollary9_1_two_heads_padded_stage1`` ...): stage k on its workspace
-zero-padded to n x d, for every N and every n, d <= N;
-``usim prove corollary9_1_one_head --all-sizes`` (``corollary9_1_two_heads``)
-proves each for every size and checks the chain that composes them. H symbolic
-is not proved: U's route has one list of steps per head.
+Claims ``corollary9_1_one_head_padded_stage1`` ... ``stage13`` (and the same
+for two, three and four heads): stage k on its workspace zero-padded to n x d,
+for every N and every n, d <= N; ``usim prove corollary9_1_three_heads
+--all-sizes`` proves each for every size and checks the chain that composes
+them. ``usim prove corollary9_1 --all-sizes`` proves the claim ``corollary9_1``
+(every H <= min(4, N)) as the four side by side (:func:`~usim.proofs._heads.over_heads`).
+H symbolic is not proved: U's route has one list of steps per head.
 
 Broken variants, refuted for every size with an input replayed: a carried or
-routed block one position too far, the softmax without its key mask (head 1's
-with two heads), head 1's output one position too far into the concatenation,
-the residual's addend one position too far, the bias added on the padded rows
-too, and the layer norm's mean over the whole row of its block.
+routed block one position too far, the last head's softmax without its key
+mask, the last head's output one position too far into the concatenation, the residual's addend one position too far, the bias added
+on the padded rows too, and the layer norm's mean over the whole row of its block.
 """
 
 from __future__ import annotations
@@ -42,12 +43,15 @@ from usim.constructions.universal import LayerSpec
 from usim.engine.claim import Claim
 from usim.engine.parametric.composed import ComposedClaim
 from usim.engine.parametric.statement import FamilyClaim
+from usim.proofs import corollary9_1_multihead_encoder as multihead_encoder
+from usim.proofs._heads import over_heads
 from usim.proofs._stages import PaddedFamily, composed_claim, stage_claims
 from usim.proofs._universal import encoder_term, universal_claim
 from usim.proofs.corollary6_1_encoder import ENGINES
 from usim.proofs.corollary6_1_stages import mean_over_the_block
 from usim.proofs.theorem6_stages import bias_on_every_row, misplaced, no_key_mask
-from usim.proofs.theorem9_stages import REPLAY
+from usim.proofs.theorem9_multihead import MAX_HEADS
+from usim.proofs.theorem9_stages import ORDINALS, REPLAY
 from usim.rasp.rewrite import Replacements
 
 Broken = Mapping[int, Mapping[str, Callable[..., Replacements]]]
@@ -65,36 +69,52 @@ ENCODER_BROKEN: Broken = {
 }
 """The broken variants of stages 5 to 13, the same at H = 1 and H = 2."""
 
-ATTENTION_BROKEN: dict[int, Broken] = {
-    1: {1: {"misplaced-block": misplaced("s1.route.3")},
-        2: {"misplaced-block": misplaced("s2.route.1")},
-        3: {"no-key-mask": no_key_mask(3)},
-        4: {"misplaced-block": misplaced("s4.route.1")}},
-    2: {1: {"misplaced-block": misplaced("s1.route.3")},
-        2: {"misplaced-block": misplaced("s2.route.1")},
-        3: {"no-key-mask": no_key_mask(3, "P_1")},
-        4: {"misplaced-block": misplaced("s4.route.2"), "second-head-misplaced": misplaced("s4.route.1")}},
-}
-"""The broken variants of the attention's stages 1 to 4, by H."""
-
-WORDS = {1: ("one_head", "one head", "one merged head"), 2: ("two_heads", "two heads", "two merged heads")}
-
-
-def encoder_with_heads(heads: int) -> tuple[Claim, list[Claim], list[FamilyClaim], ComposedClaim]:
-    """Corollary 9.1 at ``heads`` heads: the bounded claim, its padded stages'
-    claims and statements for every size, and the claim for every size they compose to.
+def attention_broken(heads: int) -> Broken:
+    """The broken variants of the attention's stages 1 to 4 at ``heads`` heads: a
+    routed block one position too far (stages 1, 2 and 4), the last head's softmax
+    without its key mask; with H >= 2 also the last head's output one position too far
+    into the concatenation (``second-head-misplaced`` at H = 2, ``third-`` at 3, ...),
+    as in Theorem 9's stages at H heads.
 
     Args:
-        heads: H (1 or 2).
+        heads: H, 1 to 4.
 
     Returns:
-        (the bounded claim, the stages' bounded claims, their statements for
-        every size, the composed claim).
+        stage -> name -> the broken variant.
+    """
+    if heads == 1:
+        return {1: {"misplaced-block": misplaced("s1.route.3")},
+                2: {"misplaced-block": misplaced("s2.route.1")},
+                3: {"no-key-mask": no_key_mask(3)},
+                4: {"misplaced-block": misplaced("s4.route.1")}}
+    return {1: {"misplaced-block": misplaced("s1.route.3")},
+            2: {"misplaced-block": misplaced("s2.route.1")},
+            3: {"no-key-mask": no_key_mask(3, f"P_{heads - 1}")},
+            4: {"misplaced-block": misplaced(f"s4.route.{heads}"),
+                f"{ORDINALS[heads][1]}-head-misplaced": misplaced(f"s4.route.{heads - 1}")}}
+
+
+WORDS = {1: ("one_head", "one head", "one merged head"),
+         **{h: (f"{word}_heads", f"{word} heads", f"{word} merged heads") for h, (word, _) in ORDINALS.items()}}
+"""H in the claims' ids and words."""
+
+
+def encoder_with_heads(heads: int) -> tuple[Claim, PaddedFamily, list[Claim], list[FamilyClaim], ComposedClaim]:
+    """Corollary 9.1 at ``heads`` heads: the bounded claim, U_{N,H}'s padded family,
+    its stages' claims and statements for every size, and the claim for every size
+    they compose to.
+
+    Args:
+        heads: H, 1 to 4 (:data:`WORDS`).
+
+    Returns:
+        (the bounded claim, the family, the stages' bounded claims, their
+        statements for every size, the composed claim).
     """
     tag, few, merged = WORDS[heads]
 
-    def spec_of(n: Any, d: Any, h: int = heads) -> LayerSpec:
-        return LayerSpec(n, d, heads=heads, d_v=d, out_proj=True, encoder=True)
+    def spec_of(n: Any, d: Any, h: int = heads) -> LayerSpec:  # h: universal_claim's H, 1 for a claim without heads
+        return multihead_encoder.spec_of(n, d, heads)
 
     bounded = universal_claim(
         f"corollary9_1_{tag}",
@@ -108,29 +128,36 @@ def encoder_with_heads(heads: int) -> tuple[Claim, list[Claim], list[FamilyClaim
             "outputs LN2(Z + ReLU(Z W1 + 1 b1) W2 + 1 b2) with Z = LN1(X + [softmax(c X A_h X^T) X V_h]_h "
             "W_O), zero-padded to N x N. Shapes N x n x d x k: stage k at header n, d (0: free); k = 0 the "
             "padding lemma."),
-        engines=ENGINES, default_max_n=3, ci_max_n=2, category="our statement",
+        engines=ENGINES, default_max_n=3 if heads <= 2 else 2, ci_max_n=2, category="our statement",
         notes=f"Corollary 9.1 at H = {heads}: merged heads, d_v = d, W_O (H d x d); post-norm")
     family = PaddedFamily(spec_of)
     claims, families = stage_claims(
         f"corollary9_1_{tag}_padded", family, paper=f"Corollary 9.1 (U's stages, H = {heads}, every n, d <= N)",
         what=f"the encoder layer with {few} and W_O on T of every size n, d <= N, zero-padded",
-        mutants={**ATTENTION_BROKEN[heads], **ENCODER_BROKEN}, replay_positions=REPLAY, engines=ENGINES,
+        mutants={**attention_broken(heads), **ENCODER_BROKEN}, replay_positions=REPLAY, engines=ENGINES,
         default_max_n=2, ci_max_n=2, category="our statement",
         notes="the stage on its workspace zero-padded to n x d; header n, d set by the stage; eps1, eps2 > 0")
-    return bounded, claims, families, composed_claim(bounded, family, families, encoder_term)
+    return bounded, family, claims, families, composed_claim(bounded, family, families, encoder_term)
 
 
-ONE_HEAD, ONE_HEAD_CLAIMS, ONE_HEAD_FAMILIES, COROLLARY9_1_ONE_HEAD = encoder_with_heads(1)
-TWO_HEADS, TWO_HEADS_CLAIMS, TWO_HEADS_FAMILIES, COROLLARY9_1_TWO_HEADS = encoder_with_heads(2)
+ONE_HEAD_CLAIM, ONE_HEAD, ONE_HEAD_CLAIMS, ONE_HEAD_FAMILIES, COROLLARY9_1_ONE_HEAD = encoder_with_heads(1)
+TWO_HEADS_CLAIM, TWO_HEADS, TWO_HEADS_CLAIMS, TWO_HEADS_FAMILIES, COROLLARY9_1_TWO_HEADS = encoder_with_heads(2)
+THREE_HEADS_CLAIM, THREE_HEADS, THREE_HEADS_CLAIMS, THREE_HEADS_FAMILIES, COROLLARY9_1_THREE_HEADS = \
+    encoder_with_heads(3)
+FOUR_HEADS_CLAIM, FOUR_HEADS, FOUR_HEADS_CLAIMS, FOUR_HEADS_FAMILIES, COROLLARY9_1_FOUR_HEADS = encoder_with_heads(4)
 
-CLAIMS = (ONE_HEAD, *ONE_HEAD_CLAIMS, TWO_HEADS, *TWO_HEADS_CLAIMS)
-FAMILIES = (*ONE_HEAD_FAMILIES, *TWO_HEADS_FAMILIES)
-COMPOSED = (COROLLARY9_1_ONE_HEAD, COROLLARY9_1_TWO_HEADS)
-IN_PART = {"corollary9_1": (
-    "H = 1 and H = 2 are proved for every N and n, d <= N by usim prove corollary9_1_one_head --all-sizes and "
-    "corollary9_1_two_heads --all-sizes; H = 3 and 4 rest on its bounded proof (usim prove corollary9_1, "
-    "every N <= 8), as no U_{N,3} or U_{N,4} with the encoder is stated for every size yet")}
-"""What of the claim ``corollary9_1`` (every H <= min(4, N)) is proved for every size."""
+COROLLARY9_1 = over_heads(multihead_encoder.CLAIM, multihead_encoder.spec_of, {
+    1: (ONE_HEAD, COROLLARY9_1_ONE_HEAD), 2: (TWO_HEADS, COROLLARY9_1_TWO_HEADS),
+    3: (THREE_HEADS, COROLLARY9_1_THREE_HEADS), 4: (FOUR_HEADS, COROLLARY9_1_FOUR_HEADS)},
+    encoder_term, heads=range(1, MAX_HEADS + 1))
+"""Corollary 9.1 for every N, every n, d <= N and every H <= 4 (:data:`~usim.proofs.theorem9_multihead.MAX_HEADS`):
+U_{N,H} for each H, each proved as its thirteen padded stages and their chain."""
+
+CLAIMS = (ONE_HEAD_CLAIM, *ONE_HEAD_CLAIMS, TWO_HEADS_CLAIM, *TWO_HEADS_CLAIMS, THREE_HEADS_CLAIM,
+          *THREE_HEADS_CLAIMS, FOUR_HEADS_CLAIM, *FOUR_HEADS_CLAIMS)
+FAMILIES = (*ONE_HEAD_FAMILIES, *TWO_HEADS_FAMILIES, *THREE_HEADS_FAMILIES, *FOUR_HEADS_FAMILIES)
+COMPOSED = (COROLLARY9_1_ONE_HEAD, COROLLARY9_1_TWO_HEADS, COROLLARY9_1_THREE_HEADS, COROLLARY9_1_FOUR_HEADS,
+            COROLLARY9_1)
 
 if __name__ == "__main__":  # python -m usim.proofs.X is usim prove of its claims
     from usim.proofs.script import run_as_script

@@ -133,6 +133,7 @@ def test_all_sizes_for_a_claim_without_a_statement_for_every_size_is_one_line(ca
     assert main(["prove", "relu", "--all-sizes"]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "no statement for every size" in err[0]
+    assert "theorem6," in err[0] and "theorem6_padded_stage3" not in err[0]  # the claims, not their parts
 
 
 def test_a_malformed_all_sizes_section_with_a_good_digest_is_one_line(tmp_path, capsys):

@@ -173,16 +173,3 @@ def test_stages_that_leave_t_s_result_off_the_corner_do_not_compose_to_the_padde
     chain = composition(_ResultOffCorner(PADDED.spec_of), list(PADDED_FAMILIES), attention_term)
     assert any("not in its top-left corner" in p for p in chain.problems)
     assert not composition(PADDED, list(PADDED_FAMILIES), attention_term).problems
-
-
-def test_a_claim_proved_for_every_size_only_in_part_says_which_part_and_exits_2(capsys):
-    """corollary9_1 (every H <= min(4, N)) is stated for every size at H = 1 and 2 only:
-    --all-sizes names those claims and says H = 3 and 4 rest on the bounded proof."""
-    from usim.proofs import get, in_part, statements
-
-    for claim_id in in_part():
-        get(claim_id)  # a registered claim
-        assert claim_id not in statements()
-    assert main(["prove", "corollary9_1", "--all-sizes", "-q"]) == 2
-    err = capsys.readouterr().err.strip().splitlines()
-    assert len(err) == 1 and "only in part" in err[0] and "H = 3 and 4 rest on its bounded proof" in err[0], err

@@ -1,6 +1,6 @@
-"""Corollary 9.1 at H = 1 and H = 2 for every size: U_{N,H}'s thirteen padded stages
+"""Corollary 9.1 at H = 1 to 4 for every size: U_{N,H}'s thirteen padded stages
 (Theorem 9's five, then the encoder's eight), each proved for every size, and the
-chain that composes them."""
+chain that composes them; the claim corollary9_1 as the four side by side."""
 
 from __future__ import annotations
 
@@ -10,12 +10,21 @@ from usim.engine.claim import Status
 from usim.engine.parametric.composed import prove_composed
 from usim.engine.parametric.fresh import prove_fresh
 from usim.proofs import composed, families, family
-from usim.proofs.corollary9_1_stages import COROLLARY9_1_ONE_HEAD, COROLLARY9_1_TWO_HEADS
+from usim.proofs.corollary9_1_stages import (
+    COROLLARY9_1,
+    COROLLARY9_1_FOUR_HEADS,
+    COROLLARY9_1_ONE_HEAD,
+    COROLLARY9_1_THREE_HEADS,
+    COROLLARY9_1_TWO_HEADS,
+)
+
+TAGS = {1: "one_head", 2: "two_heads", 3: "three_heads", 4: "four_heads"}
 
 
-@pytest.mark.parametrize("claim, heads", [(COROLLARY9_1_ONE_HEAD, 1), (COROLLARY9_1_TWO_HEADS, 2)])
+@pytest.mark.parametrize("claim, heads", [(COROLLARY9_1_ONE_HEAD, 1), (COROLLARY9_1_TWO_HEADS, 2),
+                                          (COROLLARY9_1_THREE_HEADS, 3), (COROLLARY9_1_FOUR_HEADS, 4)])
 def test_corollary9_1_for_every_size_is_thirteen_padded_stages_and_their_chain(claim, heads):
-    tag = {1: "one_head", 2: "two_heads"}[heads]
+    tag = TAGS[heads]
     assert composed()[f"corollary9_1_{tag}"] is claim
     assert [p.id for p in claim.parts] == [f"corollary9_1_{tag}_padded_stage{k}" for k in range(1, 14)]
     chain = claim.chain()
@@ -39,3 +48,29 @@ def test_corollary9_1_at_one_head_is_proved_for_every_size():
 def test_a_residual_reading_its_addend_one_position_off_refutes_corollary9_1_at_a_replayed_size():
     result = prove_composed(COROLLARY9_1_ONE_HEAD, "stage6:misplaced-addend", tie_bound=2)
     assert result.status is Status.REFUTED, [p.reason for p in result.parts]
+
+
+def test_corollary9_1_for_every_size_is_u_at_one_to_four_heads_side_by_side():
+    assert composed()["corollary9_1"] is COROLLARY9_1
+    assert [p.id for p in COROLLARY9_1.parts] == [f"corollary9_1_{TAGS[h]}_padded_stage{k}"
+                                                  for h in range(1, 5) for k in range(1, 14)]
+    chain = COROLLARY9_1.chain()
+    assert chain.ok, chain.problems
+    assert any(check.startswith("H = 4: ") for check in chain.checks)
+
+
+@pytest.mark.parametrize("heads, last", [(2, "second"), (3, "third"), (4, "fourth")])
+def test_the_last_heads_broken_variants_are_named_and_placed_as_in_theorem9(heads, last):
+    from usim.proofs.theorem9_stages import THEOREM9
+
+    mutants = COROLLARY9_1.mutants
+    assert f"H{heads}.stage4:{last}-head-misplaced" in mutants and f"H{heads}.stage3:no-key-mask" in mutants
+    # the same stage 4 variants as Theorem 9's at H heads (where Theorem 9 states them for every size)
+    assert {m for m in mutants if m.startswith(f"H{heads}.stage4:")} == \
+        {m for m in THEOREM9.mutants if m.startswith(f"H{heads}.stage4:")}
+
+
+@pytest.mark.slow  # about 2 min: U_{N,3}'s softmax stage with the encoder's inputs carried
+def test_the_last_of_three_heads_without_its_key_mask_refutes_corollary9_1_at_a_replayed_size():
+    result = prove_fresh(family, families()["corollary9_1_three_heads_padded_stage3"], "no-key-mask", tie_bound=2)
+    assert result.status is Status.REFUTED, result.verdict.reason
