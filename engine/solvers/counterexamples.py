@@ -18,7 +18,7 @@ from usim.engine.claim import Counterexample, EngineResult, Obligation, Status
 from usim.engine.replay import replay, search_witness
 from usim.engine.solvers.base import Clock
 from usim.engine.solvers.z3_problem import z3_problem
-from usim.engine.translate import TranslationError, model_point
+from usim.engine.translate import TranslationError
 
 Z3_SEARCH_SECONDS = 10.0
 """The most time the search gives z3 to find a model of "some position differs"."""
@@ -82,11 +82,9 @@ def z3_counterexample(ob: Obligation, budget: float) -> Counterexample | None:
         remaining = deadline - time.perf_counter()
         if remaining <= 0:
             return None
-        solver = z3.Solver()
-        solver.set("timeout", max(1, int(remaining * 1000)))
-        solver.add(*problem.base, difference)
-        if solver.check() == z3.sat:
-            found = replay(ob, model_point(solver.model(), problem.consts))
+        answer = problem.ask(difference, remaining)
+        if answer.result == z3.sat:
+            found = replay(ob, answer.point)
             if found is not None:
                 return found
     return None

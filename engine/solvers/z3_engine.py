@@ -5,9 +5,10 @@ uninterpreted and positive), and z3 is asked, one query per position that
 does not simplify away, whether that position can differ. unsat at every
 one: PROVED. sat: the model is replayed; if it does not replay (it may rely
 on exp being uninterpreted), random points are searched; none found:
-UNKNOWN. unknown or timeout: random points are searched too (z3's answer on
-these non-linear queries can change with the terms a process built before);
-none found: UNKNOWN.
+UNKNOWN. unknown or timeout: random points are searched too; none found:
+UNKNOWN. Each query is asked in a z3 context of its own
+(:meth:`~usim.engine.solvers.z3_problem.Z3Problem.ask`), so its answer does not
+depend on what the process built before.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from usim.engine.replay import replay
 from usim.engine.solvers.base import Clock, Engine
 from usim.engine.solvers.counterexamples import refuted_or_unknown
 from usim.engine.solvers.z3_problem import z3_problem
-from usim.engine.translate import TranslationError, model_point
+from usim.engine.translate import TranslationError
 
 
 class Z3Engine(Engine):
@@ -45,23 +46,18 @@ class Z3Engine(Engine):
             if remaining <= 0:
                 return EngineResult(self.name, Status.UNKNOWN, clock.elapsed,
                                     f"timeout after {timeout:g} s ({index} of {len(differences)} positions proved)")
-            solver = z3.Solver()
-            solver.set("timeout", max(1, int(remaining * 1000)))
-            solver.add(*problem.base)
-            solver.add(difference)
-            answer = solver.check()
-            if answer == z3.unsat:
+            answer = problem.ask(difference, remaining)
+            if answer.result == z3.unsat:
                 continue
-            if answer == z3.unknown:
-                reason = solver.reason_unknown()
+            if answer.result == z3.unknown:
+                reason = answer.reason
                 if "timeout" in reason or "canceled" in reason or clock.expired:
                     reason = f"timeout after {timeout:g} s ({reason})"
                 # Not proved, but perhaps false: look for a replayed counterexample before
                 # answering UNKNOWN, as after a model that does not replay.
                 return refuted_or_unknown(self.name, ob, clock, f"z3 answered unknown at position {index}: {reason}",
                                           use_z3=False)
-            point = model_point(solver.model(), problem.consts)
-            witness = replay(ob, point)
+            witness = replay(ob, answer.point)
             if witness is not None:
                 return EngineResult(self.name, Status.REFUTED, clock.elapsed, "z3 model replayed", witness)
             return refuted_or_unknown(self.name, ob, clock,
