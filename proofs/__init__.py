@@ -14,12 +14,13 @@ own: ``python -P -m usim.proofs.lemma3_transpose --max-n 8`` is
 from __future__ import annotations
 
 from importlib import import_module
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Callable
 
 from usim.encodings.notation import shape_label
 from usim.errors import UsimError
 
 if TYPE_CHECKING:  # pragma: no cover
+    from usim.constructions.universal import LayerSpec
     from usim.engine.claim import Claim, Obligation
     from usim.engine.parametric.composed import ComposedClaim
     from usim.engine.parametric.statement import FamilyClaim
@@ -108,6 +109,30 @@ def composed() -> dict[str, "ComposedClaim"]:
 def statements() -> dict[str, "FamilyClaim | ComposedClaim"]:
     """Every claim's statement for every size: one family, or parts that compose."""
     return {**families(), **composed()}
+
+
+def about_layer(layer: "LayerSpec") -> list[tuple[str, Callable[[int, int], "LayerSpec"]]]:
+    """The statements for every size about a layer of this specification: (claim id,
+    T's specification as a function of the sizes n, d) for each registered composed
+    claim one of whose layers is ``layer`` at (layer.n, layer.d). For N >= n, d, the
+    function at (N, N) is U_N's specification: the program that claim proves for
+    every size (every n, d <= N), which ``usim simulate --bound N`` runs.
+
+    Args:
+        layer: T's specification, at integer sizes.
+
+    Returns:
+        (claim id, T's specification at (n, d)), in the order of :data:`MODULES`.
+    """
+    found = []
+    for statement in composed().values():
+        for spec_of in statement.layers:
+            try:
+                if spec_of(layer.n, layer.d) == layer:
+                    found.append((statement.id, spec_of))
+            except UsimError:  # no layer of that form at these sizes
+                continue
+    return found
 
 
 def family(claim_id: str) -> "FamilyClaim | ComposedClaim":

@@ -78,4 +78,5 @@ def over_heads(bounded: Claim, spec_of: Callable[[Any, Any, int], LayerSpec],
         outputs = {f"H{h}.{name}": sop for h in order for name, sop in members[h][1].program().outputs}
         return Program.of(bounded.id, outputs, f"U_{{N,H}} for H = {', '.join(map(str, order))}")
 
-    return ComposedClaim(bounded, tuple(parts), chain=chain, program=program, mutants=mutants)
+    return ComposedClaim(bounded, tuple(parts), chain=chain, program=program, mutants=mutants,
+                         layers=tuple(members[h][0].spec_of for h in order))

@@ -498,7 +498,7 @@ def composed_claim(bounded: Claim, family: PaddedFamily, parts: list[FamilyClaim
 
     return ComposedClaim(bounded, tuple(first + list(parts)),
                          chain=lambda: composition(family, parts, formula, placement),
-                         program=program, mutants=mutants)
+                         program=program, mutants=mutants, layers=(family.spec_of,))
 
 
 PLACEMENT_REPLAY = 4096

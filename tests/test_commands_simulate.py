@@ -52,6 +52,47 @@ def test_simulate_with_a_larger_bound_pads_and_agrees(tmp_path):
     np.testing.assert_allclose(y_big, want, atol=1e-10)
 
 
+def test_with_a_bound_a_layer_of_a_proved_form_is_run_by_the_square_u_n_that_is_proved_for_every_size(
+        tmp_path, capsys):
+    from usim.proofs.theorem6_stages import PADDED
+
+    rng = np.random.default_rng(5)
+    x, a, v = rng.normal(size=(3, 2)), rng.normal(size=(2, 2)), rng.normal(size=(2, 2))
+    path, own, padded = tmp_path / "p.npz", tmp_path / "own.npy", tmp_path / "padded.npy"
+    np.savez(path, X=x, A=a, V=v)
+    assert main(["simulate", str(path), "--out", str(own)]) == 0
+    said = capsys.readouterr().out.splitlines()[1]
+    assert said.startswith("proved for every size: not this U (built for 3 x 2); --bound 3 runs U_3"), said
+    assert main(["simulate", str(path), "--bound", "4", "--out", str(padded)]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0].startswith("U for Spec(n=4, d=4, ")  # U_4 of Theorem 6's family: d padded too
+    assert "this U is U_4, built for 4 x 4, the program `usim prove theorem6 --all-sizes` proves" in lines[1]
+    want = _softmax(x @ a @ x.T) @ x @ v
+    np.testing.assert_allclose(np.load(own), want, atol=1e-10)
+    np.testing.assert_allclose(np.load(padded), want, atol=1e-10)
+    _, u = simulate({"X": x, "A": a, "V": v}, bound=4, at_bound=PADDED.spec_of)
+    assert u.spec == PADDED.spec_of(4, 4)
+
+
+def test_a_bound_below_the_width_of_a_proved_form_is_one_line(tmp_path, capsys):
+    path = tmp_path / "p.npz"
+    np.savez(path, X=np.ones((2, 3)), A=np.eye(3), V=np.eye(3))
+    assert main(["simulate", str(path), "--bound", "2"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "the bound 2 is below the width d = 3" in err[0], err
+
+
+def test_a_layer_of_a_form_no_statement_for_every_size_is_about_says_so(tmp_path, capsys):
+    rng = np.random.default_rng(6)
+    path = tmp_path / "p.npz"
+    np.savez(path, X=rng.normal(size=(2, 2)), WQ=rng.normal(size=(2, 1)), WK=rng.normal(size=(2, 1)),
+             WV=rng.normal(size=(2, 2)))  # the projected form without biases, d_k = 1
+    assert main(["simulate", str(path), "--bound", "3"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0].startswith("U for Spec(n=3, d=2, ")  # sequences up to 3, its own widths
+    assert lines[1].startswith("proved for every size: no statement is about a layer of this form")
+
+
 def test_simulate_makes_one_interpretation_call(monkeypatch):
     calls = []
     original = evaluate_module.evaluate_sops

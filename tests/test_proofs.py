@@ -58,3 +58,20 @@ def test_every_broken_variant_is_refuted_at_some_shape(claim_id, mutant):
             return
     pytest.fail(f"{claim_id}: the broken variant {mutant} was not refuted at any shape up to "
                 f"N={claim.ci_max_n}")
+
+
+def test_the_statements_for_every_size_about_a_layer_are_those_whose_family_has_it_at_its_sizes():
+    from usim.constructions.universal import LayerSpec
+    from usim.proofs import about_layer
+
+    def ids(layer):
+        return [claim_id for claim_id, _ in about_layer(layer)]
+
+    assert ids(LayerSpec(3, 2)) == ["theorem6", "hierarchy"]  # n != d: T of the family at (3, 2)
+    assert ids(LayerSpec(4, 4, heads=2, d_v=4, out_proj=True)) == ["theorem9_two_heads", "theorem9"]
+    assert ids(LayerSpec(3, 3, heads=3, d_v=3, out_proj=True, encoder=True)) == \
+        ["corollary9_1_three_heads", "corollary9_1"]
+    assert ids(LayerSpec(3, 3, heads=2)) == []  # d_v = d // H: no family has it
+    assert ids(LayerSpec(3, 3, encoder=True, d_ff=5)) == []  # a feed-forward width other than d
+    for claim_id, spec_of in about_layer(LayerSpec(2, 2, form="projected", bias=True)):
+        assert spec_of(2, 2) == LayerSpec(2, 2, form="projected", bias=True) and claim_id == "theorem6_users"

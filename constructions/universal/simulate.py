@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Mapping
+from typing import Callable, Mapping
 
 import numpy as np
 
@@ -164,15 +164,29 @@ class Simulation:
     dtype: type
 
 
-def check_limits(spec: LayerSpec, bound: int | None) -> Universal:
-    """U for ``spec`` (or for sequences up to ``bound``), checked against the limits."""
+def check_limits(spec: LayerSpec, bound: int | None,
+                 at_bound: Callable[[int, int], LayerSpec] | None = None) -> Universal:
+    """U for ``spec``, or for ``bound``, checked against the limits.
+
+    Args:
+        spec: the layer's specification.
+        bound: None (U for the layer's own sizes), or the bound N U is built for.
+        at_bound: U's specification at (N, N) (U_N of a family the layer belongs to,
+            :func:`usim.proofs.about_layer`); None: the layer's parts for
+            sequences up to N (its other sizes its own).
+
+    Returns:
+        U, within the limits.
+    """
     big = spec
     if bound is not None:
         if bound < spec.n:
             raise ShapeError(f"the bound {bound} is below the sequence length n = {spec.n}")
         if bound > MAX_N:
             raise ShapeError(f"the bound {bound} exceeds usim simulate's limit of {MAX_N}")
-        big = spec.smaller(n=bound)
+        if at_bound is not None and bound < spec.d:
+            raise ShapeError(f"the bound {bound} is below the width d = {spec.d} (U_N is built for N x N)")
+        big = spec.smaller(n=bound) if at_bound is None else at_bound(bound, bound)
     u = build(big)
     check_size(u)
     return u
@@ -228,16 +242,20 @@ class Prepared:
         return Simulation(y, self.u, dtype)
 
 
-def prepare(arrays: Mapping[str, np.ndarray], bound: int | None = None) -> Prepared:
-    """The layer's arrays checked, U built within the limits, the arrays embedded."""
+def prepare(arrays: Mapping[str, np.ndarray], bound: int | None = None,
+            at_bound: Callable[[int, int], LayerSpec] | None = None) -> Prepared:
+    """The layer's arrays checked, U built within the limits (:func:`check_limits`),
+    the arrays embedded."""
     spec, m, scale = spec_from_arrays(arrays)
-    u = check_limits(spec, bound)
+    u = check_limits(spec, bound, at_bound)
     return Prepared(spec, m, scale, u, embed_arrays(u, spec, m, scale))
 
 
-def run_simulation(arrays: Mapping[str, np.ndarray], bound: int | None = None) -> Simulation:
-    """One checked numeric run of U on the layer: float64, else long double, else a RangeError."""
-    return prepare(arrays, bound).checked_run()
+def run_simulation(arrays: Mapping[str, np.ndarray], bound: int | None = None,
+                   at_bound: Callable[[int, int], LayerSpec] | None = None) -> Simulation:
+    """One checked numeric run of U (:func:`check_limits`) on the layer: float64,
+    else long double, else a RangeError."""
+    return prepare(arrays, bound, at_bound).checked_run()
 
 
 def _out_of_range(error: RangeError, score: float) -> RangeError:
@@ -254,7 +272,9 @@ def _out_of_range(error: RangeError, score: float) -> RangeError:
                       magnitude=error.magnitude)
 
 
-def simulate(arrays: Mapping[str, np.ndarray], bound: int | None = None) -> tuple[np.ndarray, Universal]:
-    """T(X) computed by U (one checked numeric run of one program), and U."""
-    result = run_simulation(arrays, bound)
+def simulate(arrays: Mapping[str, np.ndarray], bound: int | None = None,
+             at_bound: Callable[[int, int], LayerSpec] | None = None) -> tuple[np.ndarray, Universal]:
+    """T(X) computed by U (:func:`check_limits`; one checked numeric run of one
+    program), and U."""
+    result = run_simulation(arrays, bound, at_bound)
     return result.y, result.u

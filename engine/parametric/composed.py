@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
-from typing import Callable, Mapping, Sequence
+from typing import Any, Callable, Mapping, Sequence
 
 from usim.engine.cache import VerdictCache
 from usim.engine.claim import Claim, Status
@@ -60,7 +60,10 @@ class ComposedClaim:
     checks, run when the claim is proved and when its record is read;
     ``program``: the claim's whole program at symbolic sizes (its fingerprint
     is recorded); ``mutants``: broken variant name -> (part index, the part's
-    broken variant).
+    broken variant); ``layers``: for a claim about U, the layers it is about,
+    each a function of the sizes (n, d) giving T's specification there (one per
+    program U_{N,H}; U_N is the function at (N, N)), so that a command can tell
+    whether the program it runs is one this claim proves; empty for other claims.
     """
 
     claim: Claim
@@ -68,6 +71,7 @@ class ComposedClaim:
     chain: Callable[[], Chain]
     program: Callable[[], Program]
     mutants: Mapping[str, tuple[int, str]] = field(default_factory=dict)
+    layers: tuple[Callable[[Any, Any], Any], ...] = ()
 
     def __post_init__(self) -> None:
         if not self.parts:
