@@ -102,3 +102,31 @@ def test_a_part_that_changes_with_the_key_is_not_a_case_outside_the_sum():
     ctx = ctx.also(j >= 0, j < N)
     l = evaluator.variable("l", z3.IntVal(0), n)
     evaluator._outside(SplitInSum((N * (l % N) + j + l) % N < d, "a column"), l, n, ctx)  # raises nothing
+
+
+def test_a_part_with_quotients_is_asked_as_the_facts_state_it_and_dropped_where_they_decide_it():
+    """Row i of a concatenation 3N wide, key l: (l % 3N + 3N i) // 3N is i, which the facts
+    put below n; z3 is asked that (linear) form, never the non-linear one, and only the
+    part the facts leave open is left."""
+    from usim.engine.parametric.integers import has_quotient
+
+    evaluator, N, n, d, ctx = _evaluator()
+    i = evaluator.variable("i", z3.IntVal(0), n)
+    l = evaluator.variable("l", z3.IntVal(0), 3 * N)
+    inner = ctx.also(i >= 0, i < n, l >= 0, l < 3 * N, forkable=False)
+    asked = []
+    proves = evaluator.prover.proves
+    evaluator.prover.proves = lambda facts, goal, *rest: asked.append(goal) or proves(facts, goal, *rest)
+    row = (l % (3 * N) + 3 * N * i) / (3 * N)
+    assert [str(p) for p in evaluator._open_parts(z3.And(row < n, l < d), inner.facts)] == [str(l < d)]
+    assert asked and not any(has_quotient(goal) for goal in asked)
+
+
+def test_a_part_with_quotients_the_facts_leave_open_stays_open():
+    """Shifted by N, the row is i or i + 1 as l is below 2N or not: i + 1 < n is open."""
+    evaluator, N, n, d, ctx = _evaluator()
+    i = evaluator.variable("i", z3.IntVal(0), n)
+    l = evaluator.variable("l", z3.IntVal(0), 3 * N)
+    inner = ctx.also(i >= 0, i < n, l >= 0, l < 3 * N, forkable=False)
+    row = (l % (3 * N) + 3 * N * i + N) / (3 * N)
+    assert len(evaluator._open_parts(row < n, inner.facts)) == 1
