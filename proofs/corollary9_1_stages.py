@@ -37,7 +37,7 @@ on the padded rows too, and the layer norm's mean over the whole row of its bloc
 
 from __future__ import annotations
 
-from typing import Any, Callable, Mapping
+from typing import Any
 
 from usim.constructions.universal import LayerSpec
 from usim.engine.claim import Claim
@@ -49,12 +49,9 @@ from usim.proofs._stages import PaddedFamily, composed_claim, stage_claims
 from usim.proofs._universal import encoder_term, universal_claim
 from usim.proofs.corollary6_1_encoder import ENGINES
 from usim.proofs.corollary6_1_stages import mean_over_the_block
-from usim.proofs.theorem6_stages import bias_on_every_row, misplaced, no_key_mask
+from usim.proofs.theorem6_stages import bias_on_every_row, misplaced
 from usim.proofs.theorem9_multihead import MAX_HEADS
-from usim.proofs.theorem9_stages import ORDINALS, REPLAY
-from usim.rasp.rewrite import Replacements
-
-Broken = Mapping[int, Mapping[str, Callable[..., Replacements]]]
+from usim.proofs.theorem9_stages import ORDINALS, REPLAY, Broken, attention_broken
 
 ENCODER_BROKEN: Broken = {
     5: {"misplaced-block": misplaced("s5.route.1")},
@@ -67,32 +64,7 @@ ENCODER_BROKEN: Broken = {
     12: {"misplaced-addend": misplaced("s12.Z2.addend")},
     13: {"mean-over-the-block": mean_over_the_block(13, "N2")},
 }
-"""The broken variants of stages 5 to 13, the same at H = 1 and H = 2."""
-
-def attention_broken(heads: int) -> Broken:
-    """The broken variants of the attention's stages 1 to 4 at ``heads`` heads: a
-    routed block one position too far (stages 1, 2 and 4), the last head's softmax
-    without its key mask; with H >= 2 also the last head's output one position too far
-    into the concatenation (``second-head-misplaced`` at H = 2, ``third-`` at 3, ...),
-    as in Theorem 9's stages at H heads.
-
-    Args:
-        heads: H, 1 to 4.
-
-    Returns:
-        stage -> name -> the broken variant.
-    """
-    if heads == 1:
-        return {1: {"misplaced-block": misplaced("s1.route.3")},
-                2: {"misplaced-block": misplaced("s2.route.1")},
-                3: {"no-key-mask": no_key_mask(3)},
-                4: {"misplaced-block": misplaced("s4.route.1")}}
-    return {1: {"misplaced-block": misplaced("s1.route.3")},
-            2: {"misplaced-block": misplaced("s2.route.1")},
-            3: {"no-key-mask": no_key_mask(3, f"P_{heads - 1}")},
-            4: {"misplaced-block": misplaced(f"s4.route.{heads}"),
-                f"{ORDINALS[heads][1]}-head-misplaced": misplaced(f"s4.route.{heads - 1}")}}
-
+"""The broken variants of stages 5 to 13, the same at every H."""
 
 WORDS = {1: ("one_head", "one head", "one merged head"),
          **{h: (f"{word}_heads", f"{word} heads", f"{word} merged heads") for h, (word, _) in ORDINALS.items()}}

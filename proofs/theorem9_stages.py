@@ -73,7 +73,7 @@ its key mask and its output one position too far into the concatenation
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Callable, Mapping
 
 from usim.constructions.universal import LayerSpec
 from usim.engine.claim import Claim
@@ -85,6 +85,10 @@ from usim.proofs._stages import PaddedFamily, composed_claim, stage_claims
 from usim.proofs._universal import attention_term, universal_claim
 from usim.proofs.theorem6_attention import ENGINES
 from usim.proofs.theorem6_stages import misplaced, no_key_mask, wrapping
+from usim.rasp.rewrite import Replacements
+
+Broken = Mapping[int, Mapping[str, Callable[..., Replacements]]]
+"""Broken variants by stage: stage -> name -> the variant's replacements at given sizes."""
 
 
 def _spec(n, d, heads=1) -> LayerSpec:
@@ -130,16 +134,42 @@ def _output_off_by_one(node):
     return node + 1
 
 
+ORDINALS = {2: ("two", "second"), 3: ("three", "third"), 4: ("four", "fourth")}
+"""H in words, and the ordinal of its last head (the one a broken variant misplaces)."""
+
+
+def attention_broken(heads: int) -> Broken:
+    """The broken variants of the attention's stages 1 to 4 at ``heads`` heads: a
+    routed block one position too far (stages 1, 2 and 4), the last head's softmax
+    without its key mask; with H >= 2 also the last head's output one position too far
+    into the concatenation (``second-head-misplaced`` at H = 2, ``third-`` at 3, ...),
+    Theorem 9's and Corollary 9.1's at H heads.
+
+    Args:
+        heads: H, 1 to 4.
+
+    Returns:
+        stage -> name -> the broken variant.
+    """
+    if heads == 1:
+        return {1: {"misplaced-block": misplaced("s1.route.3")},
+                2: {"misplaced-block": misplaced("s2.route.1")},
+                3: {"no-key-mask": no_key_mask(3)},
+                4: {"misplaced-block": misplaced("s4.route.1")}}
+    return {1: {"misplaced-block": misplaced("s1.route.3")},
+            2: {"misplaced-block": misplaced("s2.route.1")},
+            3: {"no-key-mask": no_key_mask(3, f"P_{heads - 1}")},
+            4: {"misplaced-block": misplaced(f"s4.route.{heads}"),
+                f"{ORDINALS[heads][1]}-head-misplaced": misplaced(f"s4.route.{heads - 1}")}}
+
+
 PADDED = PaddedFamily(_spec)
 """U_{N,1} with W_O, each stage on its workspace zero-padded to T's sizes n x d."""
 
 PADDED_CLAIMS, PADDED_FAMILIES = stage_claims(
     "theorem9_one_head_padded", PADDED, paper="Theorem 9 (U's stages, H = 1, every n, d <= N)",
     what="one merged head and W_O on T of every size n, d <= N, zero-padded",
-    mutants={1: {"misplaced-block": misplaced("s1.route.3")},
-             2: {"misplaced-block": misplaced("s2.route.1")},
-             3: {"no-key-mask": no_key_mask(3)},
-             4: {"misplaced-block": misplaced("s4.route.1")}},
+    mutants=attention_broken(1),
     bounded_mutants={5: {"product-off-by-one": lambda *sizes: {"s5.Att.m": _output_off_by_one}}},
     all_sizes_mutants={2: {f"wraps-past-{STAGE_WRAP}": wrapping("s2.route.1", STAGE_WRAP)}},
     replay_positions=REPLAY, engines=ENGINES, default_max_n=3, ci_max_n=2, category="our statement",
@@ -150,8 +180,6 @@ THEOREM9_ONE_HEAD = composed_claim(CLAIM, PADDED, PADDED_FAMILIES, attention_ter
 
 
 
-ORDINALS = {2: ("two", "second"), 3: ("three", "third"), 4: ("four", "fourth")}
-"""H in words, and the ordinal of its last head (the one a broken variant misplaces)."""
 
 
 def with_heads(heads: int) -> tuple[Claim, PaddedFamily, list[Claim], list[FamilyClaim], ComposedClaim]:
@@ -167,6 +195,7 @@ def with_heads(heads: int) -> tuple[Claim, PaddedFamily, list[Claim], list[Famil
         statements for every size, the composed claim).
     """
     word, last = ORDINALS[heads]
+    broken = attention_broken(heads)
     names = ", ".join(f"A_{h}, V_{h}" for h in range(heads))
     concatenation = " | ".join(f"softmax(c X A_{h} X^T) X V_{h}" for h in range(heads))
     placed = "head 1 at columns N .." if heads == 2 else "head h at columns h N .."
@@ -199,12 +228,8 @@ def with_heads(heads: int) -> tuple[Claim, PaddedFamily, list[Claim], list[Famil
     claims, families = stage_claims(
         f"theorem9_{word}_heads_padded", family, paper=f"Theorem 9 (U's stages, H = {heads}, every n, d <= N)",
         what=f"{word} merged heads and W_O on T of every size n, d <= N, zero-padded",
-        mutants={2: {"misplaced-block": misplaced("s2.route.1")},
-                 3: {"no-key-mask": no_key_mask(3, f"P_{heads - 1}")},
-                 4: {"misplaced-block": misplaced(f"s4.route.{heads}"),
-                     f"{last}-head-misplaced": misplaced(f"s4.route.{heads - 1}")}},
-        bounded_mutants={1: {"misplaced-block": misplaced("s1.route.3")},
-                         5: {"product-off-by-one": lambda *sizes: {"s5.Att.m": _output_off_by_one}}},
+        mutants={k: broken[k] for k in (2, 3, 4)},
+        bounded_mutants={1: broken[1], 5: {"product-off-by-one": lambda *sizes: {"s5.Att.m": _output_off_by_one}}},
         replay_positions=REPLAY, engines=ENGINES, default_max_n=2, ci_max_n=2, category="our statement",
         notes="the stage on its workspace zero-padded to n x d; header n, d set by the stage")
     return bounded, family, claims, families, composed_claim(bounded, family, families, attention_term)

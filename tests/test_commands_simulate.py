@@ -62,11 +62,13 @@ def test_with_a_bound_a_layer_of_a_proved_form_is_run_by_the_square_u_n_that_is_
     np.savez(path, X=x, A=a, V=v)
     assert main(["simulate", str(path), "--out", str(own)]) == 0
     said = capsys.readouterr().out.splitlines()[1]
-    assert said.startswith("proved for every size: not this U (built for 3 x 2); --bound 3 runs U_3"), said
+    assert said.startswith("for every size: this U (built for 3 x 2) is no statement's program; --bound 3 runs U_3"), \
+        said
     assert main(["simulate", str(path), "--bound", "4", "--out", str(padded)]) == 0
     lines = capsys.readouterr().out.splitlines()
     assert lines[0].startswith("U for Spec(n=4, d=4, ")  # U_4 of Theorem 6's family: d padded too
-    assert "this U is U_4, built for 4 x 4, the program `usim prove theorem6 --all-sizes` proves" in lines[1]
+    assert lines[1].startswith("for every size: this U is U_4, built for 4 x 4, the program of the statement "
+                               "`usim prove theorem6 --all-sizes` (every n, d <= 4; also hierarchy"), lines[1]
     want = _softmax(x @ a @ x.T) @ x @ v
     np.testing.assert_allclose(np.load(own), want, atol=1e-10)
     np.testing.assert_allclose(np.load(padded), want, atol=1e-10)
@@ -74,12 +76,42 @@ def test_with_a_bound_a_layer_of_a_proved_form_is_run_by_the_square_u_n_that_is_
     assert u.spec == PADDED.spec_of(4, 4)
 
 
-def test_a_bound_below_the_width_of_a_proved_form_is_one_line(tmp_path, capsys):
+def test_a_bound_below_the_width_runs_u_for_sequences_up_to_it_and_names_the_bound_of_u_n(tmp_path, capsys):
     path = tmp_path / "p.npz"
     np.savez(path, X=np.ones((2, 3)), A=np.eye(3), V=np.eye(3))
-    assert main(["simulate", str(path), "--bound", "2"]) == 2
-    err = capsys.readouterr().err.strip().splitlines()
-    assert len(err) == 1 and "the bound 2 is below the width d = 3" in err[0], err
+    assert main(["simulate", str(path), "--bound", "2"]) == 0  # U_2 cannot hold d = 3
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0].startswith("U for Spec(n=2, d=3, ")
+    assert lines[1].startswith("for every size: this U (built for 2 x 3) is no statement's program; --bound 3 "
+                               "runs U_3"), lines[1]
+
+
+def test_u_n_of_a_family_cannot_hold_a_wider_layer_one_line():
+    from usim.constructions.universal import LayerSpec
+    from usim.constructions.universal.simulate import check_limits
+    from usim.errors import UsimError
+    from usim.proofs.theorem6_stages import PADDED
+
+    with pytest.raises(UsimError, match="the bound 2 is below the width d = 3"):
+        check_limits(LayerSpec(2, 3), 2, PADDED.spec_of)
+
+
+def test_an_encoder_with_three_heads_is_run_by_u_n_of_corollary9_1s_family(tmp_path, capsys):
+    from usim.constructions.universal import LayerSpec
+    from usim.proofs.corollary9_1_stages import THREE_HEADS
+
+    rng = np.random.default_rng(7)
+    layer = LayerSpec(2, 2, heads=3, d_v=2, out_proj=True, encoder=True)
+    arrays = {name: rng.integers(-2, 3, shape).astype(float) for name, shape in layer.parameter_shapes()}
+    arrays.update(X=rng.normal(size=(2, 2)), eps1=np.array([0.5]), eps2=np.array([0.5]), activation="relu",
+                  norm="post")
+    path = tmp_path / "p.npz"
+    np.savez(path, **arrays)
+    assert main(["simulate", str(path), "--bound", "3"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert "`usim prove corollary9_1_three_heads --all-sizes` (every n, d <= 3; also corollary9_1;" in lines[1]
+    _, u = simulate({k: v for k, v in arrays.items()}, bound=3, at_bound=THREE_HEADS.spec_of)
+    assert u.spec == THREE_HEADS.spec_of(3, 3)
 
 
 def test_a_layer_of_a_form_no_statement_for_every_size_is_about_says_so(tmp_path, capsys):
@@ -90,7 +122,7 @@ def test_a_layer_of_a_form_no_statement_for_every_size_is_about_says_so(tmp_path
     assert main(["simulate", str(path), "--bound", "3"]) == 0
     lines = capsys.readouterr().out.splitlines()
     assert lines[0].startswith("U for Spec(n=3, d=2, ")  # sequences up to 3, its own widths
-    assert lines[1].startswith("proved for every size: no statement is about a layer of this form")
+    assert lines[1].startswith("for every size: no statement is about a layer of this form")
 
 
 def test_simulate_makes_one_interpretation_call(monkeypatch):

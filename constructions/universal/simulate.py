@@ -5,7 +5,10 @@ A layer is given by named arrays (the names: ``usim simulate --help``):
 for scale and eps; an encoder says which variant it is, and U simulates only a
 post-norm ReLU one) and reads the :class:`LayerSpec` from their names and shapes
 (:func:`usim.constructions.universal.spec_for`). :func:`run_simulation` builds
-U (for the layer's sizes, or for a larger bound: the hierarchy), places the
+U (for the layer's sizes, or for a larger bound: the hierarchy, either for
+sequences up to the bound or, given ``at_bound``, U_N of a family the layer
+belongs to, built for N x N: what ``usim simulate --bound N`` passes where a
+statement for every size is about the layer's form), places the
 arrays into U's input by U's own embedding
 (:func:`usim.constructions.universal.embed_arrays`) and runs U once in the
 strict numeric interpretation: in float64, else in long double, else a

@@ -28,7 +28,9 @@ class LayerSpec:
 
     ``n``, ``d``: sequence length and model width (X is n x d). ``heads``: H.
     ``d_k``, ``d_v``: per-head query/key and value widths (defaults: d for one
-    head, d // H for several; d_k is unused by the merged form). ``out_proj``:
+    head, d // H for several; the merged form's d_k is d, its A_h being d x d:
+    nothing reads it, and one default makes a layer read from its arrays equal
+    to the same layer stated by its sizes). ``out_proj``:
     W_O (and b_O with ``bias``); default: when H > 1. ``d_out``: W_O's columns
     (default d). ``encoder``: add the feed-forward part (width ``d_ff``, default
     d) with ``residual`` connections and post-norm ``norm`` layers, each
@@ -67,7 +69,8 @@ class LayerSpec:
             default = self.d  # the merged form's d_k, which nothing reads
         else:
             default = max(1, self.d // self.heads)
-        for what, fallback in (("d_k", default), ("d_v", default), ("d_out", self.d), ("d_ff", self.d)):
+        key_width = self.d if self.form == "merged" else default
+        for what, fallback in (("d_k", key_width), ("d_v", default), ("d_out", self.d), ("d_ff", self.d)):
             if getattr(self, what) is None or (not is_symbolic(getattr(self, what)) and not getattr(self, what)):
                 object.__setattr__(self, what, fallback)
         if self.out_proj is None:

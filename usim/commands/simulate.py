@@ -70,14 +70,15 @@ of T(X) is beyond float64's range (a value below 2.2e-308 that float64 holds as
 subnormal where the checked one is not) or differs from the checked one by
 more than 1e-10 (relative, for values above 1).
 
-What is proved about the program that ran is said in one line. usim proves
-for every size U_N, built for N x N, of the forms its statements for every
-size are about (one merged head, the users' form with biases, H <= 4 merged
-heads with W_O, and the encoder after them; ``usim.proofs.about_layer``): for
-every n, d <= N, U_N on the layer zero-padded gives the layer's output. With
-``--bound N`` a layer of such a form is run by that U_N (N >= n, d); a layer of
-another form by U for its parts with sequences up to N. Without it, U is built
-for the layer's own n x d, which is U_N only where n = d.
+Which statement for every size is about the program that ran is said in one
+line (also with --compiled). usim's statements for every size are about U_N,
+built for N x N, of their forms (one merged head, the users' form with biases,
+H <= 4 merged heads with W_O, and the encoder after them;
+``usim.proofs.about_layer``): for every n, d <= N, U_N on the layer zero-padded
+gives the layer's output (their verdicts: paper_map.md). With ``--bound N`` a
+layer of such a form is run by that U_N where N >= d; otherwise by U for its
+parts with sequences up to N. Without it, U is built for the layer's own
+n x d, which is U_N only where n = d.
 
 The output files' folders are checked
 first, and files are written only once U has run, never after an error
@@ -118,8 +119,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         description=help_text(__doc__), formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("params", nargs="?", help="an .npz file of the layer's arrays (see above)")
     parser.add_argument("--bound", type=int, default=None,
-                        help=f"build U for sequences up to this length (at most {MAX_N}; U_N for N x N where a "
-                             "statement for every size is about the layer's form) and pad (the hierarchy)")
+                        help=f"build U for this bound N (at most {MAX_N}) and pad (the hierarchy): U_N for N x N "
+                             "where a statement for every size is about the layer's form and N >= d, else U for "
+                             "sequences up to N")
     parser.add_argument("--out", metavar="FILE", help="save U's output T(X) as .npy")
     parser.add_argument("--torch", choices=("mha", "encoder"), help="simulate a random PyTorch layer")
     parser.add_argument("--n", type=int, default=None, help=f"sequence length for --torch (default 4, at most {MAX_N})")
@@ -335,52 +337,49 @@ def reuse_freed_memory() -> None:
     mallopt(m_top_pad, 1 << 26)
 
 
-def _at_bound(layer: LayerSpec, bound: int | None):
+def _at_bound(about: list, layer: LayerSpec, bound: int | None):
     """U_N's specification for --bound N: that of the first statement for every size
-    about the layer's form (:func:`usim.proofs.about_layer`), else None (the layer's
-    own parts for sequences up to N)."""
-    if bound is None:
+    about the layer's form (``about``, :func:`usim.proofs.about_layer`) where N >= d
+    (U_N is built for N x N), else None (the layer's parts for sequences up to N)."""
+    if bound is None or not about or bound < layer.d:
         return None
-    from usim.proofs import about_layer
-
-    about = about_layer(layer)
-    return about[0][1] if about else None
+    return about[0][1]
 
 
-def proved_line(layer: LayerSpec, u_spec: LayerSpec, bound: int | None) -> str:
-    """What proves the program this command ran, in one line: U_N, built for N x N
-    by a family the layer belongs to (:func:`usim.proofs.about_layer`), is the
-    program a statement for every size proves; a U built for the layer's own
-    n x d (n != d) is not, and ``--bound N`` runs U_N instead.
+def statement_line(layer: LayerSpec, u_spec: LayerSpec, about: list) -> str:
+    """Which statement for every size is about the program this command ran, in one
+    line: U_N, built for N x N by a family the layer belongs to, is the program of
+    such a statement (whose verdict paper_map.md and its certificate give); a U
+    built for the layer's own n x d (n != d) is no statement's program, and the line
+    names the ``--bound`` that runs U_N instead.
 
     Args:
         layer: the layer's specification (T).
         u_spec: the specification U was built for.
-        bound: the --bound given, if any.
+        about: :func:`usim.proofs.about_layer` of the layer.
 
     Returns:
         One line.
     """
-    from usim.proofs import about_layer
-
-    about = about_layer(layer)
-    proving = [claim_id for claim_id, spec_of in about if spec_of(u_spec.n, u_spec.n) == u_spec]
+    size = u_spec.n
+    proving = [claim_id for claim_id, spec_of in about if spec_of(size, size) == u_spec]
     if proving:
-        return (f"proved for every size: this U is U_{u_spec.n}, built for {u_spec.n} x {u_spec.n}, the program "
-                f"`usim prove {proving[0]} --all-sizes` proves for every n, d <= {u_spec.n}"
-                + (f" (also {', '.join(proving[1:])})" if proving[1:] else ""))
+        return (f"for every size: this U is U_{size}, built for {size} x {size}, the program of the statement "
+                f"`usim prove {proving[0]} --all-sizes` (every n, d <= {size}"
+                + (f"; also {', '.join(proving[1:])}" if proving[1:] else "") + "; its verdict: paper_map.md)")
     if about:
-        wanted = max(layer.n, layer.d) if bound is None else max(bound, layer.d)
-        return (f"proved for every size: not this U (built for {u_spec.n} x {u_spec.d}); "
-                f"--bound {wanted} runs U_{wanted}, which `usim prove {about[0][0]} --all-sizes` proves")
-    return ("proved for every size: no statement is about a layer of this form (those of paper_map.md's "
-            "'Proofs for every size' are about U_N for N x N of their forms)")
+        wanted = max(layer.n, layer.d)
+        return (f"for every size: this U (built for {u_spec.n} x {u_spec.d}) is no statement's program; "
+                f"--bound {wanted} runs U_{wanted}, the program of `usim prove {about[0][0]} --all-sizes`")
+    return ("for every size: no statement is about a layer of this form (those of paper_map.md's "
+            "'Proofs for every size' are about U_N, built for N x N, of their forms)")
 
 
 def run(args: argparse.Namespace) -> int:
     from usim.constructions.universal.simulate import check_limits, run_simulation, spec_from_arrays
     from usim.encodings.digits import significant
     from usim.encodings.numeric import type_name
+    from usim.proofs import about_layer
     from usim.transformer.torch_layers import torch_layer, torch_layer_spec
 
     options = _torch_options(args)
@@ -397,27 +396,29 @@ def run(args: argparse.Namespace) -> int:
     expected = None
     if args.torch:
         spec = torch_layer_spec(args.torch, options["n"], options["d"], options["heads"], options["ff"])
-        check_limits(spec, args.bound, _at_bound(spec, args.bound))  # before PyTorch makes anything
+        check_limits(spec, args.bound, _at_bound(about_layer(spec), spec, args.bound))  # before PyTorch runs
         expected, arrays = torch_layer(args.torch, **options)
     elif args.params:
         arrays = load_arrays(args.params)
     else:
         raise InputError("give an .npz file of parameters, or --torch mha|encoder")
     code = 0
+    layer = spec_from_arrays(arrays)[0]
+    about = about_layer(layer)
     if args.compiled:
         y, u, size, checked_in = _compiled(arrays)
         print(f"U for {spec_text(u.spec)}: sequence length {u.length}; compiled to a network: {size.summary()}; "
               "run by PyTorch (nn.MultiheadAttention with masks), float64")
         print(f"(checked against the network's strict run by usim in {type_name(checked_in)}"
               + ("" if checked_in is np.float64 else ": float64's range was not enough for it") + ")")
+        print(statement_line(layer, u.spec, about))
     else:
-        layer = spec_from_arrays(arrays)[0]
-        result = run_simulation(arrays, args.bound, _at_bound(layer, args.bound))
+        result = run_simulation(arrays, args.bound, _at_bound(about, layer, args.bound))
         y, u = result.y, result.u
         per_layer = u.heads_per_layer
         print(f"U for {spec_text(u.spec)}: sequence length {u.length}; {len(per_layer)} attention layer(s), "
               f"{sum(per_layer)} heads, per layer [{', '.join(map(str, per_layer))}] (run family by family)")
-        print(proved_line(layer, u.spec, args.bound))
+        print(statement_line(layer, u.spec, about))
         if result.dtype is not np.float64:
             print(f"(run in {type_name(result.dtype)}: float64's range was not enough)")
     # 6 fixed decimals show an entry below 1e-3 with fewer than 4 significant digits (1.731e-6 as 0.000002)
