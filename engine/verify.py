@@ -26,7 +26,7 @@ from typing import Callable, Mapping, Sequence
 from usim.encodings.notation import shape_label
 from usim.engine.certificate import Certificate, CertificateError
 from usim.engine.claim import TABULATED, Claim, Counterexample, Obligation, ObligationResult, Shape
-from usim.engine.parametric.composed import ComposedClaim, prove_one_all_sizes
+from usim.engine.parametric.composed import ComposedClaim, prove_verdicts
 from usim.engine.parametric.fresh import Locate
 from usim.engine.parametric.statement import FamilyClaim
 from usim.engine.replay import replayed_again
@@ -192,7 +192,7 @@ def _compare(where: str, recorded: ObligationResult, again: ObligationResult, ou
 
 def verify_all_sizes(cert: Certificate, family: FamilyClaim | ComposedClaim,
                      progress: Callable[[str], None] | None = None,
-                     locate: Locate | None = None) -> Verification:
+                     locate: Locate | None = None, jobs: int = 1) -> Verification:
     """Re-run a certificate's verdicts for every size: the claim's verdict and
     each broken variant's must come out the same (the sizes of a refutation may
     differ: z3's models are not unique; that is a note). A claim proved in parts
@@ -200,20 +200,22 @@ def verify_all_sizes(cert: Certificate, family: FamilyClaim | ComposedClaim,
     states (its conditions, the family's fingerprint, its broken variants) is
     compared before (:func:`usim.engine.statement_check.differences`). With
     ``locate`` (which finds a statement by its id), each family is proved in
-    an interpreter of its own (:mod:`usim.engine.parametric.fresh`), so the
-    re-run does not depend on what this process ran before (the bounded
-    verdicts)."""
+    an interpreter of its own (:mod:`usim.engine.parametric.fresh`), ``jobs`` at
+    a time, so the re-run does not depend on what this process ran before (the
+    bounded verdicts)."""
     section = cert.data["all_sizes"]
     out = Verification(cert.claim_id)
     timeout = timeout_of(cert)
     bound = int(cert.data["bound"])
     recorded = [(None, section["result"])] + [(m.get("mutant"), m) for m in section.get("mutants") or []]
+    names = [name for name, _ in recorded if name is None or name in family.mutants]
+    found = dict(zip(names, prove_verdicts(family, names, timeout, bound, say=progress, locate=locate, jobs=jobs)))
     for name, row in recorded:
         where = "all sizes" + (f" [{name}]" if name else "")
-        if name is not None and name not in family.mutants:
+        if name not in found:
             out.differences.append(f"{where}: claim {family.id} has no such broken variant any more")
             continue
-        again = prove_one_all_sizes(family, name, timeout, bound, locate=locate)
+        again = found[name]
         out.checked += 1
         if again.status.value != row.get("status"):
             out.differences.append(f"{where}: recorded {row.get('status')}, now {again.status.value}"

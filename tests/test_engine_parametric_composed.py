@@ -10,10 +10,10 @@ import pytest
 
 from usim.cli import main
 from usim.engine.claim import Status
-from usim.engine.parametric.composed import Chain, ComposedClaim, prove_composed
+from usim.engine.parametric.composed import Chain, ComposedClaim, prove_composed, prove_verdicts
 from usim.engine.parametric.statement import composed_status
 from usim.errors import UsimError
-from usim.proofs import composed, families
+from usim.proofs import composed, families, family
 from usim.proofs._stages import PaddedFamily, composition
 from usim.proofs._universal import attention_term
 from usim.proofs.theorem6_stages import PADDED, PADDED_FAMILIES, THEOREM6
@@ -113,13 +113,14 @@ def test_usim_proves_theorem6_for_every_size_from_its_stages_and_their_compositi
 
     path = tmp_path / "theorem6.json"
     run = subprocess.run([sys.executable, "-P", "-m", "usim", "prove", "theorem6", "--all-sizes", "--max-n", "1",
-                          "--json", str(path), "-q", "-j", "1"], capture_output=True, text=True, timeout=900)
+                          "--json", str(path), "-q", "-j", "2"], capture_output=True, text=True, timeout=900)
     assert run.returncode == 0, run.stdout[-2000:] + run.stderr[-2000:]
     out = run.stdout
     assert "theorem6: PROVED for every size (N >= 1, n >= 1, d >= 1, (n <= N) and (d <= N))" in out
     assert "composition: U's input layout is stage 1's" in out
     section = json.loads(path.read_text())["all_sizes"]
-    assert [p["status"] for p in section["result"]["parts"]] == ["PROVED"] * 4
+    assert [p["status"] for p in section["result"]["parts"]] == ["PROVED"] * 4  # two parts at a time
+    assert [p["claim"] for p in section["result"]["parts"]] == [f"theorem6_padded_stage{k}" for k in range(1, 5)]
     assert section["result"]["chain"]["problems"] == []
     assert main(["report", str(path)]) == 0
     assert "(4 parts, each proved by the parametric engine, and their composition)" in capsys.readouterr().out
@@ -131,6 +132,17 @@ def test_a_broken_variant_of_theorem6_is_its_stage_refuted_alone_with_a_replayed
     big, n, d = result.shape
     assert n < big and result.parts[0].counterexample.status is Status.REFUTED
     assert result.chain is None
+
+
+def test_the_claim_and_its_broken_variants_proved_at_once_are_each_its_own_verdict():
+    said = []
+    stated, broken = prove_verdicts(THEOREM6, [None, "stage3:no-key-mask"], tie_bound=1, say=said.append,
+                                    locate=family, jobs=2)
+    assert stated.status is Status.PROVED and stated.chain.ok
+    assert [p.claim_id for p in stated.parts] == [p.id for p in THEOREM6.parts]
+    assert broken.status is Status.REFUTED and broken.chain is None and len(broken.parts) == 1
+    assert sorted(line.split(":")[0].strip() for line in said) == sorted(
+        [p.id for p in THEOREM6.parts] + ["theorem6", "theorem6 [stage3"])
 
 
 def test_a_name_that_is_no_broken_variant_is_refused():

@@ -10,7 +10,7 @@ import pytest
 
 from usim.engine.claim import Status
 from usim.engine.parametric.allsizes import prove_all_sizes
-from usim.engine.parametric.fresh import prove_fresh
+from usim.engine.parametric.fresh import prove_fresh, prove_fresh_each
 from usim.errors import UsimError
 from usim.proofs import family
 
@@ -67,3 +67,22 @@ def test_a_child_running_another_usim_is_an_error(monkeypatch):
     there = prove_fresh(family, family("lemma3"), tie_bound=1)
     assert there.status is Status.ERROR
     assert "another usim" in there.reason and "usim source 0000000000000000" in there.reason
+
+
+def test_families_proved_several_at_once_come_back_in_the_order_sent_with_their_own_verdicts():
+    lemma3, lemma4 = family("lemma3"), family("lemma4")
+    broken = next(iter(lemma3.mutants))
+    ended = []
+    found = prove_fresh_each(family, [(lemma4, None), (lemma3, broken), (lemma3, None)], tie_bound=1, jobs=2,
+                             done=lambda index, result: ended.append((index, result.claim_id, result.mutant)))
+    assert [(r.claim_id, r.mutant, r.status) for r in found] == [
+        ("lemma4", None, Status.PROVED), ("lemma3", broken, Status.REFUTED), ("lemma3", None, Status.PROVED)]
+    assert sorted(ended) == [(0, "lemma4", None), (1, "lemma3", broken), (2, "lemma3", None)]
+    alone = prove_fresh(family, lemma3, tie_bound=1)
+    assert [s.step for s in found[2].verdict.steps] == [s.step for s in alone.verdict.steps]
+
+
+def test_what_a_child_refuses_among_several_is_refused_here():
+    with pytest.raises(UsimError, match="no-such-variant"):
+        prove_fresh_each(family, [(family("lemma3"), None), (family("lemma3"), "no-such-variant")], tie_bound=1,
+                         jobs=2)

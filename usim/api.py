@@ -427,7 +427,7 @@ def compile_listing(path: str | Path, function: str, max_len: int, alphabet: Seq
 
 
 def verify(path: str | Path, run_spec_code: bool = False, run_claim_code: bool = False,
-           progress: Callable[[str], None] | None = None) -> list["Verification"]:
+           progress: Callable[[str], None] | None = None, jobs: int = 1) -> list["Verification"]:
     """Run every certificate in ``path`` again: the check a reviewer runs on a certificate sent to them.
 
     Each certificate is read and checked (its digest, its statuses derived
@@ -441,6 +441,8 @@ def verify(path: str | Path, run_spec_code: bool = False, run_claim_code: bool =
         run_claim_code: import the code a certificate of a claim outside the
             registry names (only if its file is unchanged).
         progress: told a line per obligation run.
+        jobs: how many families of a certificate's proof for every size are proved
+            again at once (each in an interpreter of its own).
 
     Returns:
         One :class:`usim.engine.verify.Verification` per certificate:
@@ -471,7 +473,7 @@ def verify(path: str | Path, run_spec_code: bool = False, run_claim_code: bool =
             source, engines = obligations(cert, run_spec_code, run_claim_code, claim=stated.claim)
             result = again(cert, source, engines, progress=progress, mutants=stated.mutants)
             if cert.data.get("all_sizes") is not None:
-                more = verify_all_sizes(cert, stated.family, progress=progress, locate=family)
+                more = verify_all_sizes(cert, stated.family, progress=progress, locate=family, jobs=jobs)
                 result.checked += more.checked
                 result.differences += more.differences
                 result.notes += more.notes

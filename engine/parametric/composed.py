@@ -31,7 +31,7 @@ from usim.engine.cache import VerdictCache
 from usim.engine.claim import Claim, Status
 from usim.engine.parametric.allsizes import AllSizesReport, AllSizesResult, prove_all_sizes, verdict_record
 from usim.engine.parametric.statement import ABOUT_CLAIM, ABOUT_FAMILY, FamilyClaim, composed_status
-from usim.engine.parametric.fresh import Locate, prove_fresh
+from usim.engine.parametric.fresh import Locate, prove_fresh_each
 from usim.engine.runner import Progress, prove_claim
 from usim.errors import UsimError
 from usim.rasp.program import Program
@@ -157,7 +157,8 @@ class ComposedResult:
 
 def prove_composed(cc: ComposedClaim, mutant: str | None = None, timeout: float = 60.0,
                    tie_bound: int | None = None, engines: Sequence[str] | None = None,
-                   say: Callable[[str], None] | None = None, locate: Locate | None = None) -> ComposedResult:
+                   say: Callable[[str], None] | None = None, locate: Locate | None = None,
+                   jobs: int = 1) -> ComposedResult:
     """The verdict for every size of ``cc`` (or of its broken variant ``mutant``:
     that part alone, with its broken variant).
 
@@ -170,28 +171,13 @@ def prove_composed(cc: ComposedClaim, mutant: str | None = None, timeout: float 
         say: told each part's verdict, in words.
         locate: finds a part by its id; given, each part is proved in an
             interpreter of its own (:func:`~usim.engine.parametric.fresh.prove_fresh`).
+        jobs: with ``locate``, how many parts are proved at once.
 
     Returns:
         The parts' verdicts, the chain, and the composed verdict.
     """
-    start = time.perf_counter()
-    if mutant is None:
-        results = []
-        for part in cc.parts:
-            found = _prove_part(part, None, timeout, tie_bound, engines, locate)
-            if say:
-                say(f"  {part.id}: all sizes {found.status.value} ({found.seconds:.2f} s)")
-            results.append(found)
-        chain = cc.chain()
-        status = composed_status([r.status for r in results], chain.ok)
-        return ComposedResult(cc.id, None, status, cc.describe_conditions(), tuple(results), chain,
-                              time.perf_counter() - start)
-    if mutant not in cc.mutants:
-        raise UsimError(f"claim {cc.id} has no broken variant {mutant!r}; it has {', '.join(cc.mutants)}")
-    index, broken = cc.mutants[mutant]
-    found = _prove_part(cc.parts[index], broken, timeout, tie_bound, engines, locate)
-    return ComposedResult(cc.id, mutant, composed_status([found.status], None), cc.describe_conditions(),
-                          (found,), None, time.perf_counter() - start)
+    (found,) = prove_verdicts(cc, [mutant], timeout, tie_bound, engines, say, locate, jobs)
+    return found  # type: ignore[return-value]
 
 
 @dataclass
@@ -206,27 +192,105 @@ class ComposedReport(AllSizesReport):
     mutants: list[ComposedResult]  # type: ignore[assignment]
 
 
-def _prove_part(fc: FamilyClaim, mutant: str | None, timeout: float, tie_bound: int | None,
-                engines: Sequence[str] | None, locate: Locate | None) -> AllSizesResult:
+Task = tuple[FamilyClaim, "str | None"]
+"""A family to prove for every size, and the name of its broken variant (None: the family as stated)."""
+
+
+def _tasks(statement: FamilyClaim | ComposedClaim, mutant: str | None) -> list[Task]:
+    """The families whose proofs give the verdict on ``statement`` (or on its broken
+    variant ``mutant``): a claim in parts, each part (a broken variant, its part alone)."""
+    if not isinstance(statement, ComposedClaim):
+        return [(statement, mutant)]
+    if mutant is None:
+        return [(part, None) for part in statement.parts]
+    if mutant not in statement.mutants:
+        raise UsimError(f"claim {statement.id} has no broken variant {mutant!r}; it has "
+                        f"{', '.join(statement.mutants)}")
+    index, broken = statement.mutants[mutant]
+    return [(statement.parts[index], broken)]
+
+
+def _verdict(statement: FamilyClaim | ComposedClaim, mutant: str | None, found: Sequence[AllSizesResult],
+             seconds: float) -> AllSizesResult | ComposedResult:
+    """The verdict on ``statement`` (or its broken variant) from its families' results
+    (:func:`_tasks`): a claim in parts is PROVED when every part is and its chain holds."""
+    if not isinstance(statement, ComposedClaim):
+        return found[0]
+    if mutant is not None:
+        return ComposedResult(statement.id, mutant, composed_status([found[0].status], None),
+                              statement.describe_conditions(), tuple(found), None, found[0].seconds)
+    chain = statement.chain()
+    return ComposedResult(statement.id, None, composed_status([r.status for r in found], chain.ok),
+                          statement.describe_conditions(), tuple(found), chain, seconds)
+
+
+def prove_verdicts(statement: FamilyClaim | ComposedClaim, mutants: Sequence[str | None], timeout: float = 60.0,
+                   tie_bound: int | None = None, engines: Sequence[str] | None = None,
+                   say: Callable[[str], None] | None = None, locate: Locate | None = None,
+                   jobs: int = 1) -> list[AllSizesResult | ComposedResult]:
+    """The verdict for every size on ``statement`` (None in ``mutants``) and on each
+    of its broken variants named in ``mutants``: every family each rests on
+    (:func:`_tasks`) proved, ``jobs`` at a time when each runs in an interpreter of
+    its own (``locate`` given; :func:`~usim.engine.parametric.fresh.prove_fresh_each`),
+    else one after another here. Proving families at once changes no verdict (each
+    proof's steps do not depend on the clock), only when each ends.
+
+    Args:
+        statement: a family or a claim in parts.
+        mutants: None (the statement as stated) and names of its broken variants, in
+            the order wanted.
+        timeout: each family's time budget, in seconds.
+        tie_bound: the bound up to which each family is tied to the builder.
+        engines: the bounded engines that replay a counterexample.
+        say: told, in words, each part's verdict and each verdict as it is reached.
+        locate: finds a family by its id (see :mod:`usim.engine.parametric.fresh`).
+        jobs: with ``locate``, how many families are proved at once.
+
+    Returns:
+        One verdict per entry of ``mutants``, in their order (a
+        :class:`ComposedResult` for a claim in parts; its seconds, for the claim as
+        stated, from the start until its last part ended).
+
+    Raises:
+        UsimError: a name that is none of the statement's broken variants.
+    """
+    start = time.perf_counter()
+    groups = [_tasks(statement, name) for name in mutants]
+    tasks = [task for group in groups for task in group]
+    owner = [k for k, group in enumerate(groups) for _ in group]
+    first = [sum(len(group) for group in groups[:k]) for k in range(len(groups))]
+    left = [len(group) for group in groups]
+    found: list[AllSizesResult | None] = [None] * len(tasks)
+    verdicts: list[AllSizesResult | ComposedResult | None] = [None] * len(groups)
+    in_parts = isinstance(statement, ComposedClaim)
+
+    def done(index: int, result: AllSizesResult) -> None:
+        found[index] = result
+        k = owner[index]
+        if say and in_parts and mutants[k] is None:
+            say(f"  {result.claim_id}: all sizes {result.status.value} ({result.seconds:.2f} s)")
+        left[k] -= 1
+        if not left[k]:
+            verdicts[k] = _verdict(statement, mutants[k], found[first[k]:first[k] + len(groups[k])],  # type: ignore[arg-type]
+                                   time.perf_counter() - start)
+            if say:
+                say(_said(statement, mutants[k], verdicts[k]))  # type: ignore[arg-type]
+
     if locate is None:
-        return prove_all_sizes(fc, mutant, timeout, tie_bound, engines)
-    return prove_fresh(locate, fc, mutant, timeout, tie_bound, engines)
+        for index, (fc, name) in enumerate(tasks):
+            done(index, prove_all_sizes(fc, name, timeout, tie_bound, engines))
+    else:
+        prove_fresh_each(locate, tasks, timeout, tie_bound, engines, jobs, done)
+    return verdicts  # type: ignore[return-value]
 
 
-def prove_one_all_sizes(statement: FamilyClaim | ComposedClaim, mutant: str | None = None,
-                        timeout: float = 60.0, tie_bound: int | None = None,
-                        engines: Sequence[str] | None = None,
-                        say: Callable[[str], None] | None = None,
-                        locate: Locate | None = None) -> AllSizesResult | ComposedResult:
-    """One verdict for every size, of the claim or of one broken variant:
-    :func:`prove_composed` for a claim in parts, else
-    :func:`~usim.engine.parametric.allsizes.prove_all_sizes` (what ``usim verify`` re-runs).
-    With ``locate`` (which finds a statement by its id), each family is proved
-    in an interpreter of its own, so the verdict does not depend on what this
-    process did before (:mod:`usim.engine.parametric.fresh`)."""
-    if isinstance(statement, ComposedClaim):
-        return prove_composed(statement, mutant, timeout, tie_bound, engines, say, locate)
-    return _prove_part(statement, mutant, timeout, tie_bound, engines, locate)
+def _said(statement: FamilyClaim | ComposedClaim, mutant: str | None, found: AllSizesResult | ComposedResult) -> str:
+    """A verdict in one line, as :func:`prove_verdicts` says it."""
+    if mutant is None:
+        alone = "" if statement.one_definition else " (the family alone)"
+        return f"{statement.id}: all sizes{alone} {found.status.value} ({found.seconds:.2f} s)"
+    where = f" at {found.label}" if found.shape else ""
+    return f"{statement.id} [{mutant}]: all sizes {found.status.value}{where} ({found.seconds:.2f} s)"
 
 
 def prove_claim_all_sizes(statement: FamilyClaim | ComposedClaim, max_n: int,
@@ -243,7 +307,8 @@ def prove_claim_all_sizes(statement: FamilyClaim | ComposedClaim, max_n: int,
         max_n: the bound of the bounded cross-check and of the tie.
         engines: the bounded engines (default: the claim's).
         timeout: each proof's budget, in seconds.
-        jobs: worker processes of the bounded proof.
+        jobs: worker processes of the bounded proof, and with ``locate`` how many
+            families are proved for every size at once (the parts, then the broken variants).
         mutants: also each broken variant, bounded and for every size.
         progress: follows the bounded proof (as :func:`prove_claim`'s).
         say: told each step of the proof for every size, in words.
@@ -260,15 +325,6 @@ def prove_claim_all_sizes(statement: FamilyClaim | ComposedClaim, max_n: int,
     if say:
         how = ", part by part" if composed else ""
         say(f"{statement.id}: proving for every size ({statement.describe_conditions()}){how}")
-    result = prove_one_all_sizes(statement, None, timeout, max_n, engines, say, locate)
-    if say:
-        alone = "" if statement.one_definition else " (the family alone)"
-        say(f"{statement.id}: all sizes{alone} {result.status.value} ({result.seconds:.2f} s)")
-    broken = []
-    for name in (statement.mutants if mutants else {}):
-        found = prove_one_all_sizes(statement, name, timeout, max_n, engines, locate=locate)
-        if say:
-            where = f" at {found.label}" if found.shape else ""
-            say(f"{statement.id} [{name}]: all sizes {found.status.value}{where} ({found.seconds:.2f} s)")
-        broken.append(found)
+    result, *broken = prove_verdicts(statement, [None, *(statement.mutants if mutants else {})], timeout, max_n,
+                                     engines, say, locate, jobs)
     return (ComposedReport if composed else AllSizesReport)(statement, bounded, result, broken)

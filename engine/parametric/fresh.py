@@ -33,6 +33,11 @@ than by the clock (:data:`usim.engine.parametric.integers.QUERY_EFFORT`), on
 a loaded machine as on an idle one. Only the proof's whole time budget is
 time: a proof that outlives it is UNKNOWN, never PROVED. A child that crashes gives ERROR; one
 that outlives :func:`child_deadline` is killed and gives UNKNOWN.
+
+:func:`prove_fresh_each` runs several such children at once (a thread waiting on
+each): the parts of a claim proved in parts and its broken variants, ``--jobs`` at
+a time. Since no step depends on the clock or on another child, that changes when
+each proof ends, not what it proves.
 """
 
 from __future__ import annotations
@@ -43,6 +48,7 @@ import pickle
 import subprocess
 import sys
 import tempfile
+from concurrent.futures import ThreadPoolExecutor, as_completed
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Sequence
 
@@ -99,8 +105,58 @@ def prove_fresh(locate: Locate, fc: "FamilyClaim", mutant: str | None = None, ti
     Raises:
         UsimError: what the child raised as one (an unknown broken variant).
     """
-    request = (identity(), locate, fc.id, fingerprint(fc.family()), mutant, timeout, tie_bound,
-               tuple(engines) if engines is not None else None)
+    return _in_child(fc, mutant, timeout, _request(locate, fc, mutant, timeout, tie_bound, engines))
+
+
+def prove_fresh_each(locate: Locate, tasks: Sequence[tuple["FamilyClaim", str | None]], timeout: float = 60.0,
+                     tie_bound: int | None = None, engines: Sequence[str] | None = None, jobs: int = 1,
+                     done: Callable[[int, "AllSizesResult"], None] | None = None) -> list["AllSizesResult"]:
+    """:func:`prove_fresh` of each (family, broken variant or None) of ``tasks``,
+    ``jobs`` interpreters at a time. Each proof runs in an interpreter of its own
+    as :func:`prove_fresh`'s does, so running several at once changes no step of
+    any (each query is limited by z3's work, not by the clock), only when each ends.
+
+    Args:
+        locate: finds each family by its id in the children; importable by name.
+        tasks: (family, broken variant or None) pairs.
+        timeout: each proof's budget, in seconds.
+        tie_bound: the bound up to which each family is tied to the builder.
+        engines: the bounded engines that replay a counterexample.
+        jobs: how many interpreters run at once (at least one).
+        done: told (index in ``tasks``, result) as each proof ends, in the order they end.
+
+    Returns:
+        The results, in the order of ``tasks``.
+
+    Raises:
+        UsimError: what a child raised as one (an unknown broken variant).
+    """
+    requests = [_request(locate, fc, mutant, timeout, tie_bound, engines) for fc, mutant in tasks]  # here: one thread builds
+    results: list["AllSizesResult | None"] = [None] * len(tasks)
+    with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:  # each thread waits on its child process
+        running = {pool.submit(_in_child, fc, mutant, timeout, request): index
+                   for index, ((fc, mutant), request) in enumerate(zip(tasks, requests))}
+        try:
+            for future in as_completed(running):
+                index = running[future]
+                results[index] = future.result()
+                if done:
+                    done(index, results[index])
+        except BaseException:
+            pool.shutdown(cancel_futures=True)
+            raise
+    return results  # type: ignore[return-value]
+
+
+def _request(locate: Locate, fc: "FamilyClaim", mutant: str | None, timeout: float, tie_bound: int | None,
+             engines: Sequence[str] | None) -> tuple:
+    """What the child is sent: this usim, where to find the statement, its id and fingerprint, the options."""
+    return (identity(), locate, fc.id, fingerprint(fc.family()), mutant, timeout, tie_bound,
+            tuple(engines) if engines is not None else None)
+
+
+def _in_child(fc: "FamilyClaim", mutant: str | None, timeout: float, request: tuple) -> "AllSizesResult":
+    """Run ``request`` in a new interpreter and read its answer (:func:`prove_fresh`)."""
     env = {**os.environ, "PYTHONHASHSEED": HASH_SEED}
     with tempfile.TemporaryDirectory(prefix="usim-fresh-") as folder:
         answer = Path(folder) / "result.pickle"

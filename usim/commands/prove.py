@@ -40,7 +40,8 @@ def add_prove_options(parser: argparse.ArgumentParser) -> None:
                "the claim's own engines (default)")
     add_timeout(parser, "obligation")
     parser.add_argument("--jobs", "-j", type=int, default=max(1, (os.cpu_count() or 1)),
-                        help="engine processes in parallel (default: the number of cores)")
+                        help="engine processes in parallel; with --all-sizes also how many families (parts, broken "
+                             "variants) are proved for every size at once (default: the number of cores)")
     parser.add_argument("--json", metavar="FILE", help="write the certificate(s) (JSON) to FILE")
     parser.add_argument("--json-dir", metavar="DIR",
                         help="write one certificate per claim, DIR/CLAIM.json (what usim site and "
