@@ -13,6 +13,11 @@ ENGINE_NAMES: tuple[str, ...] = ("sympy", "z3", "exhaustive", "cvc5")
 DEFAULT_TIMEOUT = 60.0
 """Seconds per obligation and engine; past it the verdict is UNKNOWN."""
 
+ALL_SIZES_TIMEOUT = 1800.0
+"""Seconds for each family's proof for every size (``usim prove --all-sizes``: one
+whole parametric proof, a stage of U at four heads among them, not one engine's
+answer on one obligation); past it the verdict is UNKNOWN."""
+
 MAX_BOUND = 64
 """The largest bound N accepted (``--max-n``, a certificate's bound): U at N = 64
 is already a program over tens of thousands of positions, and the shapes of a

@@ -46,7 +46,7 @@ from usim.engine.certificate import Certificate, CertificateError, read_certific
 from usim.engine.claim import Claim, Shape, Status
 from usim.engine.engines import ENGINES
 from usim.engine.options import MAX_BOUND
-from usim.engine.parametric.allsizes import beyond_bound, rests_on_record
+from usim.engine.parametric.allsizes import ALL_SIZES_BUDGET, beyond_bound, rests_on_record
 from usim.engine.parametric.composed import ComposedClaim
 from usim.engine.parametric.statement import FamilyClaim
 from usim.rasp.fingerprint import fingerprint as fingerprint_of_program
@@ -274,7 +274,15 @@ ALL_SIZES_FIELDS = ("scope", "status", "about", "family_status", "cross_check", 
                     "rests_on", "result", "mutants")
 """The fields of a certificate's ``all_sizes`` section: ``scope``, ``status`` and
 ``result`` are checked as it is read (:func:`usim.engine.certificate.all_sizes_status`:
-every verdict derived from its parts), the others in :data:`FIELDS`."""
+every verdict derived from its parts), the others in :data:`FIELDS`. Since 2026-12-05 also
+``timeout_seconds`` (each family's budget,
+:data:`~usim.engine.parametric.allsizes.ALL_SIZES_BUDGET`), absent from older ones."""
+
+
+def _all_sizes_fields(section: Mapping[str, Any]) -> list[str]:
+    """The fields an ``all_sizes`` section of this usim has: :data:`ALL_SIZES_FIELDS`,
+    and the budget where the section records one."""
+    return sorted(ALL_SIZES_FIELDS + ((ALL_SIZES_BUDGET,) if ALL_SIZES_BUDGET in section else ()))
 
 
 @dataclass(frozen=True)
@@ -349,7 +357,7 @@ FIELDS: tuple[Field, ...] = (
     Field("all_sizes", lambda data: "a verdict for every size",
           lambda ref, data: f"no statement for every size of {ref.claim.id}",
           lambda ref, data: "all_sizes" in data and ref.family is None),
-    Field("all_sizes (its fields)", lambda data: sorted(_section(data)), lambda ref, data: sorted(ALL_SIZES_FIELDS),
+    Field("all_sizes (its fields)", lambda data: sorted(_section(data)), lambda ref, data: _all_sizes_fields(_section(data)),
           _every_size, whence="a certificate of this usim"),
     Field("all_sizes.about", lambda data: _section(data).get("about"), lambda ref, data: ref.family.about,
           _every_size),

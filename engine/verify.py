@@ -26,6 +26,7 @@ from typing import Callable, Mapping, Sequence
 from usim.encodings.notation import shape_label
 from usim.engine.certificate import Certificate, CertificateError
 from usim.engine.claim import TABULATED, Claim, Counterexample, Obligation, ObligationResult, Shape
+from usim.engine.parametric.allsizes import ALL_SIZES_BUDGET
 from usim.engine.parametric.composed import ComposedClaim, prove_verdicts
 from usim.engine.parametric.fresh import Locate
 from usim.engine.parametric.statement import FamilyClaim
@@ -55,16 +56,21 @@ class Verification:
 ObligationSource = Callable[[Shape, str | None], Obligation]
 
 
-def timeout_of(cert: Certificate) -> float:
-    """The timeout a certificate's obligations were proved with (60 s where none is recorded).
+def timeout_of(cert: Certificate, all_sizes: bool = False) -> float:
+    """The timeout a certificate's obligations were proved with (60 s where none is
+    recorded), or with ``all_sizes`` each family's budget of its proof for every size
+    (its section's own, else the obligations': certificates before 2026-12-05 have one).
 
     Args:
         cert: a certificate, checked as it was read.
+        all_sizes: the budget of the proof for every size, not of the bounded obligations.
 
     Returns:
         The timeout in seconds (CertificateError if it is not a positive number).
     """
     value = cert.data.get("timeout_seconds", 60.0)
+    if all_sizes:
+        value = (cert.data.get("all_sizes") or {}).get(ALL_SIZES_BUDGET, value)
     if not isinstance(value, (int, float)) or isinstance(value, bool) or not 0 < value < float("inf"):
         raise CertificateError(f"{cert.where} ({cert.claim_id}): the timeout {value!r} is not a positive "
                                "number of seconds")
@@ -205,7 +211,7 @@ def verify_all_sizes(cert: Certificate, family: FamilyClaim | ComposedClaim,
     bounded verdicts)."""
     section = cert.data["all_sizes"]
     out = Verification(cert.claim_id)
-    timeout = timeout_of(cert)
+    timeout = timeout_of(cert, all_sizes=True)
     bound = int(cert.data["bound"])
     recorded = [(None, section["result"])] + [(m.get("mutant"), m) for m in section.get("mutants") or []]
     names = [name for name, _ in recorded if name is None or name in family.mutants]

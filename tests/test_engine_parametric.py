@@ -123,6 +123,25 @@ def test_usim_prove_all_sizes_says_what_the_verdict_rests_on_and_writes_a_certif
     assert "## For every size" in capsys.readouterr().out
 
 
+def test_the_proof_for_every_size_has_its_own_budget_recorded_and_verify_reruns_it_with_that(tmp_path, monkeypatch,
+                                                                                              capsys):
+    """--timeout is each bounded obligation's; a family's whole proof for every size has its own."""
+    from usim.engine import verify as verifying
+
+    path = tmp_path / "cert.json"
+    assert main(["prove", "lemma3", "--all-sizes", "--max-n", "1", "--timeout", "30", "--all-sizes-timeout", "45",
+                 "--json", str(path), "-q", "-j", "1"]) == 0
+    data = json.loads(path.read_text())
+    assert data["timeout_seconds"] == 30 and data["all_sizes"]["timeout_seconds"] == 45
+    budgets = []
+    again = verifying.prove_verdicts
+    monkeypatch.setattr(verifying, "prove_verdicts",
+                        lambda statement, names, timeout, *rest, **options:
+                        budgets.append(timeout) or again(statement, names, timeout, *rest, **options))
+    assert main(["verify", str(path), "-q"]) == 0
+    assert budgets == [45]
+
+
 def test_usim_prove_all_sizes_with_mutants_refutes_each_at_a_size(capsys):
     assert main(["prove", "lemma3", "--all-sizes", "--max-n", "2", "--mutants", "-q", "-j", "1"]) == 0
     out = capsys.readouterr().out

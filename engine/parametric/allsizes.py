@@ -393,6 +393,12 @@ def prove_all_sizes(fc: FamilyClaim, mutant: str | None = None, timeout: float =
                                             "or in the search over small sizes")
 
 
+ALL_SIZES_BUDGET = "timeout_seconds"
+"""The field of a certificate's ``all_sizes`` section giving each family's budget for
+its proof for every size (``usim prove --all-sizes-timeout``); where absent (a
+certificate before 2026-12-05), the certificate's own timeout was that budget."""
+
+
 @dataclass
 class AllSizesReport:
     """A claim's all-sizes verdict with its bounded cross-check and broken variants."""
@@ -401,6 +407,8 @@ class AllSizesReport:
     bounded: ClaimReport
     result: AllSizesResult
     mutants: list[AllSizesResult]
+    timeout: float | None = None
+    """Each family's budget for its proof for every size, in seconds (None: the bounded proof's)."""
 
     @property
     def status(self) -> Status:
@@ -433,6 +441,7 @@ class AllSizesReport:
             "rests_on": rests_on(self),
             "result": result.as_dict(),
             "mutants": [m.as_dict() for m in self.mutants],
+            **({ALL_SIZES_BUDGET: self.timeout} if self.timeout is not None else {}),
         }
 
 

@@ -297,7 +297,8 @@ def prove_claim_all_sizes(statement: FamilyClaim | ComposedClaim, max_n: int,
                           engines: Sequence[str] | None = None, timeout: float = 60.0, jobs: int = 1,
                           mutants: bool = False, progress: Callable[[Progress], None] | None = None,
                           say: Callable[[str], None] | None = None,
-                          cache: VerdictCache | None = None, locate: Locate | None = None) -> AllSizesReport:
+                          cache: VerdictCache | None = None, locate: Locate | None = None,
+                          family_timeout: float | None = None) -> AllSizesReport:
     """The bounded proof up to ``max_n`` (a cross-check, and the tie's bound),
     the proof for every size (one family's, or a composed claim's part by part
     with its chain), and with ``mutants`` each broken variant for every size.
@@ -306,7 +307,7 @@ def prove_claim_all_sizes(statement: FamilyClaim | ComposedClaim, max_n: int,
         statement: the claim's statement for every size.
         max_n: the bound of the bounded cross-check and of the tie.
         engines: the bounded engines (default: the claim's).
-        timeout: each proof's budget, in seconds.
+        timeout: each bounded obligation's budget per engine, in seconds.
         jobs: worker processes of the bounded proof, and with ``locate`` how many
             families are proved for every size at once (the parts, then the broken variants).
         mutants: also each broken variant, bounded and for every size.
@@ -315,6 +316,8 @@ def prove_claim_all_sizes(statement: FamilyClaim | ComposedClaim, max_n: int,
         cache: the bounded proof's verdict cache.
         locate: finds a statement by its id; given, each proof for every size
             runs in an interpreter of its own (:mod:`usim.engine.parametric.fresh`).
+        family_timeout: each family's proof for every size, in seconds (each part,
+            each broken variant; recorded in the report); None: ``timeout``.
 
     Returns:
         An :class:`AllSizesReport` (a :class:`ComposedReport` for a claim in parts).
@@ -325,6 +328,7 @@ def prove_claim_all_sizes(statement: FamilyClaim | ComposedClaim, max_n: int,
     if say:
         how = ", part by part" if composed else ""
         say(f"{statement.id}: proving for every size ({statement.describe_conditions()}){how}")
-    result, *broken = prove_verdicts(statement, [None, *(statement.mutants if mutants else {})], timeout, max_n,
+    budget = timeout if family_timeout is None else family_timeout
+    result, *broken = prove_verdicts(statement, [None, *(statement.mutants if mutants else {})], budget, max_n,
                                      engines, say, locate, jobs)
-    return (ComposedReport if composed else AllSizesReport)(statement, bounded, result, broken)
+    return (ComposedReport if composed else AllSizesReport)(statement, bounded, result, broken, budget)

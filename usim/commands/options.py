@@ -73,17 +73,18 @@ def add_timeout(parser: argparse.ArgumentParser, per: str) -> None:
                         help=f"seconds per {per} and engine; over it: UNKNOWN (default {DEFAULT_TIMEOUT:g})")
 
 
-def check_timeout(seconds: float) -> None:
+def check_timeout(seconds: float, option: str = "--timeout") -> None:
     """Refuse a timeout that is not a finite positive number of seconds.
 
     Args:
-        seconds: the value of ``--timeout``.
+        seconds: the value of ``option``.
+        option: the option's name, as the message gives it.
 
     Raises:
         UsimError: zero, negative, infinite or NaN.
     """
     if not is_timeout(seconds):
-        raise UsimError(f"--timeout must be a positive number of seconds, not {seconds:g}")
+        raise UsimError(f"{option} must be a positive number of seconds, not {seconds:g}")
 
 
 def check_max_n(max_n: int | None, largest: int | None) -> None:

@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Any, Iterator
 
 from usim.commands.options import (PROVE_LARGEST_N, add_engine, add_max_n, add_timeout, check_max_n, check_timeout,
                                    check_writable, engines_option)
-from usim.engine.options import ENGINE_NAMES
+from usim.engine.options import ALL_SIZES_TIMEOUT, ENGINE_NAMES
 from usim.errors import UsimError
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -77,6 +77,10 @@ def register(sub: argparse._SubParsersAction) -> None:
                         help="prove the claim for every size (lemma3, lemma4, lemma5, routing): the parametric "
                         "engine, with the bounded proof up to --max-n (default: the claim's CI bound) as "
                         "its cross-check and the bound of the family-equals-builder check")
+    parser.add_argument("--all-sizes-timeout", type=float, default=ALL_SIZES_TIMEOUT, metavar="S",
+                        help="with --all-sizes: seconds for each family's proof for every size (each part of a "
+                        "claim in parts, each broken variant); over it: UNKNOWN (default "
+                        f"{ALL_SIZES_TIMEOUT:g}; --timeout is each bounded obligation's, per engine)")
     parser.add_argument("--cluster", metavar="ADDRESS",
                         help="run the obligations on the Dask cluster whose scheduler is at ADDRESS "
                         "(tcp://host:8786; `dask scheduler` and `dask worker ADDRESS` start one; every "
@@ -94,6 +98,8 @@ def register(sub: argparse._SubParsersAction) -> None:
 def check_options(args: argparse.Namespace) -> None:
     """Refuse a bad option before any work is done."""
     check_timeout(args.timeout)
+    if getattr(args, "all_sizes_timeout", None) is not None:
+        check_timeout(args.all_sizes_timeout, "--all-sizes-timeout")
     if args.jobs < 1:
         raise UsimError(f"--jobs must be at least 1, not {args.jobs}")
     check_max_n(args.max_n, PROVE_LARGEST_N)

@@ -53,7 +53,7 @@ def run_all_sizes(args: argparse.Namespace, claims: Sequence["Claim"], engines: 
                      f"cross-checked up to N={max_n}")
             report = prove_claim_all_sizes(fc, max_n, engines, args.timeout, args.jobs, mutants=args.mutants,
                                            progress=display.event, say=show, cache=cache,
-                                           locate=family)
+                                           locate=family, family_timeout=args.all_sizes_timeout)
             display.claim_done(report.bounded)
             reports.append(report)
     print(table([summary_row(r.bounded) for r in reports], SUMMARY_HEADER, width=LINE_WIDTH))
