@@ -142,6 +142,28 @@ def test_the_proof_for_every_size_has_its_own_budget_recorded_and_verify_reruns_
     assert budgets == [45]
 
 
+@pytest.mark.parametrize("section, budget", [
+    ({"scope": "all sizes", "timeout_seconds": 45.0}, 45.0),
+    ({"scope": "all sizes"}, 30.0),  # a certificate before 2026-12-05: one timeout for both
+])
+def test_the_budget_of_the_proof_for_every_size_is_the_sections_else_the_certificates(section, budget):
+    from usim.engine.certificate import Certificate
+    from usim.engine.verify import timeout_of
+
+    cert = Certificate({"claim": {"id": "lemma3"}, "timeout_seconds": 30.0, "all_sizes": section}, (), ())
+    assert timeout_of(cert) == 30.0 and timeout_of(cert, all_sizes=True) == budget
+
+
+def test_a_budget_for_every_size_that_is_no_positive_number_is_refused():
+    from usim.engine.certificate import Certificate, CertificateError
+    from usim.engine.verify import timeout_of
+
+    cert = Certificate({"claim": {"id": "lemma3"}, "timeout_seconds": 30.0,
+                        "all_sizes": {"timeout_seconds": -1}}, (), ())
+    with pytest.raises(CertificateError, match="timeout -1"):
+        timeout_of(cert, all_sizes=True)
+
+
 def test_usim_prove_all_sizes_with_mutants_refutes_each_at_a_size(capsys):
     assert main(["prove", "lemma3", "--all-sizes", "--max-n", "2", "--mutants", "-q", "-j", "1"]) == 0
     out = capsys.readouterr().out
