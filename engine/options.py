@@ -24,19 +24,31 @@ is already a program over tens of thousands of positions, and the shapes of a
 claim grow like N^3."""
 
 
-def is_timeout(seconds: object) -> bool:
-    """Whether ``seconds`` is a timeout: a finite positive number (not a boolean).
+MAX_TIMEOUT = 1e6
+"""The longest timeout accepted, in seconds (about 11 days): a proof's interpreter
+is given ten times its budget before it is killed, and the clock's waits have a
+largest value."""
+
+
+def timeout_wanted(seconds: object) -> str | None:
+    """What a timeout must be, where ``seconds`` is not one: a finite positive number
+    (not a boolean) of at most :data:`MAX_TIMEOUT`.
 
     Args:
-        seconds: the value given (an option's, or an argument of :func:`usim.prove`).
+        seconds: the value given (an option's, a certificate's, or an argument of :func:`usim.prove`).
 
     Returns:
-        True when it is one; each caller says in its own words why not.
+        None when it is a timeout; else the words for the caller's message
+        ("a positive number of seconds", "at most 1e+06 seconds").
     """
     import math
 
-    return isinstance(seconds, (int, float)) and not isinstance(seconds, bool) and math.isfinite(seconds) \
-        and seconds > 0
+    if not (isinstance(seconds, (int, float)) and not isinstance(seconds, bool) and math.isfinite(seconds)
+            and seconds > 0):
+        return "a positive number of seconds"
+    if seconds > MAX_TIMEOUT:
+        return f"at most {MAX_TIMEOUT:g} seconds"
+    return None
 
 
 def is_bound(max_n: object, largest: int | None = MAX_BOUND) -> bool:

@@ -26,6 +26,7 @@ from typing import Callable, Mapping, Sequence
 from usim.encodings.notation import shape_label
 from usim.engine.certificate import Certificate, CertificateError
 from usim.engine.claim import TABULATED, Claim, Counterexample, Obligation, ObligationResult, Shape
+from usim.engine.options import timeout_wanted
 from usim.engine.parametric.allsizes import ALL_SIZES_BUDGET
 from usim.engine.parametric.composed import ComposedClaim, prove_verdicts
 from usim.engine.parametric.fresh import Locate
@@ -71,9 +72,9 @@ def timeout_of(cert: Certificate, all_sizes: bool = False) -> float:
     value = cert.data.get("timeout_seconds", 60.0)
     if all_sizes:
         value = (cert.data.get("all_sizes") or {}).get(ALL_SIZES_BUDGET, value)
-    if not isinstance(value, (int, float)) or isinstance(value, bool) or not 0 < value < float("inf"):
-        raise CertificateError(f"{cert.where} ({cert.claim_id}): the timeout {value!r} is not a positive "
-                               "number of seconds")
+    wanted = timeout_wanted(value)
+    if wanted is not None:
+        raise CertificateError(f"{cert.where} ({cert.claim_id}): the timeout {value!r} is not {wanted}")
     return float(value)
 
 
@@ -208,14 +209,28 @@ def verify_all_sizes(cert: Certificate, family: FamilyClaim | ComposedClaim,
     ``locate`` (which finds a statement by its id), each family is proved in
     an interpreter of its own (:mod:`usim.engine.parametric.fresh`), ``jobs`` at
     a time, so the re-run does not depend on what this process ran before (the
-    bounded verdicts)."""
+    bounded verdicts). Each family gets the section's budget (:func:`timeout_of`),
+    its witness and replays the certificate's timeout per engine, as when proved.
+
+    Args:
+        cert: the certificate, read and checked, with an ``all_sizes`` section.
+        family: the statement for every size it names, as this usim states it.
+        progress: told each verdict as it is reached, and each comparison.
+        locate: finds a statement by its id (each family in an interpreter of its own).
+        jobs: with ``locate``, how many families are proved at once.
+
+    Returns:
+        What was checked, and every difference and note.
+    """
     section = cert.data["all_sizes"]
     out = Verification(cert.claim_id)
     timeout = timeout_of(cert, all_sizes=True)
+    checks = timeout_of(cert)
     bound = int(cert.data["bound"])
     recorded = [(None, section["result"])] + [(m.get("mutant"), m) for m in section.get("mutants") or []]
     names = [name for name, _ in recorded if name is None or name in family.mutants]
-    found = dict(zip(names, prove_verdicts(family, names, timeout, bound, say=progress, locate=locate, jobs=jobs)))
+    found = dict(zip(names, prove_verdicts(family, names, timeout, bound, say=progress, locate=locate, jobs=jobs,
+                                           check_timeout=checks)))
     for name, row in recorded:
         where = "all sizes" + (f" [{name}]" if name else "")
         if name not in found:

@@ -45,6 +45,13 @@ def test_a_timeout_that_is_not_a_finite_positive_number_is_refused(value):
         check_timeout(value)
 
 
+def test_a_timeout_longer_than_any_wait_is_refused_by_its_option_name():
+    """A budget of 1e9 s would overflow the clock's wait when a proof's interpreter is started."""
+    with pytest.raises(UsimError, match=r"^--all-sizes-timeout must be at most 1e\+06 seconds, not 1e\+09$"):
+        check_timeout(1e9, "--all-sizes-timeout")
+    check_timeout(1e6)
+
+
 @pytest.mark.parametrize("argv, message", [
     (["--max-n", "0"], "usim check: error: --max-n must be at least 1"),
     (["--timeout", "nan"], "usim check: error: --timeout must be a positive number of seconds, not nan"),

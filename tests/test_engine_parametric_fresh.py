@@ -5,6 +5,7 @@ an ERROR or UNKNOWN, never a verdict."""
 from __future__ import annotations
 
 import os
+import time
 
 import pytest
 
@@ -23,6 +24,21 @@ def another_family(claim_id: str):
 def crashing(claim_id: str):
     """A registry whose interpreter dies."""
     os._exit(3)
+
+
+def slow_for_lemma4(claim_id: str):
+    """The registry, but finding lemma4 takes ten minutes."""
+    if claim_id == "lemma4":
+        time.sleep(600)
+    return family(claim_id)
+
+
+class Interrupted(Exception):
+    """What a caller interrupted while its proofs run raises."""
+
+
+def interrupt(index, result):
+    raise Interrupted(result.claim_id)
 
 
 def test_a_family_proved_in_a_fresh_interpreter_has_the_verdict_it_has_here():
@@ -86,3 +102,18 @@ def test_what_a_child_refuses_among_several_is_refused_here():
     with pytest.raises(UsimError, match="no-such-variant"):
         prove_fresh_each(family, [(family("lemma3"), None), (family("lemma3"), "no-such-variant")], tie_bound=1,
                          jobs=2)
+
+
+def test_an_interrupted_caller_kills_the_proofs_still_running_instead_of_waiting_for_them():
+    start = time.perf_counter()
+    with pytest.raises(Interrupted, match="lemma3"):
+        prove_fresh_each(slow_for_lemma4, [(family("lemma3"), None), (family("lemma4"), None)], tie_bound=1,
+                         jobs=2, done=interrupt)
+    assert time.perf_counter() - start < 120  # the child finding lemma4 was killed, not waited for
+
+
+def test_a_name_that_is_no_broken_variant_of_a_family_is_refused_before_any_proof():
+    from usim.engine.parametric.composed import prove_verdicts
+
+    with pytest.raises(UsimError, match="no broken variant 'no-such-variant'"):
+        prove_verdicts(family("lemma3"), [None, "no-such-variant"], tie_bound=1, locate=crashing, jobs=2)

@@ -163,10 +163,11 @@ def _bound(max_n: Any) -> int:
 
 
 def _timeout(seconds: Any) -> float:
-    from usim.engine.options import is_timeout
+    from usim.engine.options import timeout_wanted
 
-    if not is_timeout(seconds):
-        raise UsimError(f"timeout must be a positive number of seconds, not {seconds!r}")
+    wanted = timeout_wanted(seconds)
+    if wanted is not None:
+        raise UsimError(f"timeout must be {wanted}, not {seconds!r}")
     return float(seconds)
 
 
@@ -473,7 +474,8 @@ def verify(path: str | Path, run_spec_code: bool = False, run_claim_code: bool =
             source, engines = obligations(cert, run_spec_code, run_claim_code, claim=stated.claim)
             result = again(cert, source, engines, progress=progress, mutants=stated.mutants)
             if cert.data.get("all_sizes") is not None:
-                more = verify_all_sizes(cert, stated.family, progress=progress, locate=family, jobs=jobs)
+                more = verify_all_sizes(cert, stated.family, progress=progress, locate=family,
+                                        jobs=_jobs(jobs))
                 result.checked += more.checked
                 result.differences += more.differences
                 result.notes += more.notes

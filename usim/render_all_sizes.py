@@ -11,7 +11,7 @@ from typing import Any, Mapping
 
 from usim.encodings.notation import shape_label
 from usim.engine.claim import Status
-from usim.engine.parametric.allsizes import AllSizesReport, AllSizesResult, rests_on
+from usim.engine.parametric.allsizes import ALL_SIZES_BUDGET, AllSizesReport, AllSizesResult, rests_on
 from usim.engine.parametric.composed import ComposedReport, ComposedResult
 from usim.engine.parametric.statement import ABOUT_CLAIM
 from usim.text_layout import fitted
@@ -112,9 +112,11 @@ def all_sizes_markdown(section: Mapping[str, Any]) -> list[str]:
     how = (f"{len(result['parts'])} parts, each proved by the parametric engine, and their composition"
            if "parts" in result else f"the parametric engine: {result['engine']['status']}, "
                                      f"{result['engine']['reason']}")
+    budget = section.get(ALL_SIZES_BUDGET)
+    budget_note = f" Each family's proof had {budget:g} s." if isinstance(budget, (int, float)) else ""
     lines = ["", "## For every size", "",
              f"**{section['status']}** for every size with {section['conditions']} ({how})"
-             f"{cross_check_note(cross['status'], cross.get('max_n'))}.{about}", "",
+             f"{cross_check_note(cross['status'], cross.get('max_n'))}.{about}{budget_note}", "",
              "What it rests on:", ""]
     lines += [f"- {line}" for line in section.get("rests_on", [])]
     if result.get("shape"):

@@ -339,10 +339,26 @@ def _refute(fc: FamilyClaim, mutant: str | None, shape: tuple[int, ...], engines
 
 def prove_all_sizes(fc: FamilyClaim, mutant: str | None = None, timeout: float = 60.0,
                     tie_bound: int | None = None, engines: Sequence[str] | None = None,
-                    search_seconds: float = SEARCH_SECONDS) -> AllSizesResult:
+                    search_seconds: float = SEARCH_SECONDS, check_timeout: float | None = None) -> AllSizesResult:
     """The verdict for every size (see the module docstring). The tie is checked
     up to ``tie_bound`` (default: the claim's CI bound); a broken variant is
-    not a builder, and has no tie."""
+    not a builder, and has no tie.
+
+    Args:
+        fc: the family.
+        mutant: one of its broken variants, or None.
+        timeout: the parametric proof's budget, in seconds.
+        tie_bound: the bound up to which the family is tied to the builder.
+        engines: the bounded engines that replay a counterexample.
+        search_seconds: how long sizes are searched for a counterexample where no
+            failed step names sizes.
+        check_timeout: each engine's seconds on the witness's obligation and on each
+            replayed counterexample (bounded obligations; default ``timeout``).
+
+    Returns:
+        The verdict, with what it rests on.
+    """
+    checks = timeout if check_timeout is None else check_timeout
     if tie_bound is None:
         tie_bound = fc.claim.ci_max_n
     if tie_bound < 1:
@@ -357,7 +373,7 @@ def prove_all_sizes(fc: FamilyClaim, mutant: str | None = None, timeout: float =
     if verdict.status is Status.PROVED:
         shape = tuple(verdict.witness[d] for d in fc.dims)
         try:
-            witness = find_witness(instance_obligation(fc, shape, mutant), timeout)
+            witness = find_witness(instance_obligation(fc, shape, mutant), checks)
         except (UsimError, ArithmeticError) as error:
             return made(status=Status.ERROR, note=f"the witness sizes {shape} cannot be instantiated: {error}")
         ties = tie(fc, tie_bound) if mutant is None else None
@@ -367,7 +383,7 @@ def prove_all_sizes(fc: FamilyClaim, mutant: str | None = None, timeout: float =
         status = Status.PROVED if witness.status is Status.PROVED else witness.status
         return made(status=status, tie=ties, witness=witness)
     for shape in _candidate_shapes(fc, verdict):
-        row = _refute(fc, mutant, shape, engines, timeout)
+        row = _refute(fc, mutant, shape, engines, checks)
         if row is not None:
             return made(status=Status.REFUTED, shape=shape, counterexample=row,
                         found_by="z3's model of the step that failed, replayed by the bounded engines")
@@ -382,7 +398,7 @@ def prove_all_sizes(fc: FamilyClaim, mutant: str | None = None, timeout: float =
         if search_witness(ob, tries=6) is None and search_witness(ob, tries=3, confirm=replay_undefined) is None:
             continue
         try:
-            row = check_obligation(ob, engines, timeout, fc.claim.engines, jobs=1)
+            row = check_obligation(ob, engines, checks, fc.claim.engines, jobs=1)
         except DeadlineError:  # its statement did not build in time: nothing refuted at this size
             continue
         if row.status is Status.REFUTED:

@@ -168,7 +168,7 @@ def prove_composed(cc: ComposedClaim, mutant: str | None = None, timeout: float 
         timeout: each part's time budget, in seconds.
         tie_bound: the bound up to which each part is tied to the builder.
         engines: the bounded engines that replay a counterexample.
-        say: told each part's verdict, in words.
+        say: told each part's verdict and the claim's (or the broken variant's), in words.
         locate: finds a part by its id; given, each part is proved in an
             interpreter of its own (:func:`~usim.engine.parametric.fresh.prove_fresh`).
         jobs: with ``locate``, how many parts are proved at once.
@@ -199,21 +199,22 @@ Task = tuple[FamilyClaim, "str | None"]
 def _tasks(statement: FamilyClaim | ComposedClaim, mutant: str | None) -> list[Task]:
     """The families whose proofs give the verdict on ``statement`` (or on its broken
     variant ``mutant``): a claim in parts, each part (a broken variant, its part alone)."""
+    if mutant is not None and mutant not in statement.mutants:
+        raise UsimError(f"claim {statement.id} has no broken variant {mutant!r}; it has "
+                        f"{', '.join(statement.mutants)}")
     if not isinstance(statement, ComposedClaim):
         return [(statement, mutant)]
     if mutant is None:
         return [(part, None) for part in statement.parts]
-    if mutant not in statement.mutants:
-        raise UsimError(f"claim {statement.id} has no broken variant {mutant!r}; it has "
-                        f"{', '.join(statement.mutants)}")
     index, broken = statement.mutants[mutant]
     return [(statement.parts[index], broken)]
 
 
 def _verdict(statement: FamilyClaim | ComposedClaim, mutant: str | None, found: Sequence[AllSizesResult],
-             seconds: float) -> AllSizesResult | ComposedResult:
+             start: float) -> AllSizesResult | ComposedResult:
     """The verdict on ``statement`` (or its broken variant) from its families' results
-    (:func:`_tasks`): a claim in parts is PROVED when every part is and its chain holds."""
+    (:func:`_tasks`): a claim in parts is PROVED when every part is and its chain
+    holds (its seconds from ``start`` until its chain is checked)."""
     if not isinstance(statement, ComposedClaim):
         return found[0]
     if mutant is not None:
@@ -221,19 +222,20 @@ def _verdict(statement: FamilyClaim | ComposedClaim, mutant: str | None, found: 
                               statement.describe_conditions(), tuple(found), None, found[0].seconds)
     chain = statement.chain()
     return ComposedResult(statement.id, None, composed_status([r.status for r in found], chain.ok),
-                          statement.describe_conditions(), tuple(found), chain, seconds)
+                          statement.describe_conditions(), tuple(found), chain, time.perf_counter() - start)
 
 
 def prove_verdicts(statement: FamilyClaim | ComposedClaim, mutants: Sequence[str | None], timeout: float = 60.0,
                    tie_bound: int | None = None, engines: Sequence[str] | None = None,
                    say: Callable[[str], None] | None = None, locate: Locate | None = None,
-                   jobs: int = 1) -> list[AllSizesResult | ComposedResult]:
+                   jobs: int = 1, check_timeout: float | None = None) -> list[AllSizesResult | ComposedResult]:
     """The verdict for every size on ``statement`` (None in ``mutants``) and on each
     of its broken variants named in ``mutants``: every family each rests on
     (:func:`_tasks`) proved, ``jobs`` at a time when each runs in an interpreter of
     its own (``locate`` given; :func:`~usim.engine.parametric.fresh.prove_fresh_each`),
-    else one after another here. Proving families at once changes no verdict (each
-    proof's steps do not depend on the clock), only when each ends.
+    else one after another here. Proving families at once changes no step of any
+    (they do not depend on the clock), only when each ends (and, the budget being
+    time, a proof near it may reach it sooner on a loaded machine: UNKNOWN, never PROVED).
 
     Args:
         statement: a family or a claim in parts.
@@ -245,11 +247,14 @@ def prove_verdicts(statement: FamilyClaim | ComposedClaim, mutants: Sequence[str
         say: told, in words, each part's verdict and each verdict as it is reached.
         locate: finds a family by its id (see :mod:`usim.engine.parametric.fresh`).
         jobs: with ``locate``, how many families are proved at once.
+        check_timeout: each engine's seconds on a witness and on a replayed
+            counterexample, bounded obligations (default ``timeout``).
 
     Returns:
         One verdict per entry of ``mutants``, in their order (a
         :class:`ComposedResult` for a claim in parts; its seconds, for the claim as
-        stated, from the start until its last part ended).
+        stated, from the start until its chain was checked after its last part;
+        a broken variant's, its part's own).
 
     Raises:
         UsimError: a name that is none of the statement's broken variants.
@@ -271,16 +276,16 @@ def prove_verdicts(statement: FamilyClaim | ComposedClaim, mutants: Sequence[str
             say(f"  {result.claim_id}: all sizes {result.status.value} ({result.seconds:.2f} s)")
         left[k] -= 1
         if not left[k]:
-            verdicts[k] = _verdict(statement, mutants[k], found[first[k]:first[k] + len(groups[k])],  # type: ignore[arg-type]
-                                   time.perf_counter() - start)
+            mine = found[first[k]:first[k] + len(groups[k])]
+            verdicts[k] = _verdict(statement, mutants[k], mine, start)  # type: ignore[arg-type]
             if say:
                 say(_said(statement, mutants[k], verdicts[k]))  # type: ignore[arg-type]
 
     if locate is None:
         for index, (fc, name) in enumerate(tasks):
-            done(index, prove_all_sizes(fc, name, timeout, tie_bound, engines))
+            done(index, prove_all_sizes(fc, name, timeout, tie_bound, engines, check_timeout=check_timeout))
     else:
-        prove_fresh_each(locate, tasks, timeout, tie_bound, engines, jobs, done)
+        prove_fresh_each(locate, tasks, timeout, tie_bound, engines, jobs, done, check_timeout=check_timeout)
     return verdicts  # type: ignore[return-value]
 
 
@@ -316,8 +321,10 @@ def prove_claim_all_sizes(statement: FamilyClaim | ComposedClaim, max_n: int,
         cache: the bounded proof's verdict cache.
         locate: finds a statement by its id; given, each proof for every size
             runs in an interpreter of its own (:mod:`usim.engine.parametric.fresh`).
-        family_timeout: each family's proof for every size, in seconds (each part,
-            each broken variant; recorded in the report); None: ``timeout``.
+        family_timeout: each family's parametric proof for every size, in seconds
+            (each part, each broken variant; recorded in the report); None:
+            ``timeout``. Its witness and a broken variant's replays are bounded
+            obligations: ``timeout`` each, per engine.
 
     Returns:
         An :class:`AllSizesReport` (a :class:`ComposedReport` for a claim in parts).
@@ -330,5 +337,5 @@ def prove_claim_all_sizes(statement: FamilyClaim | ComposedClaim, max_n: int,
         say(f"{statement.id}: proving for every size ({statement.describe_conditions()}){how}")
     budget = timeout if family_timeout is None else family_timeout
     result, *broken = prove_verdicts(statement, [None, *(statement.mutants if mutants else {})], budget, max_n,
-                                     engines, say, locate, jobs)
+                                     engines, say, locate, jobs, check_timeout=timeout)
     return (ComposedReport if composed else AllSizesReport)(statement, bounded, result, broken, budget)

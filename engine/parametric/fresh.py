@@ -48,6 +48,7 @@ import pickle
 import subprocess
 import sys
 import tempfile
+import threading
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Sequence
@@ -86,7 +87,8 @@ def _failed(claim_id: str, mutant: str | None, status: Status, reason: str) -> "
 
 
 def prove_fresh(locate: Locate, fc: "FamilyClaim", mutant: str | None = None, timeout: float = 60.0,
-                tie_bound: int | None = None, engines: Sequence[str] | None = None) -> "AllSizesResult":
+                tie_bound: int | None = None, engines: Sequence[str] | None = None,
+                check_timeout: float | None = None) -> "AllSizesResult":
     """:func:`~usim.engine.parametric.allsizes.prove_all_sizes` of ``fc`` (or of its
     broken variant ``mutant``) in a fresh interpreter (see the module docstring).
 
@@ -97,6 +99,8 @@ def prove_fresh(locate: Locate, fc: "FamilyClaim", mutant: str | None = None, ti
         timeout: the parametric engine's budget, in seconds.
         tie_bound: the bound up to which the family is tied to the builder.
         engines: the bounded engines that replay a counterexample.
+        check_timeout: each engine's seconds on the witness and on a replay
+            (default ``timeout``).
 
     Returns:
         The child's result; ERROR if it crashed or found another statement
@@ -105,16 +109,23 @@ def prove_fresh(locate: Locate, fc: "FamilyClaim", mutant: str | None = None, ti
     Raises:
         UsimError: what the child raised as one (an unknown broken variant).
     """
-    return _in_child(fc, mutant, timeout, _request(locate, fc, mutant, timeout, tie_bound, engines))
+    (found,) = prove_fresh_each(locate, [(fc, mutant)], timeout, tie_bound, engines, 1, check_timeout=check_timeout)
+    return found
 
 
 def prove_fresh_each(locate: Locate, tasks: Sequence[tuple["FamilyClaim", str | None]], timeout: float = 60.0,
                      tie_bound: int | None = None, engines: Sequence[str] | None = None, jobs: int = 1,
-                     done: Callable[[int, "AllSizesResult"], None] | None = None) -> list["AllSizesResult"]:
+                     done: Callable[[int, "AllSizesResult"], None] | None = None,
+                     check_timeout: float | None = None) -> list["AllSizesResult"]:
     """:func:`prove_fresh` of each (family, broken variant or None) of ``tasks``,
     ``jobs`` interpreters at a time. Each proof runs in an interpreter of its own
     as :func:`prove_fresh`'s does, so running several at once changes no step of
-    any (each query is limited by z3's work, not by the clock), only when each ends.
+    any (each query is limited by z3's work, not by the clock); only when each
+    ends, and, the budget being time, a proof near it on a loaded machine may
+    reach it sooner (UNKNOWN, never PROVED). Everything of the caller's (the
+    statements' fingerprints and conditions, ``done``) runs in the calling
+    thread; the pool's threads only wait on their children. If the caller is
+    interrupted (or ``done`` raises), every child still running is killed.
 
     Args:
         locate: finds each family by its id in the children; importable by name.
@@ -123,7 +134,10 @@ def prove_fresh_each(locate: Locate, tasks: Sequence[tuple["FamilyClaim", str | 
         tie_bound: the bound up to which each family is tied to the builder.
         engines: the bounded engines that replay a counterexample.
         jobs: how many interpreters run at once (at least one).
-        done: told (index in ``tasks``, result) as each proof ends, in the order they end.
+        done: told (index in ``tasks``, result) as each proof ends, in the order
+            they end, in the calling thread.
+        check_timeout: each engine's seconds on a witness and on a replay
+            (default ``timeout``).
 
     Returns:
         The results, in the order of ``tasks``.
@@ -131,52 +145,95 @@ def prove_fresh_each(locate: Locate, tasks: Sequence[tuple["FamilyClaim", str | 
     Raises:
         UsimError: what a child raised as one (an unknown broken variant).
     """
-    requests = [_request(locate, fc, mutant, timeout, tie_bound, engines) for fc, mutant in tasks]  # here: one thread builds
+    prints: dict[str, str] = {}  # a part's fingerprint, once however many of its broken variants are sent
+    for fc, _ in tasks:
+        if fc.id not in prints:
+            prints[fc.id] = fingerprint(fc.family())
+    conditions = {fc.id: fc.describe_conditions() for fc, _ in tasks}
+    requests = [(identity(), locate, fc.id, prints[fc.id], mutant, timeout, tie_bound,
+                 tuple(engines) if engines is not None else None, check_timeout) for fc, mutant in tasks]
     results: list["AllSizesResult | None"] = [None] * len(tasks)
-    with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:  # each thread waits on its child process
-        running = {pool.submit(_in_child, fc, mutant, timeout, request): index
+    children = _Children()
+    pool = ThreadPoolExecutor(max_workers=max(1, jobs))
+    try:
+        running = {pool.submit(_in_child, fc.id, mutant, conditions[fc.id], timeout, request, children): index
                    for index, ((fc, mutant), request) in enumerate(zip(tasks, requests))}
-        try:
-            for future in as_completed(running):
-                index = running[future]
-                results[index] = future.result()
-                if done:
-                    done(index, results[index])
-        except BaseException:
-            pool.shutdown(cancel_futures=True)
-            raise
+        for future in as_completed(running):
+            index = running[future]
+            results[index] = future.result()
+            if done:
+                done(index, results[index])  # type: ignore[arg-type]
+    except BaseException:
+        children.kill_all()
+        pool.shutdown(wait=False, cancel_futures=True)
+        raise
+    pool.shutdown()
     return results  # type: ignore[return-value]
 
 
-def _request(locate: Locate, fc: "FamilyClaim", mutant: str | None, timeout: float, tie_bound: int | None,
-             engines: Sequence[str] | None) -> tuple:
-    """What the child is sent: this usim, where to find the statement, its id and fingerprint, the options."""
-    return (identity(), locate, fc.id, fingerprint(fc.family()), mutant, timeout, tie_bound,
-            tuple(engines) if engines is not None else None)
+class _Children:
+    """The children started and not yet ended, so that an interrupted caller kills them all."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._running: set[subprocess.Popen] = set()
+        self._stopped = False
+
+    def start(self, args: list[str], **options: object) -> subprocess.Popen:
+        """Start a child (none once :meth:`kill_all` was called: it raises instead)."""
+        with self._lock:
+            if self._stopped:
+                raise UsimError("the proofs were stopped")
+            child = subprocess.Popen(args, **options)  # type: ignore[call-overload]
+            self._running.add(child)
+            return child
+
+    def ended(self, child: subprocess.Popen) -> None:
+        with self._lock:
+            self._running.discard(child)
+
+    def kill_all(self) -> None:
+        """Kill every child still running, and start no other."""
+        with self._lock:
+            self._stopped = True
+            for child in self._running:
+                child.kill()
 
 
-def _in_child(fc: "FamilyClaim", mutant: str | None, timeout: float, request: tuple) -> "AllSizesResult":
-    """Run ``request`` in a new interpreter and read its answer (:func:`prove_fresh`)."""
+def _in_child(claim_id: str, mutant: str | None, conditions: str, timeout: float, request: tuple,
+              children: _Children) -> "AllSizesResult":
+    """Run ``request`` in a new interpreter and read its answer: the result for
+    ``claim_id`` (and ``mutant``) and no other, else an ERROR (:func:`prove_fresh`)."""
     env = {**os.environ, "PYTHONHASHSEED": HASH_SEED}
     with tempfile.TemporaryDirectory(prefix="usim-fresh-") as folder:
         answer = Path(folder) / "result.pickle"
+        child = children.start([sys.executable, "-P", "-m", __name__, str(answer)], cwd=folder, env=env,
+                               stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
         try:
-            child = subprocess.run([sys.executable, "-P", "-m", __name__, str(answer)], cwd=folder, env=env,
-                                   input=pickle.dumps(list(sys.path)) + pickle.dumps(request),
-                                   capture_output=True,
-                                   timeout=child_deadline(timeout))
+            _, stderr = child.communicate(pickle.dumps(list(sys.path)) + pickle.dumps(request),
+                                          timeout=child_deadline(timeout))
         except subprocess.TimeoutExpired:
-            return _failed(fc.id, mutant, Status.UNKNOWN,
+            child.kill()
+            child.communicate()
+            return _failed(claim_id, mutant, Status.UNKNOWN,
                            f"timeout: the proof's interpreter ran past {child_deadline(timeout):g} s")
+        except BaseException:  # interrupted here: the child does not outlive the caller
+            child.kill()
+            raise
+        finally:
+            children.ended(child)
         if child.returncode != 0 or not answer.exists():
-            last = (child.stderr.decode(errors="replace").strip().splitlines() or ["no output"])[-1]
-            return _failed(fc.id, mutant, Status.ERROR,
+            last = (stderr.decode(errors="replace").strip().splitlines() or ["no output"])[-1]
+            return _failed(claim_id, mutant, Status.ERROR,
                            f"the proof's interpreter failed (exit {child.returncode}): {last}")
         kind, value = pickle.loads(answer.read_bytes())
     if kind == "error":
         raise UsimError(value)
+    if (value.claim_id, value.mutant) != (claim_id, mutant):
+        return _failed(claim_id, mutant, Status.ERROR,
+                       f"the proof's interpreter answered for {value.claim_id} [{value.mutant}], not the one sent")
     if not value.conditions:  # a child's ERROR names the conditions of the statement it was sent
-        value = dataclasses.replace(value, conditions=fc.describe_conditions())
+        value = dataclasses.replace(value, conditions=conditions)
     return value
 
 
@@ -186,7 +243,7 @@ def _child(answer: Path) -> None:
     from usim.engine.parametric.statement import FamilyClaim
 
     sys.path[:] = pickle.load(sys.stdin.buffer)  # the caller's: where ``locate`` is found
-    theirs, locate, claim_id, expected, mutant, timeout, tie_bound, engines = pickle.load(sys.stdin.buffer)
+    theirs, locate, claim_id, expected, mutant, timeout, tie_bound, engines, checks = pickle.load(sys.stdin.buffer)
     try:
         fc = locate(claim_id)
         if theirs != identity():
@@ -198,7 +255,7 @@ def _child(answer: Path) -> None:
                                      f"{claim_id} found in the proof's interpreter is not the statement sent "
                                      "(another fingerprint)"))
         else:
-            out = ("result", prove_all_sizes(fc, mutant, timeout, tie_bound, engines))
+            out = ("result", prove_all_sizes(fc, mutant, timeout, tie_bound, engines, check_timeout=checks))
     except UsimError as error:
         out = ("error", str(error))
     answer.write_bytes(pickle.dumps(out))

@@ -1,7 +1,8 @@
 """The options ``usim prove`` and ``usim check`` share: defined and checked here, once.
 
 Each is refused before any work is done, in one line (exit status 2): the
-timeout is a finite positive number of seconds; the bound N at least 1 and, for
+timeout is a finite positive number of seconds (at most
+:data:`~usim.engine.options.MAX_TIMEOUT`); the jobs a positive count; the bound N at least 1 and, for
 ``usim prove``, at most :data:`~usim.engine.options.MAX_BOUND` (beyond it a
 claim's shapes alone would not fit in memory, let alone their proofs), while
 ``usim check`` sets no largest bound of its own (:data:`CHECK_LARGEST_N`); the
@@ -17,7 +18,7 @@ import os
 import re
 from pathlib import Path
 
-from usim.engine.options import DEFAULT_TIMEOUT, ENGINE_NAMES, MAX_BOUND, is_bound, is_timeout
+from usim.engine.options import DEFAULT_TIMEOUT, ENGINE_NAMES, MAX_BOUND, is_bound, timeout_wanted
 from usim.errors import UsimError
 
 PROVE_LARGEST_N: int | None = MAX_BOUND
@@ -73,6 +74,31 @@ def add_timeout(parser: argparse.ArgumentParser, per: str) -> None:
                         help=f"seconds per {per} and engine; over it: UNKNOWN (default {DEFAULT_TIMEOUT:g})")
 
 
+def add_jobs(parser: argparse.ArgumentParser, what: str) -> None:
+    """``--jobs J`` / ``-j J``: how many processes run at once (default: this
+    machine's cores), checked by :func:`check_jobs`.
+
+    Args:
+        parser: the command's parser.
+        what: what runs J at a time, for the help text.
+    """
+    parser.add_argument("--jobs", "-j", type=int, default=max(1, os.cpu_count() or 1),
+                        help=f"{what} (default: the number of cores)")
+
+
+def check_jobs(jobs: int) -> None:
+    """Refuse a count of processes below one.
+
+    Args:
+        jobs: the value of ``--jobs``.
+
+    Raises:
+        UsimError: zero or negative.
+    """
+    if jobs < 1:
+        raise UsimError(f"--jobs must be at least 1, not {jobs}")
+
+
 def check_timeout(seconds: float, option: str = "--timeout") -> None:
     """Refuse a timeout that is not a finite positive number of seconds.
 
@@ -83,8 +109,9 @@ def check_timeout(seconds: float, option: str = "--timeout") -> None:
     Raises:
         UsimError: zero, negative, infinite or NaN.
     """
-    if not is_timeout(seconds):
-        raise UsimError(f"{option} must be a positive number of seconds, not {seconds:g}")
+    wanted = timeout_wanted(seconds)
+    if wanted is not None:
+        raise UsimError(f"{option} must be {wanted}, not {seconds:g}")
 
 
 def check_max_n(max_n: int | None, largest: int | None) -> None:

@@ -18,14 +18,13 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import os
 import sys
 from pathlib import Path
 
 from typing import TYPE_CHECKING, Any, Iterator
 
-from usim.commands.options import (PROVE_LARGEST_N, add_engine, add_max_n, add_timeout, check_max_n, check_timeout,
-                                   check_writable, engines_option)
+from usim.commands.options import (PROVE_LARGEST_N, add_engine, add_jobs, add_max_n, add_timeout, check_jobs,
+                                   check_max_n, check_timeout, check_writable, engines_option)
 from usim.engine.options import ALL_SIZES_TIMEOUT, ENGINE_NAMES
 from usim.errors import UsimError
 
@@ -39,9 +38,8 @@ def add_prove_options(parser: argparse.ArgumentParser) -> None:
     add_engine(parser, f"one or more of {', '.join(ENGINE_NAMES)} (comma-separated), or all: "
                "the claim's own engines (default)")
     add_timeout(parser, "obligation")
-    parser.add_argument("--jobs", "-j", type=int, default=max(1, (os.cpu_count() or 1)),
-                        help="engine processes in parallel; with --all-sizes also how many families (parts, broken "
-                             "variants) are proved for every size at once (default: the number of cores)")
+    add_jobs(parser, "engine processes in parallel; with --all-sizes also how many families (parts, broken "
+                     "variants) are proved for every size at once")
     parser.add_argument("--json", metavar="FILE", help="write the certificate(s) (JSON) to FILE")
     parser.add_argument("--json-dir", metavar="DIR",
                         help="write one certificate per claim, DIR/CLAIM.json (what usim site and "
@@ -100,8 +98,7 @@ def check_options(args: argparse.Namespace) -> None:
     check_timeout(args.timeout)
     if getattr(args, "all_sizes_timeout", None) is not None:
         check_timeout(args.all_sizes_timeout, "--all-sizes-timeout")
-    if args.jobs < 1:
-        raise UsimError(f"--jobs must be at least 1, not {args.jobs}")
+    check_jobs(args.jobs)
     check_max_n(args.max_n, PROVE_LARGEST_N)
     if args.json:
         check_writable(args.json, "--json")

@@ -8,9 +8,9 @@ Built from the certificates of ``usim prove all --json-dir DIR``
 from __future__ import annotations
 
 import argparse
-import os
 from pathlib import Path
 
+from usim.commands.options import add_jobs, check_jobs
 from usim.errors import UsimError
 
 
@@ -28,8 +28,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     parser.add_argument("--out", required=True, metavar="SITE", help="the folder to write (created)")
     parser.add_argument("--no-pictures", action="store_true", help="no per-claim pages of pictures")
     parser.add_argument("--quiet", "-q", action="store_true", help="no progress (a bar, or a line per page)")
-    parser.add_argument("--jobs", "-j", type=int, default=max(1, os.cpu_count() or 1),
-                        help="claim pages drawn at once (default: the number of cores)")
+    add_jobs(parser, "claim pages drawn at once")
     parser.set_defaults(func=run)
 
 
@@ -37,8 +36,7 @@ def run(args: argparse.Namespace) -> int:
     from usim.proofs import all_claims
     from usim.site import build_site
 
-    if args.jobs < 1:
-        raise UsimError(f"--jobs must be at least 1, not {args.jobs}")
+    check_jobs(args.jobs)
     out = Path(args.out)
     if out.exists() and not out.is_dir():
         raise UsimError(f"--out {args.out} is a file, not a folder")

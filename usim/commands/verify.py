@@ -17,11 +17,9 @@ not what its own rows say.
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 
-from usim.commands.options import help_text
-from usim.errors import UsimError
+from usim.commands.options import add_jobs, check_jobs, help_text
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -30,9 +28,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         description=help_text(__doc__.split("\n\n")[1]) if __doc__ else None)
     parser.add_argument("certificate", help="a JSON certificate from usim prove --json or usim check --json")
     parser.add_argument("--quiet", "-q", action="store_true", help="no progress lines")
-    parser.add_argument("--jobs", "-j", type=int, default=max(1, os.cpu_count() or 1),
-                        help="how many families of a proof for every size are proved again at once "
-                             "(default: this machine's cores)")
+    add_jobs(parser, "how many families of a proof for every size are proved again at once")
     parser.add_argument("--run-spec-code", action="store_true",
                         help="a certificate of usim check --spec-file embeds the spec file (Python): "
                         "run it to build the obligations again (only for a certificate you trust)")
@@ -46,8 +42,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     from usim.api import verify
 
-    if args.jobs < 1:
-        raise UsimError(f"--jobs must be at least 1, not {args.jobs}")
+    check_jobs(args.jobs)
     show = None if args.quiet else (lambda line: print(line, file=sys.stderr, flush=True))
     results = verify(args.certificate, args.run_spec_code, args.run_claim_code, progress=show, jobs=args.jobs)
     for result in results:
