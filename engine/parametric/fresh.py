@@ -36,8 +36,9 @@ that outlives :func:`child_deadline` is killed and gives UNKNOWN.
 
 :func:`prove_fresh_each` runs several such children at once (a thread waiting on
 each): the parts of a claim proved in parts and its broken variants, ``--jobs`` at
-a time. Since no step depends on the clock or on another child, that changes when
-each proof ends, not what it proves.
+a time. No step depends on the clock or on another child, so that changes when
+each proof ends, not its steps (only a proof near its budget, which is time, may reach it
+sooner on a loaded machine: UNKNOWN, never PROVED). An interrupted caller kills them.
 """
 
 from __future__ import annotations
