@@ -210,7 +210,9 @@ def verify_all_sizes(cert: Certificate, family: FamilyClaim | ComposedClaim,
     an interpreter of its own (:mod:`usim.engine.parametric.fresh`), ``jobs`` at
     a time, so the re-run does not depend on what this process ran before (the
     bounded verdicts). Each family gets the section's budget (:func:`timeout_of`),
-    its witness and replays the certificate's timeout per engine, as when proved.
+    its witness and replays the certificate's timeout per engine and its engines
+    (those of its bounded rows, which ``usim prove --all-sizes`` replayed with),
+    as when proved.
 
     Args:
         cert: the certificate, read and checked, with an ``all_sizes`` section.
@@ -226,11 +228,12 @@ def verify_all_sizes(cert: Certificate, family: FamilyClaim | ComposedClaim,
     out = Verification(cert.claim_id)
     timeout = timeout_of(cert, all_sizes=True)
     checks = timeout_of(cert)
+    engines = tuple(cert.data.get("engines") or ()) or None  # checked against its rows as it was read
     bound = int(cert.data["bound"])
     recorded = [(None, section["result"])] + [(m.get("mutant"), m) for m in section.get("mutants") or []]
     names = [name for name, _ in recorded if name is None or name in family.mutants]
-    found = dict(zip(names, prove_verdicts(family, names, timeout, bound, say=progress, locate=locate, jobs=jobs,
-                                           check_timeout=checks)))
+    found = dict(zip(names, prove_verdicts(family, names, timeout, bound, engines, say=progress, locate=locate,
+                                           jobs=jobs, check_timeout=checks)))
     for name, row in recorded:
         where = "all sizes" + (f" [{name}]" if name else "")
         if name not in found:

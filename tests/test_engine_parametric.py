@@ -130,16 +130,17 @@ def test_the_proof_for_every_size_has_its_own_budget_recorded_and_verify_reruns_
 
     path = tmp_path / "cert.json"
     assert main(["prove", "lemma3", "--all-sizes", "--max-n", "1", "--timeout", "30", "--all-sizes-timeout", "45",
-                 "--json", str(path), "-q", "-j", "1"]) == 0
+                 "--engine", "sympy", "--json", str(path), "-q", "-j", "1"]) == 0
     data = json.loads(path.read_text())
     assert data["timeout_seconds"] == 30 and data["all_sizes"]["timeout_seconds"] == 45
-    budgets = []
+    asked = []
     again = verifying.prove_verdicts
     monkeypatch.setattr(verifying, "prove_verdicts",
-                        lambda statement, names, timeout, *rest, **options:
-                        budgets.append(timeout) or again(statement, names, timeout, *rest, **options))
+                        lambda statement, names, timeout, bound, engines, **options:
+                        asked.append((timeout, engines, options["check_timeout"]))
+                        or again(statement, names, timeout, bound, engines, **options))
     assert main(["verify", str(path), "-q"]) == 0
-    assert budgets == [45]
+    assert asked == [(45, ("sympy",), 30)]  # the proof's budget; replays with the engines and timeout it had
 
 
 @pytest.mark.parametrize("section, budget", [
