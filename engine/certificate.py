@@ -41,7 +41,9 @@ from typing import Any, Mapping
 from usim import __version__
 from usim.encodings.notation import shape_label
 from usim.engine.claim import Claim, EngineResult, ObligationResult, Status, claim_status
-from usim.engine.parametric.statement import ABOUT_CLAIM, ABOUT_FAMILY, claim_all_sizes_status, composed_status
+from usim.engine.parametric.statement import (ABOUT_CLAIM, ABOUT_FAMILY, ALL_SIZES_BUDGET, claim_all_sizes_status,
+                                              composed_status)
+from usim.engine.options import timeout_wanted
 from usim.errors import UsimError
 
 VERSION = 2
@@ -312,6 +314,8 @@ def all_sizes_status(section: Any, bounded: Status, claim_id: str, where: str) -
         if derived.value != m.get("status"):
             raise CertificateError(f"{at} [{m.get('mutant')}]: the recorded verdict {m.get('status')} is not what "
                                    f"its parts say ({derived.value})")
+    if ALL_SIZES_BUDGET in section and (wanted := timeout_wanted(section[ALL_SIZES_BUDGET])) is not None:
+        raise CertificateError(f"{at}: the recorded budget {section[ALL_SIZES_BUDGET]!r} is not {wanted}")
     about = section.get("about")
     if about not in (ABOUT_CLAIM, ABOUT_FAMILY):
         raise CertificateError(f"{at}: the all-sizes section does not say what it is about (the claim's "

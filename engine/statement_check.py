@@ -46,9 +46,9 @@ from usim.engine.certificate import Certificate, CertificateError, read_certific
 from usim.engine.claim import Claim, Shape, Status
 from usim.engine.engines import ENGINES
 from usim.engine.options import MAX_BOUND
-from usim.engine.parametric.allsizes import ALL_SIZES_BUDGET, beyond_bound, rests_on_record
+from usim.engine.parametric.allsizes import beyond_bound, rests_on_record
 from usim.engine.parametric.composed import ComposedClaim
-from usim.engine.parametric.statement import FamilyClaim
+from usim.engine.parametric.statement import ALL_SIZES_BUDGET, FamilyClaim
 from usim.rasp.fingerprint import fingerprint as fingerprint_of_program
 
 REGISTRY = "the registry"
@@ -276,7 +276,7 @@ ALL_SIZES_FIELDS = ("scope", "status", "about", "family_status", "cross_check", 
 ``result`` are checked as it is read (:func:`usim.engine.certificate.all_sizes_status`:
 every verdict derived from its parts), the others in :data:`FIELDS`. Since 2026-12-05 also
 ``timeout_seconds`` (each family's budget,
-:data:`~usim.engine.parametric.allsizes.ALL_SIZES_BUDGET`), absent from older ones."""
+:data:`~usim.engine.parametric.statement.ALL_SIZES_BUDGET`), absent from older ones."""
 
 
 def _all_sizes_fields(section: Mapping[str, Any]) -> list[str]:

@@ -27,10 +27,9 @@ from usim.encodings.notation import shape_label
 from usim.engine.certificate import Certificate, CertificateError
 from usim.engine.claim import TABULATED, Claim, Counterexample, Obligation, ObligationResult, Shape
 from usim.engine.options import timeout_wanted
-from usim.engine.parametric.allsizes import ALL_SIZES_BUDGET
 from usim.engine.parametric.composed import ComposedClaim, prove_verdicts
 from usim.engine.parametric.fresh import Locate
-from usim.engine.parametric.statement import FamilyClaim
+from usim.engine.parametric.statement import ALL_SIZES_BUDGET, FamilyClaim
 from usim.engine.replay import replayed_again
 from usim.engine.runner import check_obligation
 from usim.engine.statement import fingerprint, table_fingerprint

@@ -11,9 +11,9 @@ from typing import Any, Mapping
 
 from usim.encodings.notation import shape_label
 from usim.engine.claim import Status
-from usim.engine.parametric.allsizes import ALL_SIZES_BUDGET, AllSizesReport, AllSizesResult, rests_on
+from usim.engine.parametric.allsizes import AllSizesReport, AllSizesResult, rests_on
 from usim.engine.parametric.composed import ComposedReport, ComposedResult
-from usim.engine.parametric.statement import ABOUT_CLAIM
+from usim.engine.parametric.statement import ABOUT_CLAIM, ALL_SIZES_BUDGET
 from usim.text_layout import fitted
 
 

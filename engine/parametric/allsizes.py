@@ -44,7 +44,7 @@ from usim.encodings.notation import shape_label
 from usim.engine.canonical import Verdict, compare
 from usim.engine.claim import EngineResult, Obligation, ObligationResult, Status
 from usim.engine.parametric.prove import ParametricVerdict, prove_family
-from usim.engine.parametric.statement import ABOUT_CLAIM, FamilyClaim, claim_all_sizes_status
+from usim.engine.parametric.statement import ALL_SIZES_BUDGET, ABOUT_CLAIM, FamilyClaim, claim_all_sizes_status
 from usim.engine.parametric.steps import DECISIONS
 from usim.engine.parametric.target import SymbolicMatrix, TargetContext, active
 from usim.engine.parametric.terms import ParametricAtoms, Entry
@@ -407,12 +407,6 @@ def prove_all_sizes(fc: FamilyClaim, mutant: str | None = None, timeout: float =
                                  "bounded engines")
     return made(status=Status.UNKNOWN, note="no counterexample found at the sizes the failed step named "
                                             "or in the search over small sizes")
-
-
-ALL_SIZES_BUDGET = "timeout_seconds"
-"""The field of a certificate's ``all_sizes`` section giving each family's budget for
-its proof for every size (``usim prove --all-sizes-timeout``); where absent (a
-certificate before 2026-12-05), the certificate's own timeout was that budget."""
 
 
 @dataclass

@@ -47,6 +47,11 @@ from usim.rasp.family import Condition, SymbolicInt, dimension, readable
 from usim.rasp.program import Program
 from usim.rasp.rewrite import Replacements, substitute
 
+ALL_SIZES_BUDGET = "timeout_seconds"
+"""The field of a certificate's ``all_sizes`` section giving each family's budget for
+its proof for every size (``usim prove --all-sizes-timeout``); where absent (a
+certificate before 2026-12-05), the certificate's own timeout was that budget."""
+
 ABOUT_CLAIM = "the claim's program"
 """A verdict for every size about the program the claim runs (one definition)."""
 ABOUT_FAMILY = "the family alone"

@@ -191,3 +191,15 @@ def test_a_row_without_its_fingerprint_or_with_another_cost_is_not_reproduced(tm
     out = capsys.readouterr().out
     assert "1: the certificate records no fingerprint" in out
     assert "2: cost: the certificate says" in out
+
+
+def test_a_budget_for_every_size_edited_to_no_timeout_is_refused_as_the_certificate_is_read(tmp_path, capsys):
+    """Found in the re-read of 2026-12-05: the section's budget was checked only by
+    usim verify, so report rendered a re-sealed `true` as "1 s"."""
+    for index, bad in enumerate((True, -1, 1e9, "1800")):
+        data = _committed("theorem9.all-sizes")
+        data["all_sizes"]["timeout_seconds"] = bad
+        (tmp_path / str(index)).mkdir()
+        folder = _folder(tmp_path / str(index), "theorem9.all-sizes", data, ())
+        assert main(["report", str(folder / "theorem9.all-sizes.json")]) == 2
+        assert "the recorded budget" in _one_error_line(capsys)
