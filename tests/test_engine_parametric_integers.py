@@ -10,52 +10,81 @@ import pytest
 import z3
 
 from usim.engine.parametric import integers
-from usim.engine.parametric.integers import QUERY_EFFORT, Deadline, Ledger, Prover
+from usim.engine.parametric.integers import FIRST_SECONDS, QUERY_EFFORT, Deadline, Ledger, Prover
 
 a, b, c = z3.Ints("a b c")
 HYPOTHESES = [a >= 2, b >= 2]
-GOAL = a * b >= a + b  # non-linear: z3 needs a few thousand steps
+GOAL = a * b >= a + b  # non-linear: z3 needs 300 steps of the kept solver, 10 000 of a new one
 
 
 def test_a_query_within_its_work_limit_is_answered_and_one_past_it_is_unknown():
     assert Prover(("a", "b"), 60, Ledger()).proves(HYPOTHESES, GOAL, "step").holds is True
-    assert Prover(("a", "b"), 60, Ledger(), query_effort=1000).proves(HYPOTHESES, GOAL, "step").holds is None
+    assert Prover(("a", "b"), 60, Ledger(), query_effort=100).proves(HYPOTHESES, GOAL, "step").holds is None
 
 
 def test_a_query_is_limited_by_work_and_only_the_proofs_budget_is_time(monkeypatch):
     """A loaded machine must not change an answer: the per-query limit is z3's
-    rlimit; the only time limit a query gets is what is left of the whole proof's."""
-    settings: list[dict] = []
+    rlimit; the only time limit a new solver gets is what is left of the whole
+    proof's, and the kept solver's first try, at most FIRST_EFFORT of work, has
+    FIRST_SECONDS as a guard (its work takes a fraction of a second)."""
+    settings: list[list[tuple[str, int]]] = []
     made = z3.Solver
 
     def recording_solver(*args, **kwargs):
         solver = made(*args, **kwargs)
-        mine: dict = {}
+        mine: list[tuple[str, int]] = []
         settings.append(mine)
         original = solver.set
 
         def set_(name, value):
-            mine[name] = value
+            mine.append((name, value))
             original(name, value)
 
         solver.set = set_
         return solver
 
     monkeypatch.setattr(integers.z3, "Solver", recording_solver)
+    monkeypatch.setattr(integers, "FIRST_EFFORT", 1)  # every query also asked of a new solver
     prover = Prover(("a", "b"), 600, Ledger())
     prover.proves(HYPOTHESES, GOAL, "step")
     prover.simplify(HYPOTHESES, z3.If(a >= 1, a, b), "step")
     prover.smallest([a * b == 12], "step")
-    assert settings
-    for mine in settings:
-        assert 0 < mine["rlimit"] <= QUERY_EFFORT
-        assert mine["timeout"] > 500_000  # milliseconds: the proof's 600 s, nearly all left
+    kept, *new = settings
+    assert new and len(kept) >= 4
+    for name, value in kept:
+        assert value == (1 if name == "rlimit" else FIRST_SECONDS * 1000)
+    for mine in new:
+        assert 0 < dict(mine)["rlimit"] <= QUERY_EFFORT
+        assert dict(mine)["timeout"] > 500_000  # milliseconds: the proof's 600 s, nearly all left
+
+
+def test_a_query_left_unanswered_by_the_first_try_is_asked_again_within_its_whole_work(monkeypatch):
+    monkeypatch.setattr(integers, "FIRST_EFFORT", 1)  # the kept solver answers nothing within one step
+    ledger = Ledger()
+    assert Prover(("a", "b"), 60, ledger).proves(HYPOTHESES, GOAL, "step").holds is True
+    assert ledger.entries[("step", "z3")].proved == 1  # one query, however many tries
+    assert Prover(("a", "b"), 60, Ledger(), query_effort=1000).proves(HYPOTHESES, GOAL, "step").holds is None
+
+
+def test_a_querys_hypotheses_do_not_reach_the_next_query():
+    prover = Prover(("a",), 60, Ledger())
+    assert prover.proves([a == 1], a <= 1, "step").holds is True
+    refuted = prover.proves([], a <= 1, "step")  # a = 1 was the last query's, not this one's
+    assert refuted.holds is False and refuted.model["a"] > 1
+    assert prover.satisfiable([a == 2], "step").holds is True
+
+
+def test_a_goal_refuted_on_the_first_try_comes_with_a_model_where_it_fails():
+    refuted = Prover(("a", "b"), 60, Ledger()).proves(HYPOTHESES, a * b >= 100, "step")
+    assert refuted.holds is False
+    x, y = refuted.model["a"], refuted.model["b"]
+    assert x >= 2 and y >= 2 and x * y < 100
 
 
 def test_simplify_keeps_what_it_cannot_decide_within_its_work_and_takes_the_branch_it_can():
     term = z3.If(GOAL, a, b)
     assert Prover(("a", "b"), 60, Ledger()).simplify(HYPOTHESES, term, "step").eq(a)
-    kept = Prover(("a", "b"), 60, Ledger()).simplify(HYPOTHESES, term, "step", effort=1000)
+    kept = Prover(("a", "b"), 60, Ledger()).simplify(HYPOTHESES, term, "step", effort=100)
     assert kept.eq(z3.simplify(term))
 
 
@@ -107,3 +136,14 @@ def test_a_threshold_that_leaves_every_key_on_one_side_is_passed_over():
     assert proves(threshold_of(parts, l, proves) <= 0)  # without the check: the empty split
     found = threshold_of(parts, l, proves, lambda t: not proves(t <= 0) and not proves(t >= size))
     assert found is not None and proves(found == d)
+
+
+def test_constants_and_polynomials_are_the_same_asked_again_and_inside_a_larger_term():
+    inner = a * b + 1
+    assert integers.free_constants(inner) == {"a", "b"}
+    assert integers.free_constants(z3.If(inner > c, inner, 0)) == {"a", "b", "c"}  # the inner term remembered
+    assert integers.free_constants(inner) == {"a", "b"}
+    assert integers.to_polynomial(inner) == integers.to_polynomial(a * b + 1)
+    assert str(integers.to_polynomial(inner)) == "a*b + 1"
+    assert integers.to_polynomial(inner / c) is None  # a quotient is not a polynomial
+    assert integers.to_polynomial(z3.If(a > 0, a, b) + 1) is None

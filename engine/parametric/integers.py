@@ -26,6 +26,22 @@ answers on a loaded machine as on an idle one (with a limit of 20 s, a query
 that took 5 s alone came out *unknown* beside another proof, and Theorem 9's
 W_O stage with it). The proof's own time budget still bounds the whole run:
 past it a proof is UNKNOWN (:class:`Deadline`), never another verdict.
+
+**Each query is asked twice at most: first cheaply, then as it is.** Most
+queries are answered within a few thousand of z3's steps, and a new solver
+costs more than that (a fresh ``z3.Solver()`` runs its preprocessing tactics
+first: 1 to 5 ms a query, 110 s of the 213 s of Corollary 9.1's stage 1 at four
+heads, whose 14,596 queries one reused solver answers, each the same, in 23 s).
+So each query is first asked of one solver the prover keeps (its assertions
+pushed and popped, so it holds none between queries) within
+:data:`FIRST_EFFORT`; where that leaves it unanswered it is asked of a new
+solver within the query's whole effort, as before. Either answer is z3's
+(*unsat* a proof, *sat* with a model), so nothing is proved that z3 did not
+prove. The kept solver's answers depend on the queries asked before, which
+are the same for the same statement (each proof for every size runs in an
+interpreter of its own, :mod:`usim.engine.parametric.fresh`). Its first try is also limited to
+:data:`FIRST_SECONDS`, a guard only: z3 did not always stop at the limit of its work
+there (once, one query of a replay ran for ten minutes).
 """
 
 from __future__ import annotations
@@ -59,9 +75,51 @@ def subterms(term: z3.ExprRef) -> Iterator[z3.ExprRef]:
             stack.extend(t.children())
 
 
+KEPT_TERMS = 200_000
+"""How many terms each memo of this module keeps before it starts again."""
+
+
+def _kept_key(term: z3.ExprRef) -> tuple[int, int]:
+    """A term's key in a memo: its z3 context and its id there (both unique while the term lives)."""
+    return id(term.ctx), term.get_id()
+
+
+def _keep(memo: dict, term: z3.ExprRef, answer: object) -> None:
+    """Remember ``answer`` for ``term`` by :func:`_kept_key`, the term kept alive with it."""
+    if len(memo) >= KEPT_TERMS:
+        memo.clear()
+    memo[_kept_key(term)] = (term, answer)
+
+
+_CONSTANTS: dict[tuple[int, int], tuple[z3.ExprRef, frozenset[str]]] = {}
+""":func:`free_constants` by the term's id (kept by :func:`_keep`, so the id is not
+reused while the entry lives): a variable's range is asked for at every query
+that names it."""
+
+
 def free_constants(term: z3.ExprRef) -> set[str]:
     """The names of the uninterpreted constants in ``term``."""
-    return {t.decl().name() for t in subterms(term) if is_const(t)}
+    kept = _CONSTANTS.get(_kept_key(term))
+    if kept is not None:
+        return set(kept[1])
+    names: set[str] = set()
+    seen: set[tuple[int, int]] = set()
+    stack = [term]
+    while stack:
+        t = stack.pop()
+        key = _kept_key(t)
+        if key in seen:
+            continue
+        seen.add(key)
+        known = _CONSTANTS.get(key)
+        if known is not None:
+            names |= known[1]
+        elif is_const(t):
+            names.add(t.decl().name())
+        else:
+            stack.extend(t.children())
+    _keep(_CONSTANTS, term, frozenset(names))
+    return names
 
 
 def has_quotient(term: z3.ExprRef) -> bool:
@@ -138,6 +196,14 @@ in 20 s (z3's statistic "rlimit count" before and after each query, 2026-12-03,
 ``docs/all_sizes.md``). z3 counts 1 to 25 million a second here, so this is 6 to
 150 s of work, the same amount on every machine and under any load."""
 
+FIRST_EFFORT = 200_000
+"""z3's work on a query's first, cheap try (the kept solver): all but 242 of the 27,889
+queries of four stages of Corollary 9.1 (stage 1 at one and four heads, stage 5 at two
+and four) are answered within it."""
+
+FIRST_SECONDS = 10.0
+"""The first try's time limit, a guard (its work limit takes a fraction of a second)."""
+
 QUICK_EFFORT = 20_000_000
 """The limit of a query that only tidies a term (:meth:`Prover.simplify`) or
 narrows a model (:meth:`Prover.smallest`): such queries take at most 50 thousand
@@ -156,6 +222,7 @@ class Prover:
         self.cache: dict[tuple, Outcome] = {}
         self.keys = Keys()
         self._fresh = 0
+        self._kept: z3.Solver | None = None
 
     def fresh(self, name: str) -> Term:
         self._fresh += 1
@@ -177,12 +244,34 @@ class Prover:
 
     def _solve(self, formulas: Sequence[Formula], step: str,
                effort: int | None = None) -> tuple[z3.CheckSatResult, z3.ModelRef | None, float]:
-        solver = self._solver(effort)
-        solver.add(*formulas)
+        """z3's answer on ``formulas``: first from the kept solver within
+        :data:`FIRST_EFFORT`, else from a new one within ``effort`` (see the
+        module docstring), with its model when satisfiable and the seconds taken."""
         start = time.perf_counter()
-        result = solver.check()
-        seconds = time.perf_counter() - start
-        return result, (solver.model() if result == z3.sat else None), seconds
+        limit = self.query_effort if effort is None else min(effort, self.query_effort)
+        result, model = self._first(formulas, limit)
+        if result == z3.unknown and limit > FIRST_EFFORT:
+            solver = self._solver(effort)
+            solver.add(*formulas)
+            result = solver.check()
+            model = solver.model() if result == z3.sat else None
+        return result, model, time.perf_counter() - start
+
+    def _first(self, formulas: Sequence[Formula], limit: int) -> tuple[z3.CheckSatResult, z3.ModelRef | None]:
+        """The kept solver's answer within :data:`FIRST_EFFORT` (and
+        :data:`FIRST_SECONDS`), its assertions popped after."""
+        if self._kept is None:
+            self._kept = z3.Solver()
+        solver = self._kept
+        solver.set("rlimit", min(limit, FIRST_EFFORT))
+        solver.set("timeout", max(1, int(min(FIRST_SECONDS, self.remaining()) * 1000)))
+        solver.push()
+        try:
+            solver.add(*formulas)
+            result = solver.check()
+            return result, (solver.model() if result == z3.sat else None)
+        finally:
+            solver.pop()
 
     def model_values(self, model: z3.ModelRef) -> dict[str, int]:
         """Every integer constant of the model (the dimensions first, completed)."""
@@ -394,26 +483,50 @@ def translate(value: SymbolicInt | int, env: Mapping[str, Term], dims: Mapping[s
 
 # -- polynomial integer terms ---------------------------------------------------------------
 
+_POLYNOMIAL_OPS = frozenset({z3.Z3_OP_ADD, z3.Z3_OP_MUL, z3.Z3_OP_SUB, z3.Z3_OP_UMINUS})
+
+_POLYNOMIALS: dict[tuple[int, int], tuple[z3.ExprRef, sympy.Expr | None]] = {}
+""":func:`to_polynomial` without ``symbols``, by the term's id (kept by :func:`_keep`)."""
+
+
 def to_polynomial(term: z3.ExprRef, symbols: Mapping[str, sympy.Symbol] | None = None) -> sympy.Expr | None:
     """A z3 integer term built from +, -, *, numerals and constants, as a sympy
-    polynomial (constants named in ``symbols`` become those symbols); else None."""
+    polynomial (constants named in ``symbols`` become those symbols); else None.
+
+    The walk stops at the first other operation (an if-then-else, a quotient):
+    the engine asks this of every quotient it meets, and most of them are not
+    polynomials."""
+    if symbols:
+        return _polynomial(term, symbols)
+    kept = _POLYNOMIALS.get(_kept_key(term))
+    if kept is not None:
+        return kept[1]
+    out = _polynomial(term, None)
+    _keep(_POLYNOMIALS, term, out)
+    return out
+
+
+def _polynomial(term: z3.ExprRef, symbols: Mapping[str, sympy.Symbol] | None) -> sympy.Expr | None:
     if z3.is_int_value(term):
         return sympy.Integer(term.as_long())
     if is_const(term):
         name = term.decl().name()
         return (symbols or {}).get(name) or sympy.Symbol(name, integer=True)
-    parts = [to_polynomial(c, symbols) for c in term.children()]
-    if any(p is None for p in parts):
+    if not z3.is_app(term) or term.decl().kind() not in _POLYNOMIAL_OPS:
         return None
+    parts = []
+    for child in term.children():
+        part = to_polynomial(child, symbols)
+        if part is None:
+            return None
+        parts.append(part)
     if z3.is_add(term):
         return sympy.Add(*parts)
     if z3.is_mul(term):
         return sympy.Mul(*parts)
     if z3.is_sub(term):
         return parts[0] - sympy.Add(*parts[1:])
-    if term.decl().kind() == z3.Z3_OP_UMINUS:
-        return -parts[0]
-    return None
+    return -parts[0]
 
 
 def from_polynomial(expr: sympy.Expr) -> Term:

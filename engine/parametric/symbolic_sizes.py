@@ -49,6 +49,7 @@ from usim.engine.parametric.integers import (
     Outcome,
     Prover,
     Term,
+    Translation,
     exact_quotient,
     quotient_remainder,
     floordiv,
@@ -124,6 +125,7 @@ class SymbolicSizeEvaluator(SumSplitting):
         self.ranges: dict[str, tuple[Formula, ...]] = {}  # a fresh variable's range facts
         self.obligations = Obligations()
         self._static: dict[tuple, tuple[z3.ExprRef, tuple[Formula, ...]]] = {}
+        self._parameters: dict[tuple, Translation] = {}  # a parameter's term is the same at every position
         self._dynamic: dict[int, bool] = {}
         self._values: dict[tuple, Value] = {}
         self._recorded: set[tuple] = set()
@@ -293,8 +295,10 @@ class SymbolicSizeEvaluator(SumSplitting):
             else:
                 out = z3.IntVal(int(value))
         elif isinstance(node, Parameter):
-            t = translate(node.term, env, self.dims, self.positive)
-            out, conditions = t.term, list(t.defined)
+            at = (node.id, self._env_key(env))
+            if at not in self._parameters:
+                self._parameters[at] = translate(node.term, env, self.dims, self.positive)
+            out, conditions = self._parameters[at].term, list(self._parameters[at].defined)
         elif isinstance(node, Map):
             out, conditions = self._static_map(node, pos, env, ctx)
         else:
