@@ -30,7 +30,10 @@ What it guarantees: the same usim, the same solvers and the same statement
 give the same steps in the same order, whatever ran before in the caller's
 process, and, each query being limited by z3's count of its own work rather
 than by the clock (:data:`usim.engine.parametric.integers.QUERY_EFFORT`), on
-a loaded machine as on an idle one. Only the proof's whole time budget is
+a loaded machine as on an idle one (a query's first, cheap try also has
+:data:`~usim.engine.parametric.integers.FIRST_SECONDS`, a guard at least fifty
+times what its work takes; past it the query is asked of a new solver, limited
+by work alone). Only the proof's whole time budget is
 time: a proof that outlives it is UNKNOWN, never PROVED. A child that crashes gives ERROR; one
 that outlives :func:`child_deadline` is killed and gives UNKNOWN.
 
