@@ -4,6 +4,7 @@ an ERROR or UNKNOWN, never a verdict."""
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import time
 
@@ -19,6 +20,13 @@ from usim.proofs import family
 def another_family(claim_id: str):
     """Finds the transpose's family under any id (a registry that answers with the wrong statement)."""
     return family("lemma3")
+
+
+def renamed(claim_id: str):
+    """The very statement sent (the same fingerprint), but registered under another
+    claim's id: the child's answer is for that claim."""
+    fc = family("lemma3")
+    return dataclasses.replace(fc, claim=dataclasses.replace(fc.claim, id="lemma3_renamed"))
 
 
 def crashing(claim_id: str):
@@ -62,6 +70,13 @@ def test_the_child_proves_only_the_statement_it_was_sent():
     there = prove_fresh(another_family, family("lemma4"), tie_bound=1)
     assert there.status is Status.ERROR
     assert "not the statement sent" in there.reason
+
+
+def test_an_answer_for_another_claim_than_the_one_sent_is_an_error_not_its_verdict():
+    there = prove_fresh(renamed, family("lemma3"), tie_bound=1)
+    assert there.status is Status.ERROR
+    assert there.claim_id == "lemma3"
+    assert "answered for lemma3_renamed" in there.reason
 
 
 def test_a_child_that_dies_is_an_error_not_a_verdict():
