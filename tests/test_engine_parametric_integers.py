@@ -5,8 +5,10 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+import time
 
 import pytest
+import sympy
 import z3
 
 from usim.engine.parametric import integers
@@ -138,12 +140,62 @@ def test_a_threshold_that_leaves_every_key_on_one_side_is_passed_over():
     assert found is not None and proves(found == d)
 
 
-def test_constants_and_polynomials_are_the_same_asked_again_and_inside_a_larger_term():
+def test_a_first_try_stopped_by_its_time_guard_is_asked_again_and_counted(monkeypatch):
+    """The first try's clock is the one clock inside a query, for a z3 that runs past
+    its work limit (here the kept solver, the first the prover makes, never stops):
+    where it stops the try, a new solver answers within the query's work, and the
+    ledger says a first try was stopped."""
+    made = z3.Solver
+    solvers: list = []
+
+    class Stuck(made):
+        def check(self, *assumptions):
+            time.sleep(0.2)
+            return z3.unknown
+
+    def solver(*args, **kwargs):
+        solvers.append((Stuck if not solvers else made)(*args, **kwargs))
+        return solvers[-1]
+
+    monkeypatch.setattr(integers.z3, "Solver", solver)
+    monkeypatch.setattr(integers, "FIRST_SECONDS", 0.1)
+    ledger = Ledger()
+    assert Prover(("a", "b"), 60, ledger).proves(HYPOTHESES, GOAL, "step").holds is True
+    assert len(solvers) == 2 and isinstance(solvers[0], Stuck)
+    assert ledger.entries[("step", integers.FIRST_TRY_STOPPED)].unknown == 1
+    assert ledger.entries[("step", "z3")].proved == 1
+    monkeypatch.setattr(integers, "FIRST_SECONDS", 10.0)  # a try that ends before its guard is no stopped try
+    ledger = Ledger()
+    solvers.clear()
+    assert Prover(("a", "b"), 60, ledger, query_effort=1000).proves(HYPOTHESES, GOAL, "step").holds is None
+    assert list(ledger.entries) == [("step", "z3")]
+
+
+def test_a_proof_whose_first_tries_all_end_within_their_work_has_no_stopped_try():
+    ledger = Ledger()
+    Prover(("a", "b"), 60, ledger).proves(HYPOTHESES, GOAL, "step")
+    assert [solver for _, solver in ledger.entries] == ["z3"]
+
+
+def test_remembered_polynomials_and_constants_never_answer_for_another_term(monkeypatch):
+    """z3 gives a freed term's id to the next term it makes: a memo by id that did
+    not keep its terms alive would answer for the wrong term here."""
+    for k in range(300):
+        x = z3.Int(f"x{k}")
+        term = 2 * x + k
+        assert integers.to_polynomial(term) == 2 * sympy.Symbol(f"x{k}", integer=True) + k
+        assert integers.free_constants(z3.If(term > 0, term, b)) == {f"x{k}", "b"}
+        del x, term
+    monkeypatch.setattr(integers, "KEPT_TERMS", 3)  # the memos start again every three terms
+    for k in range(30):
+        assert integers.free_constants(z3.Int(f"y{k}") + a) == {f"y{k}", "a"}
+
+
+def test_a_polynomial_asked_with_symbols_gets_them_after_it_was_asked_without():
     inner = a * b + 1
-    assert integers.free_constants(inner) == {"a", "b"}
-    assert integers.free_constants(z3.If(inner > c, inner, 0)) == {"a", "b", "c"}  # the inner term remembered
-    assert integers.free_constants(inner) == {"a", "b"}
-    assert integers.to_polynomial(inner) == integers.to_polynomial(a * b + 1)
     assert str(integers.to_polynomial(inner)) == "a*b + 1"
+    renamed = sympy.Symbol("X")
+    assert integers.to_polynomial(inner, {"a": renamed}) == renamed * sympy.Symbol("b", integer=True) + 1
+    assert integers.free_constants(z3.If(inner > c, inner, 0)) == {"a", "b", "c"}  # the inner term remembered
     assert integers.to_polynomial(inner / c) is None  # a quotient is not a polynomial
     assert integers.to_polynomial(z3.If(a > 0, a, b) + 1) is None

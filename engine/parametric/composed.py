@@ -234,7 +234,8 @@ def prove_verdicts(statement: FamilyClaim | ComposedClaim, mutants: Sequence[str
     (:func:`_tasks`) proved, ``jobs`` at a time when each runs in an interpreter of
     its own (``locate`` given; :func:`~usim.engine.parametric.fresh.prove_fresh_each`),
     else one after another here. Proving families at once changes no step of any
-    (they do not depend on the clock), only when each ends (and, the budget being
+    (they do not depend on the clock, but for the first tries their ledgers count
+    as stopped by a time guard, :mod:`usim.engine.parametric.integers`), only when each ends (and, the budget being
     time, a proof near it may reach it sooner on a loaded machine: UNKNOWN, never PROVED).
 
     Args:

@@ -30,17 +30,17 @@ What it guarantees: the same usim, the same solvers and the same statement
 give the same steps in the same order, whatever ran before in the caller's
 process, and, each query being limited by z3's count of its own work rather
 than by the clock (:data:`usim.engine.parametric.integers.QUERY_EFFORT`), on
-a loaded machine as on an idle one (a query's first, cheap try also has
-:data:`~usim.engine.parametric.integers.FIRST_SECONDS`, a guard at least fifty
-times what its work takes; past it the query is asked of a new solver, limited
-by work alone). Only the proof's whole time budget is
+a loaded machine as on an idle one, wherever no query's first, cheap try ran
+into its time guard (:data:`~usim.engine.parametric.integers.FIRST_SECONDS`,
+for a z3 that does not stop at its work limit; the ledger counts each such try,
+:data:`~usim.engine.parametric.integers.FIRST_TRY_STOPPED`). Only the proof's whole time budget is
 time: a proof that outlives it is UNKNOWN, never PROVED. A child that crashes gives ERROR; one
 that outlives :func:`child_deadline` is killed and gives UNKNOWN.
 
 :func:`prove_fresh_each` runs several such children at once (a thread waiting on
 each): the parts of a claim proved in parts and its broken variants, ``--jobs`` at
-a time. No step depends on the clock or on another child, so that changes when
-each proof ends, not its steps (only a proof near its budget, which is time, may reach it
+a time. No step depends on another child, nor on the clock but for the
+guard above, so that changes when each proof ends, not its steps (only a proof near its budget, which is time, may reach it
 sooner on a loaded machine: UNKNOWN, never PROVED). An interrupted caller kills them.
 """
 
@@ -124,7 +124,8 @@ def prove_fresh_each(locate: Locate, tasks: Sequence[tuple["FamilyClaim", str | 
     """:func:`prove_fresh` of each (family, broken variant or None) of ``tasks``,
     ``jobs`` interpreters at a time. Each proof runs in an interpreter of its own
     as :func:`prove_fresh`'s does, so running several at once changes no step of
-    any (each query is limited by z3's work, not by the clock); only when each
+    any (each query is limited by z3's work, not by the clock, but for the first
+    tries the ledger counts as stopped by their time guard); only when each
     ends, and, the budget being time, a proof near it on a loaded machine may
     reach it sooner (UNKNOWN, never PROVED). Everything of the caller's (the
     statements' fingerprints and conditions, ``done``) runs in the calling

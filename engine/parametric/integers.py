@@ -22,7 +22,8 @@ queries and how long.
 resource limit (``rlimit``: a count of z3's own steps, :data:`QUERY_EFFORT`,
 :data:`QUICK_EFFORT`), so whether it is answered does not depend on how busy
 the machine is: the same statement asks the same queries and gets the same
-answers on a loaded machine as on an idle one (with a limit of 20 s, a query
+answers on a loaded machine as on an idle one (but see "the one clock inside
+a query" below; with a limit of 20 s, a query
 that took 5 s alone came out *unknown* beside another proof, and Theorem 9's
 W_O stage with it). The proof's own time budget still bounds the whole run:
 past it a proof is UNKNOWN (:class:`Deadline`), never another verdict.
@@ -37,11 +38,20 @@ pushed and popped, so it holds none between queries) within
 :data:`FIRST_EFFORT`; where that leaves it unanswered it is asked of a new
 solver within the query's whole effort, as before. Either answer is z3's
 (*unsat* a proof, *sat* with a model), so nothing is proved that z3 did not
-prove. The kept solver's answers depend on the queries asked before, which
-are the same for the same statement (each proof for every size runs in an
-interpreter of its own, :mod:`usim.engine.parametric.fresh`). Its first try is also limited to
-:data:`FIRST_SECONDS`, a guard only: z3 did not always stop at the limit of its work
-there (once, one query of a replay ran for ten minutes).
+prove. The kept solver's answers depend on the queries asked before it,
+which are the same, in the same order, for the same statement (each proof for
+every size runs in an interpreter of its own, :mod:`usim.engine.parametric.fresh`).
+
+**The one clock inside a query.** z3 did not always stop at the limit of its
+work on the kept solver: once, replaying a stage's queries, one query ran for
+more than ten minutes within a limit of 200,000, and a second replay of the
+same queries ended in 98 s. So the first try is also limited to
+:data:`FIRST_SECONDS`; a first try it stops is asked again of a new solver and
+counted in the ledger under :data:`FIRST_TRY_STOPPED`. "The same answers on a
+loaded machine as on an idle one" holds for a proof whose ledger has no such
+entry (a certificate's steps show it); where one is, that query's answer came
+from a new solver, as it would have before the kept solver, and a loaded
+machine could have stopped another first try too.
 """
 
 from __future__ import annotations
@@ -79,27 +89,27 @@ KEPT_TERMS = 200_000
 """How many terms each memo of this module keeps before it starts again."""
 
 
-def _kept_key(term: z3.ExprRef) -> tuple[int, int]:
+def _memo_key(term: z3.ExprRef) -> tuple[int, int]:
     """A term's key in a memo: its z3 context and its id there (both unique while the term lives)."""
     return id(term.ctx), term.get_id()
 
 
-def _keep(memo: dict, term: z3.ExprRef, answer: object) -> None:
-    """Remember ``answer`` for ``term`` by :func:`_kept_key`, the term kept alive with it."""
+def _remember(memo: dict, term: z3.ExprRef, answer: object) -> None:
+    """Remember ``answer`` for ``term`` by :func:`_memo_key`, the term kept alive with it."""
     if len(memo) >= KEPT_TERMS:
         memo.clear()
-    memo[_kept_key(term)] = (term, answer)
+    memo[_memo_key(term)] = (term, answer)
 
 
 _CONSTANTS: dict[tuple[int, int], tuple[z3.ExprRef, frozenset[str]]] = {}
-""":func:`free_constants` by the term's id (kept by :func:`_keep`, so the id is not
+""":func:`free_constants` by the term's id (kept by :func:`_remember`, so the id is not
 reused while the entry lives): a variable's range is asked for at every query
 that names it."""
 
 
 def free_constants(term: z3.ExprRef) -> set[str]:
     """The names of the uninterpreted constants in ``term``."""
-    kept = _CONSTANTS.get(_kept_key(term))
+    kept = _CONSTANTS.get(_memo_key(term))
     if kept is not None:
         return set(kept[1])
     names: set[str] = set()
@@ -107,7 +117,7 @@ def free_constants(term: z3.ExprRef) -> set[str]:
     stack = [term]
     while stack:
         t = stack.pop()
-        key = _kept_key(t)
+        key = _memo_key(t)
         if key in seen:
             continue
         seen.add(key)
@@ -118,7 +128,7 @@ def free_constants(term: z3.ExprRef) -> set[str]:
             names.add(t.decl().name())
         else:
             stack.extend(t.children())
-    _keep(_CONSTANTS, term, frozenset(names))
+    _remember(_CONSTANTS, term, frozenset(names))
     return names
 
 
@@ -203,8 +213,14 @@ and four) are answered within it."""
 
 FIRST_SECONDS = 10.0
 """The first try's time limit, a guard: z3 counts 1 to 25 million steps a second
-here, so FIRST_EFFORT takes at most 0.2 s; past the guard the query is asked of
-a new solver, limited by work alone."""
+here, so FIRST_EFFORT takes at most 0.2 s where z3 keeps to it. Where the guard
+stops a first try, the query is asked of a new solver, limited by work alone,
+and the ledger says so (:data:`FIRST_TRY_STOPPED`)."""
+
+FIRST_TRY_STOPPED = "z3, first try stopped by its time guard"
+"""The ledger's solver for first tries that :data:`FIRST_SECONDS` stopped (each
+then asked again of a new solver, counted under ``z3``): a proof whose steps
+have none asked only queries limited by work."""
 
 QUICK_EFFORT = 20_000_000
 """The limit of a query that only tidies a term (:meth:`Prover.simplify`) or
@@ -224,7 +240,7 @@ class Prover:
         self.cache: dict[tuple, Outcome] = {}
         self.keys = Keys()
         self._fresh = 0
-        self._kept: z3.Solver | None = None
+        self._first_solver: z3.Solver | None = None
 
     def fresh(self, name: str) -> Term:
         self._fresh += 1
@@ -251,29 +267,38 @@ class Prover:
         module docstring), with its model when satisfiable and the seconds taken."""
         start = time.perf_counter()
         limit = self.query_effort if effort is None else min(effort, self.query_effort)
-        result, model = self._first(formulas, limit)
-        if result == z3.unknown and limit > FIRST_EFFORT:
+        result, model, stopped = self._first(formulas, limit, step)
+        if result == z3.unknown and (limit > FIRST_EFFORT or stopped):
             solver = self._solver(effort)
             solver.add(*formulas)
             result = solver.check()
             model = solver.model() if result == z3.sat else None
         return result, model, time.perf_counter() - start
 
-    def _first(self, formulas: Sequence[Formula], limit: int) -> tuple[z3.CheckSatResult, z3.ModelRef | None]:
-        """The kept solver's answer within :data:`FIRST_EFFORT` (and
-        :data:`FIRST_SECONDS`), its assertions popped after."""
-        if self._kept is None:
-            self._kept = z3.Solver()
-        solver = self._kept
+    def _first(self, formulas: Sequence[Formula], limit: int,
+               step: str) -> tuple[z3.CheckSatResult, z3.ModelRef | None, bool]:
+        """The kept solver's answer within :data:`FIRST_EFFORT` (its assertions
+        popped after), and whether :data:`FIRST_SECONDS` stopped it first (then
+        recorded in the ledger under :data:`FIRST_TRY_STOPPED`)."""
+        if self._first_solver is None:
+            self._first_solver = z3.Solver()
+        solver = self._first_solver
+        guard = min(FIRST_SECONDS, self.remaining())
         solver.set("rlimit", min(limit, FIRST_EFFORT))
-        solver.set("timeout", max(1, int(min(FIRST_SECONDS, self.remaining()) * 1000)))
+        solver.set("timeout", max(1, int(guard * 1000)))
+        start = time.perf_counter()
         solver.push()
         try:
             solver.add(*formulas)
             result = solver.check()
-            return result, (solver.model() if result == z3.sat else None)
+            model = solver.model() if result == z3.sat else None
         finally:
             solver.pop()
+        seconds = time.perf_counter() - start
+        stopped = result == z3.unknown and guard == FIRST_SECONDS and seconds >= 0.99 * FIRST_SECONDS
+        if stopped:
+            self.ledger.add(step, FIRST_TRY_STOPPED, None, seconds)
+        return result, model, stopped
 
     def model_values(self, model: z3.ModelRef) -> dict[str, int]:
         """Every integer constant of the model (the dimensions first, completed)."""
@@ -488,7 +513,7 @@ def translate(value: SymbolicInt | int, env: Mapping[str, Term], dims: Mapping[s
 _POLYNOMIAL_OPS = frozenset({z3.Z3_OP_ADD, z3.Z3_OP_MUL, z3.Z3_OP_SUB, z3.Z3_OP_UMINUS})
 
 _POLYNOMIALS: dict[tuple[int, int], tuple[z3.ExprRef, sympy.Expr | None]] = {}
-""":func:`to_polynomial` without ``symbols``, by the term's id (kept by :func:`_keep`)."""
+""":func:`to_polynomial` without ``symbols``, by the term's id (kept by :func:`_remember`)."""
 
 
 def to_polynomial(term: z3.ExprRef, symbols: Mapping[str, sympy.Symbol] | None = None) -> sympy.Expr | None:
@@ -500,11 +525,11 @@ def to_polynomial(term: z3.ExprRef, symbols: Mapping[str, sympy.Symbol] | None =
     polynomials."""
     if symbols:
         return _polynomial(term, symbols)
-    kept = _POLYNOMIALS.get(_kept_key(term))
+    kept = _POLYNOMIALS.get(_memo_key(term))
     if kept is not None:
         return kept[1]
     out = _polynomial(term, None)
-    _keep(_POLYNOMIALS, term, out)
+    _remember(_POLYNOMIALS, term, out)
     return out
 
 
