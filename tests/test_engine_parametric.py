@@ -212,7 +212,7 @@ def test_the_head_of_a_row_major_family_is_found_past_the_polynomial_remainder()
     each only a candidate that the engine proves before using it."""
     import z3
 
-    from usim.engine.parametric.integers import block_coordinates
+    from usim.engine.parametric.polynomials import block_coordinates
 
     i, j, a, b, n = z3.Ints("i j a b N")
     found = block_coordinates(i * n + j == n * a + b - n, [i, j])
@@ -228,7 +228,7 @@ def test_the_head_of_a_row_major_family_is_offered_in_step_several_blocks_past_t
     which is how the head-sum evaluator offers them as pairs."""
     import z3
 
-    from usim.engine.parametric.integers import block_coordinates
+    from usim.engine.parametric.polynomials import block_coordinates
 
     i, j, a, b, n = z3.Ints("i j a b N")
     found = block_coordinates(i * n + j == n * a + b - 2 * n, [i, j])

@@ -8,7 +8,6 @@ import sys
 import time
 
 import pytest
-import sympy
 import z3
 
 from usim.engine.parametric import integers
@@ -175,27 +174,3 @@ def test_a_proof_whose_first_tries_all_end_within_their_work_has_no_stopped_try(
     ledger = Ledger()
     Prover(("a", "b"), 60, ledger).proves(HYPOTHESES, GOAL, "step")
     assert [solver for _, solver in ledger.entries] == ["z3"]
-
-
-def test_remembered_polynomials_and_constants_never_answer_for_another_term(monkeypatch):
-    """z3 gives a freed term's id to the next term it makes: a memo by id that did
-    not keep its terms alive would answer for the wrong term here."""
-    for k in range(300):
-        x = z3.Int(f"x{k}")
-        term = 2 * x + k
-        assert integers.to_polynomial(term) == 2 * sympy.Symbol(f"x{k}", integer=True) + k
-        assert integers.free_constants(z3.If(term > 0, term, b)) == {f"x{k}", "b"}
-        del x, term
-    monkeypatch.setattr(integers, "KEPT_TERMS", 3)  # the memos start again every three terms
-    for k in range(30):
-        assert integers.free_constants(z3.Int(f"y{k}") + a) == {f"y{k}", "a"}
-
-
-def test_a_polynomial_asked_with_symbols_gets_them_after_it_was_asked_without():
-    inner = a * b + 1
-    assert str(integers.to_polynomial(inner)) == "a*b + 1"
-    renamed = sympy.Symbol("X")
-    assert integers.to_polynomial(inner, {"a": renamed}) == renamed * sympy.Symbol("b", integer=True) + 1
-    assert integers.free_constants(z3.If(inner > c, inner, 0)) == {"a", "b", "c"}  # the inner term remembered
-    assert integers.to_polynomial(inner / c) is None  # a quotient is not a polynomial
-    assert integers.to_polynomial(z3.If(a > 0, a, b) + 1) is None

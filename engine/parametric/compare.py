@@ -36,7 +36,8 @@ import z3
 
 from usim.engine.canonical import Verdict
 from usim.engine.canonical import compare as canonical_compare
-from usim.engine.parametric.integers import Formula, Outcome, Prover, Term, to_polynomial
+from usim.engine.parametric.integers import Formula, Outcome, Prover, Term
+from usim.engine.parametric.polynomials import to_polynomial
 from usim.engine.parametric.terms import ParametricAtoms, Entry, Total, Whole
 
 ENTRIES = "entries of the program and the target identified (index bijections)"

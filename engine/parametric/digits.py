@@ -13,7 +13,7 @@ i = a, j = b - N beside the equation, are answered in milliseconds
 (``docs/all_sizes.md``, 2026-12-04).
 
 So where a case split adds such an equation, :func:`digit_facts` offers the
-candidates of :func:`~usim.engine.parametric.integers.block_coordinates` (q and r
+candidates of :func:`~usim.engine.parametric.polynomials.block_coordinates` (q and r
 and their neighbours) and keeps each pair i = q, j = r that z3 proves from the
 facts and the equation. Only proved consequences are added: the case's models
 are the same, with or without them.
@@ -26,7 +26,8 @@ from typing import Iterable, Iterator, Sequence
 
 import z3
 
-from usim.engine.parametric.integers import Formula, Prover, Term, block_coordinates, free_constants
+from usim.engine.parametric.integers import Formula, Prover, Term
+from usim.engine.parametric.polynomials import block_coordinates, free_constants
 
 DIGIT_EFFORT = 2_000_000
 """z3's work for one candidate pair: a true pair is proved within a few thousand
@@ -93,7 +94,7 @@ def head_candidates(heads: Sequence[Term], conditions: Iterable[Formula],
     each index with, and the ``known`` terms (the position's coordinates, the
     position). For a family of two indices, the pairs that a row-major equation
     gives in step (:func:`block_coordinates`, every shift of
-    :data:`~usim.engine.parametric.integers.BLOCK_SHIFTS`) come first; then every
+    :data:`~usim.engine.parametric.polynomials.BLOCK_SHIFTS`) come first; then every
     combination of the candidates (of those pairs, the quotient and its neighbours
     only), up to 64.
 

@@ -29,7 +29,8 @@ from typing import Callable
 
 import z3
 
-from usim.engine.parametric.integers import Formula, Term, free_constants
+from usim.engine.parametric.integers import Formula, Term
+from usim.engine.parametric.polynomials import free_constants
 from usim.rasp.expr import Predicate, Select, Selector, SelectorAnd, SelectorNot, SelectorOr
 
 Bound = Term | None  # None: unbounded on that side

@@ -21,7 +21,8 @@ from typing import Mapping, Sequence
 import sympy
 import z3
 
-from usim.engine.parametric.integers import Formula, Term, free_constants, has_quotient
+from usim.engine.parametric.integers import Formula, Term, has_quotient
+from usim.engine.parametric.polynomials import free_constants
 from usim.engine.parametric.thresholds import threshold_of
 from usim.engine.parametric.steps import CASES, SPLITS, Context, OuterCase, SplitInSum, Unsupported
 from usim.engine.signs import Sign, SignAnalysis

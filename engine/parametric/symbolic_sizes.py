@@ -50,15 +50,13 @@ from usim.engine.parametric.integers import (
     Prover,
     Term,
     Translation,
-    exact_quotient,
-    quotient_remainder,
     floordiv,
     QUICK_EFFORT,
-    free_constants,
     has_quotient,
     mod,
     translate,
 )
+from usim.engine.parametric.polynomials import exact_quotient, free_constants, quotient_remainder
 from usim.engine.parametric.selection import Interval, formula, infer
 from usim.engine.parametric.steps import (  # the vocabulary (prove.py reads it from here too)
     BLOCKS,

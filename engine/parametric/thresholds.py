@@ -13,7 +13,8 @@ from typing import Callable, Iterable
 
 import z3
 
-from usim.engine.parametric.integers import Formula, Term, free_constants
+from usim.engine.parametric.integers import Formula, Term
+from usim.engine.parametric.polynomials import free_constants
 
 
 def threshold_of(parts: Iterable[Formula], var: Term, exactly: Callable[[Formula], bool],
