@@ -89,6 +89,48 @@ def test_simplify_keeps_what_it_cannot_decide_within_its_work_and_takes_the_bran
     assert kept.eq(z3.simplify(term))
 
 
+CONCATENATION_READ = """
+import z3
+from usim.engine.parametric.integers import Ledger, Prover
+N, H, row, key = z3.Ints("N H row key")
+in_blocks = [N >= 1, H >= 1, row >= 0, row < N, key >= 0, key < H * N]  # entry (row, key) of N x HN
+read = z3.And((key / N) * N + row >= 0, (key / N) * N + row < H * N, key % N >= 0, key % N < N)
+whole = z3.Solver()
+whole.set("rlimit", 20_000_000)
+whole.add(*in_blocks, z3.Not(read))
+ledger = Ledger()
+holds = Prover(("N", "H"), 120, ledger, query_effort=20_000_000).proves(in_blocks, read, "step").holds
+print(whole.check(), holds, ledger.entries[("step", "z3")].proved)
+"""
+
+
+def test_a_conjunction_z3_leaves_unanswered_whole_is_proved_part_by_part():
+    """The position a concatenation of H heads reads: z3 does not answer the four
+    conjuncts at once within the work given, and answers each alone. (In a fresh
+    interpreter, as each proof for every size runs: z3's work on a query depends
+    on the terms made before it.)"""
+    env = dict(os.environ, PYTHONHASHSEED="0")
+    out = subprocess.run([sys.executable, "-P", "-c", CONCATENATION_READ], capture_output=True, text=True,
+                         env=env, check=True).stdout
+    assert out.split() == ["unknown", "True", "4"]
+
+
+def test_a_conjunction_with_one_false_part_is_refuted_by_a_model_of_that_part():
+    prover = Prover(("a", "b"), 60, Ledger())
+    refuted = prover.proves(HYPOTHESES, z3.And(GOAL, a * b >= 100, a >= 2), "step")
+    assert refuted.holds is False
+    x, y = refuted.model["a"], refuted.model["b"]
+    assert x >= 2 and y >= 2 and x * y < 100
+    assert prover.satisfiable(list(refuted.formulas), "step").holds is True
+
+
+def test_a_conjunction_with_an_unknown_part_is_unknown_and_a_false_part_still_refutes_it(monkeypatch):
+    monkeypatch.setattr(integers, "FIRST_EFFORT", 1)
+    prover = Prover(("a", "b"), 60, Ledger(), query_effort=1000)  # too little work for GOAL
+    assert prover.proves(HYPOTHESES, z3.And(GOAL, a >= 2), "step").holds is None
+    assert prover.proves(HYPOTHESES, z3.And(GOAL, a <= 1), "step").holds is False
+
+
 QUERIES = """
 import z3
 from usim.engine.parametric.integers import Ledger, Prover

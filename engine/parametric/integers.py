@@ -257,11 +257,15 @@ class Prover:
     def proves(self, hypotheses: Iterable[Formula], goal: Formula, step: str,
                effort: int | None = None) -> Outcome:
         """Do ``hypotheses`` imply ``goal`` for every value of the free symbols?
-        (``effort``: a smaller limit of z3's work for this query than the prover's own.)"""
+        (``effort``: a smaller limit of z3's work for this query than the prover's own.)
+
+        A conjunction is proved conjunct by conjunct (:meth:`_proves_each`)."""
         hypotheses = list(hypotheses)
         simple = z3.simplify(goal)
         if z3.is_true(simple):
             return Outcome(True)
+        if z3.is_and(goal):
+            return self._proves_each(hypotheses, goal.children(), step, effort)
         key = ("proves", self.keys(*hypotheses), self.keys(goal), effort)
         if key in self.cache:
             return self.cache[key]
@@ -275,6 +279,31 @@ class Prover:
         self.ledger.add(step, "z3", out.holds, seconds)
         self.cache[key] = out
         return out
+
+    def _proves_each(self, hypotheses: list[Formula], goals: Sequence[Formula], step: str,
+                     effort: int | None) -> Outcome:
+        """Do ``hypotheses`` imply every one of ``goals``? Each is asked on its own:
+        the conjunction holds when each does, and a model refuting one refutes it.
+
+        z3 answers a conjunction only within the work its hardest part needs with
+        the others beside it: a position read inside a block of H N columns,
+        (b // N) N + a < H N with b < H N and a < N, is answered within 20
+        million of z3's steps alone, and not within 150 million as one of four
+        conjuncts (with 0 <= b % N < N; 2026-12-05, ``docs/all_sizes.md``).
+
+        Returns:
+            Proved when every goal is; else the first refuted goal's outcome (its
+            model and formulas), or, with none refuted, the first unknown one's.
+        """
+        seconds, unknown = 0.0, None
+        for goal in goals:
+            out = self.proves(hypotheses, goal, step, effort)
+            seconds += out.seconds
+            if out.holds is False:
+                return out
+            if out.holds is None and unknown is None:
+                unknown = out
+        return unknown if unknown is not None else Outcome(True, None, seconds)
 
     def simplify(self, facts: Sequence[Formula], term: z3.ExprRef, step: str,
                  effort: int = QUICK_EFFORT, small: bool = False) -> z3.ExprRef:
