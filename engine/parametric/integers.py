@@ -205,15 +205,16 @@ class Prover:
         solver.set("timeout", max(1, int(self.remaining() * 1000)))
         return solver
 
-    def _solve(self, formulas: Sequence[Formula], step: str,
-               effort: int | None = None) -> tuple[z3.CheckSatResult, z3.ModelRef | None, float]:
+    def _solve(self, formulas: Sequence[Formula], step: str, effort: int | None = None,
+               first_only: bool = False) -> tuple[z3.CheckSatResult, z3.ModelRef | None, float]:
         """z3's answer on ``formulas``: first from the kept solver within
-        :data:`FIRST_EFFORT`, else from a new one within ``effort`` (see the
-        module docstring), with its model when satisfiable and the seconds taken."""
+        :data:`FIRST_EFFORT`, else (unless ``first_only``) from a new one within
+        ``effort`` (see the module docstring), with its model when satisfiable and
+        the seconds taken."""
         start = time.perf_counter()
         limit = self.query_effort if effort is None else min(effort, self.query_effort)
         result, model, stopped = self._first(formulas, limit, step)
-        if result == z3.unknown and (limit > FIRST_EFFORT or stopped):
+        if result == z3.unknown and not first_only and (limit > FIRST_EFFORT or stopped):
             solver = self._solver(effort)
             solver.add(*formulas)
             result = solver.check()
@@ -259,17 +260,21 @@ class Prover:
         """Do ``hypotheses`` imply ``goal`` for every value of the free symbols?
         (``effort``: a smaller limit of z3's work for this query than the prover's own.)
 
-        A conjunction is proved conjunct by conjunct (:meth:`_proves_each`)."""
+        A conjunction that the first try leaves unanswered is then proved
+        conjunct by conjunct (:meth:`_proves_each`), not asked whole of a new solver."""
         hypotheses = list(hypotheses)
         simple = z3.simplify(goal)
         if z3.is_true(simple):
             return Outcome(True)
-        if z3.is_and(goal):
-            return self._proves_each(hypotheses, goal.children(), step, effort)
         key = ("proves", self.keys(*hypotheses), self.keys(goal), effort)
         if key in self.cache:
             return self.cache[key]
-        result, model, seconds = self._solve(hypotheses + [z3.Not(goal)], step, effort)
+        parts = goal.children() if z3.is_and(goal) and goal.num_args() > 1 else None
+        result, model, seconds = self._solve(hypotheses + [z3.Not(goal)], step, effort, first_only=parts is not None)
+        if result == z3.unknown and parts is not None:
+            out = self._proves_each(hypotheses, parts, step, effort)
+            self.cache[key] = out
+            return out
         if result == z3.unsat:
             out = Outcome(True, None, seconds)
         elif result == z3.sat:
@@ -282,8 +287,9 @@ class Prover:
 
     def _proves_each(self, hypotheses: list[Formula], goals: Sequence[Formula], step: str,
                      effort: int | None) -> Outcome:
-        """Do ``hypotheses`` imply every one of ``goals``? Each is asked on its own:
-        the conjunction holds when each does, and a model refuting one refutes it.
+        """Do ``hypotheses`` imply every one of ``goals``? Each is asked on its own
+        (first try, then a new solver): the conjunction holds when each does, and a
+        model refuting one refutes it.
 
         z3 answers a conjunction only within the work its hardest part needs with
         the others beside it: a position read inside a block of H N columns,
