@@ -167,6 +167,11 @@ FIRST_TRY_STOPPED = "z3, first try stopped by its time guard"
 then asked again of a new solver, counted under ``z3``): a proof whose steps
 have none asked only queries limited by work."""
 
+CONJUNCTION_SPLIT = "z3, a conjunction unanswered whole, then asked part by part"
+"""The ledger's solver for conjunctions z3 left unanswered within their whole work
+(each then proved conjunct by conjunct, every conjunct's query counted under ``z3``):
+the certificate's steps show where a proof needed the split."""
+
 QUICK_EFFORT = 20_000_000
 """The limit of a query that only tidies a term (:meth:`Prover.simplify`) or
 narrows a model (:meth:`Prover.smallest`): such queries take at most 50 thousand
@@ -205,16 +210,15 @@ class Prover:
         solver.set("timeout", max(1, int(self.remaining() * 1000)))
         return solver
 
-    def _solve(self, formulas: Sequence[Formula], step: str, effort: int | None = None,
-               first_only: bool = False) -> tuple[z3.CheckSatResult, z3.ModelRef | None, float]:
+    def _solve(self, formulas: Sequence[Formula], step: str,
+               effort: int | None = None) -> tuple[z3.CheckSatResult, z3.ModelRef | None, float]:
         """z3's answer on ``formulas``: first from the kept solver within
-        :data:`FIRST_EFFORT`, else (unless ``first_only``) from a new one within
-        ``effort`` (see the module docstring), with its model when satisfiable and
-        the seconds taken."""
+        :data:`FIRST_EFFORT`, else from a new one within ``effort`` (see the
+        module docstring), with its model when satisfiable and the seconds taken."""
         start = time.perf_counter()
         limit = self.query_effort if effort is None else min(effort, self.query_effort)
         result, model, stopped = self._first(formulas, limit, step)
-        if result == z3.unknown and not first_only and (limit > FIRST_EFFORT or stopped):
+        if result == z3.unknown and (limit > FIRST_EFFORT or stopped):
             solver = self._solver(effort)
             solver.add(*formulas)
             result = solver.check()
@@ -260,8 +264,8 @@ class Prover:
         """Do ``hypotheses`` imply ``goal`` for every value of the free symbols?
         (``effort``: a smaller limit of z3's work for this query than the prover's own.)
 
-        A conjunction that the first try leaves unanswered is then proved
-        conjunct by conjunct (:meth:`_proves_each`), not asked whole of a new solver."""
+        A conjunction z3 leaves unanswered within the query's whole work is then
+        proved conjunct by conjunct (:meth:`_proves_each`)."""
         hypotheses = list(hypotheses)
         simple = z3.simplify(goal)
         if z3.is_true(simple):
@@ -270,8 +274,9 @@ class Prover:
         if key in self.cache:
             return self.cache[key]
         parts = goal.children() if z3.is_and(goal) and goal.num_args() > 1 else None
-        result, model, seconds = self._solve(hypotheses + [z3.Not(goal)], step, effort, first_only=parts is not None)
+        result, model, seconds = self._solve(hypotheses + [z3.Not(goal)], step, effort)
         if result == z3.unknown and parts is not None:
+            self.ledger.add(step, CONJUNCTION_SPLIT, None, seconds)
             out = self._proves_each(hypotheses, parts, step, effort)
             self.cache[key] = out
             return out
@@ -287,15 +292,17 @@ class Prover:
 
     def _proves_each(self, hypotheses: list[Formula], goals: Sequence[Formula], step: str,
                      effort: int | None) -> Outcome:
-        """Do ``hypotheses`` imply every one of ``goals``? Each is asked on its own
-        (first try, then a new solver): the conjunction holds when each does, and a
-        model refuting one refutes it.
+        """Do ``hypotheses`` imply every one of ``goals``? Each is asked on its own:
+        the conjunction holds when each does, and a model refuting one refutes it.
 
         z3 answers a conjunction only within the work its hardest part needs with
         the others beside it: a position read inside a block of H N columns,
         (b // N) N + a < H N with b < H N and a < N, is answered within 20
         million of z3's steps alone, and not within 150 million as one of four
-        conjuncts (with 0 <= b % N < N; 2026-12-05, ``docs/all_sizes.md``).
+        conjuncts (with 0 <= b % N < N; 2026-12-05, ``docs/all_sizes.md``). Only
+        a last resort: asked first, a conjunction that is false is refuted by one
+        model where split it costs a proof of each true conjunct, and Theorem 9's
+        proof took 375.8 s where it takes 218.4.
 
         Returns:
             Proved when every goal is; else the first refuted goal's outcome (its
