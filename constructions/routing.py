@@ -349,3 +349,46 @@ move_blocks_construction = SizedConstruction(
     outputs=lambda rows, cols, width, gap: [("Y", (1, width)), ("X", (rows, cols)), ("Z", (1, gap))],
 )
 """The routing claim's construction at (r, c, w, g): the family's instance (usim prove routing --all-sizes)."""
+
+
+def concatenate_heads_program(size: int, heads: int) -> Program:
+    """One routing head as Theorem 9 concatenates its heads: H blocks of n x n,
+    stacked in S (H n x n, head h's block at rows h n ..), placed side by side in
+    C = [S_0 | S_1 | ... | S_{H-1}] (n x H n) from position 0.
+
+    Entry (i, j) of C sits at p = i H n + j and belongs to head h = j // n, whose
+    entry (i, j % n) is at (h n + i) n + j % n of S; one head moves them all:
+    src(p) = ((p % H n) // n * n + p // H n) * n + (p % H n) % n, the head index
+    (node ``head``) being a formula in H, not one piece per head, so one family
+    covers every H (the concatenation of :func:`route` takes one piece per head).
+
+    Args:
+        size: n, each head's block being n x n.
+        heads: H.
+
+    Returns:
+        The program with one output, ``W``: C, then zeros (the same length).
+
+    >>> from usim.encodings import run_exact
+    >>> run_exact(concatenate_heads_program(1, 3), [1, 2, 3])  # S = [1; 2; 3]: C = [1 2 3]
+    {'W': [1, 2, 3]}
+    >>> run_exact(concatenate_heads_program(2, 2), [1, 2, 3, 4, 5, 6, 7, 8])  # [[1 2; 3 4] | [5 6; 7 8]]
+    {'W': [1, 2, 5, 6, 3, 4, 7, 8]}
+    """
+    width = heads * size
+    column = (indices % width).named("concat_col")
+    head = (column // size).named("head")
+    src = where(inside(0, size * width), (head * size + indices // width) * size + column % size, -1)
+    return Program.of("concatenate_heads", {"W": gather(tokens, src).named("concat")},
+                      "one routing head: H stacked n x n blocks placed side by side")
+
+
+concatenate_heads_construction = SizedConstruction(
+    name=lambda size, heads: f"concatenate {heads} heads of {size}x{size}",
+    dims=("n", "h"),
+    program=concatenate_heads_program,
+    inputs=lambda size, heads: [("S", (heads * size, size))],
+    outputs=lambda size, heads: [("C", (size, heads * size))],
+)
+"""The concatenation claim's construction at (n, H): the family's instance
+(usim prove head_concatenation --all-sizes)."""

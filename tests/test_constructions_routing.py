@@ -1,11 +1,14 @@
 """Routing heads: a block placed in the corner of a larger one is one family over
-both sizes, and moves the same entries as the whole block where the sizes agree."""
+both sizes, and moves the same entries as the whole block where the sizes agree;
+H stacked heads are placed side by side by one head, one family over H."""
 
 from __future__ import annotations
 
 import pytest
 
-from usim.constructions.routing import Part, Piece, route, routing_table
+import numpy as np
+
+from usim.constructions.routing import Part, Piece, concatenate_heads_construction, route, routing_table
 from usim.encodings import run_exact
 from usim.encodings.layout import SequenceLayout
 from usim.rasp.expr import tokens
@@ -73,3 +76,19 @@ def test_the_routing_table_places_each_rectangle_where_its_moves_formula_does_an
     overlapping = {"C": (Piece("A", rows=2, cols=2), Piece("B", row=1, col=1)), "G": ()}
     with pytest.raises(ShapeError, match="two pieces write position 8 of C"):
         routing_arrays([source], target, overlapping)
+
+
+@pytest.mark.parametrize("n, heads", [(1, 1), (1, 4), (2, 3), (3, 2), (2, 9)])
+def test_the_heads_stacked_come_out_side_by_side_as_numpy_concatenates_them(n, heads):
+    stacked = np.arange(1, heads * n * n + 1).reshape(heads * n, n)
+    built = concatenate_heads_construction(n, heads)
+    out = run_exact(built.program, stacked.ravel().tolist())["W"]
+    assert out == np.concatenate(np.split(stacked, heads), axis=1).ravel().tolist()
+
+
+def test_the_concatenation_is_one_family_for_every_number_of_heads():
+    """One graph, its head index a formula in H: the instance at H = 9 has as many
+    nodes as at H = 1, where a concatenation of pieces has one rectangle per head."""
+    one, nine = (concatenate_heads_construction(2, h).program for h in (1, 9))
+    assert len(list(one.nodes())) == len(list(nine.nodes()))
+

@@ -1,5 +1,5 @@
-"""Lemmas 3, 4 and 5 for every size: proved, and their broken variants refuted at a
-concrete size with an input replayed by the bounded engines."""
+"""Lemmas 3, 4 and 5 and U's routing heads for every size: proved, and their broken
+variants refuted at a concrete size with an input replayed by the bounded engines."""
 
 from __future__ import annotations
 
@@ -18,7 +18,7 @@ from usim.proofs import families
 FAMILIES = families()
 
 
-@pytest.mark.parametrize("claim_id", ["lemma3", "lemma4", "lemma5", "routing"])
+@pytest.mark.parametrize("claim_id", ["lemma3", "lemma4", "lemma5", "routing", "head_concatenation"])
 def test_the_lemma_is_proved_for_every_size(claim_id):
     fc = FAMILIES[claim_id]
     result = prove_all_sizes(fc)
@@ -46,6 +46,7 @@ LARGE = [
     ("lemma3", "column-index-mod-16", "c", 16),
     ("lemma4", "row-selection-mod-9", "r", 9),
     ("lemma5", "inner-sum-capped-at-12", "k", 12),
+    ("head_concatenation", "heads-mod-8", "h", 8),
 ]
 
 
