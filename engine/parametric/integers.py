@@ -34,8 +34,8 @@ costs more than that (a fresh ``z3.Solver()`` runs its preprocessing tactics
 first: 1 to 5 ms a query, 110 s of the 213 s of Corollary 9.1's stage 1 at four
 heads, whose 14,596 queries one reused solver answers, each the same, in 23 s).
 So each query is first asked of one solver the prover keeps (its assertions
-pushed and popped, so it holds none between queries) within
-:data:`FIRST_EFFORT`; where that leaves it unanswered it is asked of a new
+pushed and popped, so it holds none between queries; one whose check a limit
+cancelled is dropped and a new one kept) within :data:`FIRST_EFFORT`; where that leaves it unanswered it is asked of a new
 solver within the query's whole effort, as before. Either answer is z3's
 (*unsat* a proof, *sat* with a model), so nothing is proved that z3 did not
 prove. The kept solver's answers depend on the queries asked before it,
@@ -229,7 +229,10 @@ class Prover:
                step: str) -> tuple[z3.CheckSatResult, z3.ModelRef | None, bool]:
         """The kept solver's answer within :data:`FIRST_EFFORT` (its assertions
         popped after), and whether :data:`FIRST_SECONDS` stopped it first (then
-        recorded in the ledger under :data:`FIRST_TRY_STOPPED`)."""
+        recorded in the ledger under :data:`FIRST_TRY_STOPPED`). A check left
+        unanswered was cancelled by a limit, and after a cancelled check z3's
+        ``pop`` may itself run under neither limit (Z3Prover/z3 issue 10417): that
+        solver is dropped, not popped, and the next query gets a new one."""
         if self._first_solver is None:
             self._first_solver = z3.Solver()
         solver = self._first_solver
@@ -238,12 +241,16 @@ class Prover:
         solver.set("timeout", max(1, int(guard * 1000)))
         start = time.perf_counter()
         solver.push()
+        result, model = z3.unknown, None
         try:
             solver.add(*formulas)
             result = solver.check()
             model = solver.model() if result == z3.sat else None
         finally:
-            solver.pop()
+            if result == z3.unknown:  # cancelled: dropped, not popped (a pop there may not end)
+                self._first_solver = None
+            else:
+                solver.pop()
         seconds = time.perf_counter() - start
         stopped = result == z3.unknown and guard == FIRST_SECONDS and seconds >= 0.99 * FIRST_SECONDS
         if stopped:
