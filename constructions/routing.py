@@ -367,7 +367,7 @@ def concatenate_heads_program(size: int, heads: int) -> Program:
         heads: H.
 
     Returns:
-        The program with one output, ``W``: C, then zeros (the same length).
+        The program with one output, ``W``: C (as long as S: H n^2 entries each).
 
     >>> from usim.encodings import run_exact
     >>> run_exact(concatenate_heads_program(1, 3), [1, 2, 3])  # S = [1; 2; 3]: C = [1 2 3]
@@ -378,7 +378,7 @@ def concatenate_heads_program(size: int, heads: int) -> Program:
     width = heads * size
     column = (indices % width).named("concat_col")
     head = (column // size).named("head")
-    src = where(inside(0, size * width), (head * size + indices // width) * size + column % size, -1)
+    src = (head * size + indices // width) * size + column % size
     return Program.of("concatenate_heads", {"W": gather(tokens, src).named("concat")},
                       "one routing head: H stacked n x n blocks placed side by side")
 

@@ -78,7 +78,6 @@ ALL_SIZES = FamilyClaim(
 """U's routing head for every r, c, w, g >= 1 (usim prove routing --all-sizes)."""
 
 
-
 def concatenated(m):
     """C = [S_0 | ... | S_{H-1}]: entry (i, j) is entry (i, j % n) of head j // n's block."""
     s = m["S"]

@@ -4,9 +4,8 @@ H stacked heads are placed side by side by one head, one family over H."""
 
 from __future__ import annotations
 
-import pytest
-
 import numpy as np
+import pytest
 
 from usim.constructions.routing import Part, Piece, concatenate_heads_construction, route, routing_table
 from usim.encodings import run_exact
@@ -57,7 +56,6 @@ def test_a_corner_is_one_family_over_both_sizes_where_a_whole_move_cannot_choose
 def test_the_routing_table_places_each_rectangle_where_its_moves_formula_does_and_refuses_overlaps():
     """routing_arrays (numpy, what usim simulate places T by) against Move.source_of
     position by position, and two pieces writing one position refused."""
-    import numpy as np
 
     from usim.constructions.routing import Part as P, plan_moves, routing_arrays
     from usim.errors import ShapeError
@@ -91,4 +89,3 @@ def test_the_concatenation_is_one_family_for_every_number_of_heads():
     nodes as at H = 1, where a concatenation of pieces has one rectangle per head."""
     one, nine = (concatenate_heads_construction(2, h).program for h in (1, 9))
     assert len(list(one.nodes())) == len(list(nine.nodes()))
-

@@ -11,7 +11,8 @@ import pytest
 import z3
 
 from usim.engine.parametric import integers
-from usim.engine.parametric.integers import FIRST_SECONDS, QUERY_EFFORT, Deadline, Ledger, Prover
+from usim.engine.parametric.integers import (CONJUNCTION_SPLIT, FIRST_SECONDS, QUERY_EFFORT, Deadline, Ledger, Prover,
+                                             conjuncts)
 
 a, b, c = z3.Ints("a b c")
 HYPOTHESES = [a >= 2, b >= 2]
@@ -110,7 +111,8 @@ import z3
 from usim.engine.parametric.integers import CONJUNCTION_SPLIT, Ledger, Prover
 N, H, row, key = z3.Ints("N H row key")
 in_blocks = [N >= 1, H >= 1, row >= 0, row < N, key >= 0, key < H * N]  # entry (row, key) of N x HN
-read = z3.And((key / N) * N + row >= 0, (key / N) * N + row < H * N, key % N >= 0, key % N < N)
+# nested, as a target's reads are stated (a & b & c & d): opened in one split, not one per level
+read = z3.And(z3.And(z3.And((key / N) * N + row >= 0, (key / N) * N + row < H * N), key % N >= 0), key % N < N)
 whole = z3.Solver()
 whole.set("rlimit", 20_000_000)
 whole.add(*in_blocks, z3.Not(read))
@@ -131,12 +133,16 @@ def test_a_conjunction_z3_leaves_unanswered_whole_is_proved_part_by_part():
     assert out.split() == ["unknown", "True", "4", "1"]  # the whole asked once, then its four parts
 
 
-def test_a_conjunction_with_one_false_part_is_refuted_by_a_model_of_that_part():
-    prover = Prover(("a", "b"), 60, Ledger())
-    refuted = prover.proves(HYPOTHESES, z3.And(GOAL, a * b >= 100, a >= 2), "step")
+def test_a_conjunction_split_with_one_false_part_is_refuted_by_a_model_of_that_part(monkeypatch):
+    monkeypatch.setattr(integers, "FIRST_EFFORT", 1)
+    ledger = Ledger()
+    prover = Prover(("a", "b"), 60, ledger, query_effort=1000)  # too little work for GOAL, whole or alone
+    refuted = prover.proves(HYPOTHESES, z3.And(a + b >= 4, a * b <= 3, GOAL), "step")
+    assert ledger.entries[("step", CONJUNCTION_SPLIT)].unknown == 1  # the whole left unanswered, then split
     assert refuted.holds is False
+    assert refuted.formulas[-1].eq(z3.Not(a * b <= 3))
     x, y = refuted.model["a"], refuted.model["b"]
-    assert x >= 2 and y >= 2 and x * y < 100
+    assert x >= 2 and y >= 2 and x * y > 3
     assert prover.satisfiable(list(refuted.formulas), "step").holds is True
 
 
@@ -145,6 +151,13 @@ def test_a_conjunction_with_an_unknown_part_is_unknown_and_a_false_part_still_re
     prover = Prover(("a", "b"), 60, Ledger(), query_effort=1000)  # too little work for GOAL
     assert prover.proves(HYPOTHESES, z3.And(GOAL, a >= 2), "step").holds is None
     assert prover.proves(HYPOTHESES, z3.And(GOAL, a <= 1), "step").holds is False
+
+
+def test_nested_conjunctions_are_opened_to_their_leaves():
+    x = z3.Int("x")
+    assert [str(c) for c in conjuncts(z3.And(z3.And(x > 0, z3.And(x < 5, x != 3)), x != 2))] == \
+        ["x > 0", "x < 5", "x != 3", "x != 2"]
+    assert [str(c) for c in conjuncts(z3.Or(x > 0, x < -1))] == ["Or(x > 0, x < -1)"]
 
 
 QUERIES = """

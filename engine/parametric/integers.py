@@ -34,11 +34,12 @@ costs more than that (a fresh ``z3.Solver()`` runs its preprocessing tactics
 first: 1 to 5 ms a query, 110 s of the 213 s of Corollary 9.1's stage 1 at four
 heads, whose 14,596 queries one reused solver answers, each the same, in 23 s).
 So each query is first asked of one solver the prover keeps (its assertions
-pushed and popped, so it holds none between queries; one whose check a limit
-cancelled is dropped and a new one kept) within :data:`FIRST_EFFORT`; where that leaves it unanswered it is asked of a new
-solver within the query's whole effort, as before. Either answer is z3's
-(*unsat* a proof, *sat* with a model), so nothing is proved that z3 did not
-prove. The kept solver's answers depend on the queries asked before it,
+pushed and popped, so it holds none between queries; one left unanswered is
+dropped and a new one kept) within :data:`FIRST_EFFORT`; where that leaves it
+unanswered it is asked of a new solver within the query's whole effort, as
+before. Either answer is z3's (*unsat* a proof, *sat* with a model), so nothing
+is proved that z3 did not prove. A conjunction still unanswered is then asked
+conjunct by conjunct, each the same way (:meth:`Prover.proves`). The kept solver's answers depend on the queries asked before it,
 which are the same, in the same order, for the same statement (each proof for
 every size runs in an interpreter of its own, :mod:`usim.engine.parametric.fresh`).
 
@@ -92,7 +93,8 @@ def numeral(term: z3.ExprRef) -> int | None:
 class Outcome:
     """One query's answer: ``holds`` True (proved), False (a model refutes it),
     None (unknown or timeout). For a refuted goal, ``formulas`` are the
-    satisfiable ones (hypotheses and the negated goal): :meth:`Prover.sizes`
+    satisfiable ones (hypotheses and the negated goal, or the negated conjunct
+    that refutes a conjunction asked part by part): :meth:`Prover.sizes`
     finds their smallest model when a counterexample is wanted."""
 
     holds: bool | None
@@ -229,10 +231,12 @@ class Prover:
                step: str) -> tuple[z3.CheckSatResult, z3.ModelRef | None, bool]:
         """The kept solver's answer within :data:`FIRST_EFFORT` (its assertions
         popped after), and whether :data:`FIRST_SECONDS` stopped it first (then
-        recorded in the ledger under :data:`FIRST_TRY_STOPPED`). A check left
-        unanswered was cancelled by a limit, and after a cancelled check z3's
-        ``pop`` may itself run under neither limit (Z3Prover/z3 issue 10417): that
-        solver is dropped, not popped, and the next query gets a new one."""
+        recorded in the ledger under :data:`FIRST_TRY_STOPPED`). A solver whose
+        check was left unanswered (cancelled by a limit, or z3 incomplete) is
+        dropped, not popped: after a cancelled check z3's ``pop`` may itself run
+        under neither limit (Z3Prover/z3 issue 10417). The next query gets a new
+        one; so does the next after an exception, the solver never kept with a
+        query's assertions in it."""
         if self._first_solver is None:
             self._first_solver = z3.Solver()
         solver = self._first_solver
@@ -240,17 +244,14 @@ class Prover:
         solver.set("rlimit", min(limit, FIRST_EFFORT))
         solver.set("timeout", max(1, int(guard * 1000)))
         start = time.perf_counter()
+        self._first_solver = None  # kept again only once its assertions are popped
         solver.push()
-        result, model = z3.unknown, None
-        try:
-            solver.add(*formulas)
-            result = solver.check()
-            model = solver.model() if result == z3.sat else None
-        finally:
-            if result == z3.unknown:  # cancelled: dropped, not popped (a pop there may not end)
-                self._first_solver = None
-            else:
-                solver.pop()
+        solver.add(*formulas)
+        result = solver.check()
+        model = solver.model() if result == z3.sat else None
+        if result != z3.unknown:  # unanswered: dropped, not popped (a pop there may not end)
+            solver.pop()
+            self._first_solver = solver
         seconds = time.perf_counter() - start
         stopped = result == z3.unknown and guard == FIRST_SECONDS and seconds >= 0.99 * FIRST_SECONDS
         if stopped:
@@ -280,9 +281,9 @@ class Prover:
         key = ("proves", self.keys(*hypotheses), self.keys(goal), effort)
         if key in self.cache:
             return self.cache[key]
-        parts = goal.children() if z3.is_and(goal) and goal.num_args() > 1 else None
+        parts = conjuncts(goal)
         result, model, seconds = self._solve(hypotheses + [z3.Not(goal)], step, effort)
-        if result == z3.unknown and parts is not None:
+        if result == z3.unknown and len(parts) > 1:
             self.ledger.add(step, CONJUNCTION_SPLIT, None, seconds)
             out = self._proves_each(hypotheses, parts, step, effort)
             self.cache[key] = out
@@ -307,9 +308,10 @@ class Prover:
         (b // N) N + a < H N with b < H N and a < N, is answered within 20
         million of z3's steps alone, and not within 150 million as one of four
         conjuncts (with 0 <= b % N < N; 2026-12-05, ``docs/all_sizes.md``). Only
-        a last resort: asked first, a conjunction that is false is refuted by one
-        model where split it costs a proof of each true conjunct, and Theorem 9's
-        proof took 375.8 s where it takes 218.4.
+        a last resort: asked whole, a conjunction that is false is refuted by one
+        model where split it costs a proof of each true conjunct first (split
+        after the first try, Theorem 9's proof took 375.8 s; as a last resort it
+        splits none).
 
         Returns:
             Proved when every goal is; else the first refuted goal's outcome (its
@@ -440,6 +442,19 @@ class Prover:
             else:
                 break
         return best
+
+
+def conjuncts(goal: Formula) -> list[Formula]:
+    """The conjuncts of ``goal``, nested conjunctions opened (``a & b & c`` is
+    And(And(a, b), c)); ``[goal]`` for a goal that is no conjunction.
+
+    >>> x = z3.Int("x")
+    >>> conjuncts(z3.And(z3.And(x > 0, x < 5), x != 2))
+    [x > 0, x < 5, x != 2]
+    """
+    if not z3.is_and(goal):
+        return [goal]
+    return [leaf for part in goal.children() for leaf in conjuncts(part)]
 
 
 # -- Python's floor division and remainder -------------------------------------------------
