@@ -130,19 +130,19 @@ def test_a_conjunction_z3_leaves_unanswered_whole_is_proved_part_by_part():
     env = dict(os.environ, PYTHONHASHSEED="0")
     out = subprocess.run([sys.executable, "-P", "-c", CONCATENATION_READ], capture_output=True, text=True,
                          env=env, check=True).stdout
-    assert out.split() == ["unknown", "True", "4", "1"]  # the whole asked once, then its four parts
+    assert out.split() == ["unknown", "True", "6", "1"]  # the whole asked once, then two bounds, four parts
 
 
 def test_a_conjunction_split_with_one_false_part_is_refuted_by_a_model_of_that_part(monkeypatch):
     monkeypatch.setattr(integers, "FIRST_EFFORT", 1)
     ledger = Ledger()
     prover = Prover(("a", "b"), 60, ledger, query_effort=1000)  # too little work for GOAL, whole or alone
-    refuted = prover.proves(HYPOTHESES, z3.And(a + b >= 4, a * b <= 3, GOAL), "step")
+    refuted = prover.proves(HYPOTHESES, z3.And(a + b >= 4, a <= 1, GOAL), "step")
     assert ledger.entries[("step", CONJUNCTION_SPLIT)].unknown == 1  # the whole left unanswered, then split
     assert refuted.holds is False
-    assert refuted.formulas[-1].eq(z3.Not(a * b <= 3))
+    assert refuted.formulas[-1].eq(z3.Not(a <= 1))
     x, y = refuted.model["a"], refuted.model["b"]
-    assert x >= 2 and y >= 2 and x * y > 3
+    assert x >= 2 and y >= 2
     assert prover.satisfiable(list(refuted.formulas), "step").holds is True
 
 
@@ -158,6 +158,17 @@ def test_nested_conjunctions_are_opened_to_their_leaves():
     assert [str(c) for c in conjuncts(z3.And(z3.And(x > 0, z3.And(x < 5, x != 3)), x != 2))] == \
         ["x > 0", "x < 5", "x != 3", "x != 2"]
     assert [str(c) for c in conjuncts(z3.Or(x > 0, x < -1))] == ["Or(x > 0, x < -1)"]
+
+
+def test_the_bounds_of_a_quotient_come_from_the_hypotheses_and_are_proved_before_use():
+    """x < k d gives x // d < k, x >= 0 gives x // d >= 0; a bound that does not
+    hold (d of unknown sign) is not given, nor one whose bound is no multiple of d."""
+    n, h, x = z3.Ints("n h x")
+    prover = Prover(("n", "h"), 60, Ledger())
+    bounds = prover._quotient_bounds([n >= 1, h >= 1, x >= 0, x < h * n], x / n * n < h * n, "step", None)
+    assert {str(b) for b in bounds} == {"x/n < h", "x/n >= 0"}
+    assert prover._quotient_bounds([h >= 1, x < h * n], x / n < h, "step", None) == []  # n may be < 0
+    assert prover._quotient_bounds([n >= 1, x < h * n + 1], x / n < h, "step", None) == []
 
 
 QUERIES = """

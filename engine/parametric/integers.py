@@ -63,7 +63,8 @@ from typing import Callable, Iterable, Iterator, Mapping, Sequence
 
 import z3
 
-from usim.engine.parametric.polynomials import BLOCK_SHIFTS, Formula, Term, quotient_remainder, whole_quotient
+from usim.engine.parametric.polynomials import (BLOCK_SHIFTS, Formula, Term, exact_quotient, quotient_remainder,
+                                                whole_quotient)
 from usim.rasp.family import Condition, SymbolicInt
 
 def subterms(term: z3.ExprRef) -> Iterator[z3.ExprRef]:
@@ -300,8 +301,11 @@ class Prover:
 
     def _proves_each(self, hypotheses: list[Formula], goals: Sequence[Formula], step: str,
                      effort: int | None) -> Outcome:
-        """Do ``hypotheses`` imply every one of ``goals``? Each is asked on its own:
-        the conjunction holds when each does, and a model refuting one refutes it.
+        """Do ``hypotheses`` imply every one of ``goals``? Each is asked on its own,
+        with the bounds of its quotients that the hypotheses give
+        (:meth:`_quotient_bounds`, each proved): the conjunction holds when each
+        does, and a model refuting one refutes it (the bounds hold wherever the
+        hypotheses do).
 
         z3 answers a conjunction only within the work its hardest part needs with
         the others beside it: a position read inside a block of H N columns,
@@ -319,13 +323,63 @@ class Prover:
         """
         seconds, unknown = 0.0, None
         for goal in goals:
-            out = self.proves(hypotheses, goal, step, effort)
+            bounds = self._quotient_bounds(hypotheses, goal, step, effort)
+            out = self.proves(hypotheses + bounds, goal, step, effort)
             seconds += out.seconds
             if out.holds is False:
                 return out
             if out.holds is None and unknown is None:
                 unknown = out
         return unknown if unknown is not None else Outcome(True, None, seconds)
+
+    def _quotient_bounds(self, hypotheses: list[Formula], goal: Formula, step: str,
+                         effort: int | None) -> list[Formula]:
+        """Bounds on the quotients in ``goal``, each proved from ``hypotheses``: for
+        x // d in it and a hypothesis x < u (or x <= u - 1) with u = k d exactly
+        (:func:`exact_quotient`), x // d < k; for x >= 0, x // d >= 0.
+
+        z3 proves (b // n) r + a < h r from b < h n, a < r only past its work
+        limit, and at once with b // n < h beside it, which it proves at once (an
+        index into one of h stacked blocks of r rows); only asked of a
+        conjunction z3 left unanswered whole (:meth:`_proves_each`).
+
+        Returns:
+            The bounds proved (none where a goal has no quotient or no bound holds).
+        """
+        found: list[Formula] = []
+        for t in subterms(goal):
+            if not z3.is_app_of(t, z3.Z3_OP_IDIV):
+                continue
+            x, d = t.children()
+            for candidate in self._bound_candidates(hypotheses, t, x, d):
+                if self.proves(hypotheses, candidate, step, effort).holds is True:
+                    found.append(candidate)
+        return found
+
+    @staticmethod
+    def _bound_candidates(hypotheses: Sequence[Formula], quotient: Term, x: Term, d: Term) -> list[Formula]:
+        """x // d >= 0 where some hypothesis says x >= 0, and x // d < k where one
+        says x < k d (or x <= k d - 1)."""
+        out: list[Formula] = []
+        for h in hypotheses:
+            if not (z3.is_app(h) and h.num_args() == 2):
+                continue
+            left, right = h.children()
+            if z3.is_app_of(h, z3.Z3_OP_LT) and left.eq(x):
+                upper = right
+            elif z3.is_app_of(h, z3.Z3_OP_GT) and right.eq(x):
+                upper = left
+            elif z3.is_app_of(h, z3.Z3_OP_LE) and left.eq(x):
+                upper = right + 1
+            elif z3.is_app_of(h, z3.Z3_OP_GE) and left.eq(x) and numeral(right) == 0:
+                out.append(quotient >= 0)
+                continue
+            else:
+                continue
+            k = exact_quotient(z3.simplify(upper), d)
+            if k is not None:
+                out.append(quotient < k)
+        return out
 
     def simplify(self, facts: Sequence[Formula], term: z3.ExprRef, step: str,
                  effort: int = QUICK_EFFORT, small: bool = False) -> z3.ExprRef:
