@@ -39,9 +39,10 @@ dropped and a new one kept) within :data:`FIRST_EFFORT`; where that leaves it
 unanswered it is asked of a new solver within the query's whole effort, as
 before. Either answer is z3's (*unsat* a proof, *sat* with a model), so nothing
 is proved that z3 did not prove. A conjunction still unanswered is then asked
-conjunct by conjunct, each the same way (:meth:`Prover.proves`). The kept solver's answers depend on the queries asked before it,
-which are the same, in the same order, for the same statement (each proof for
-every size runs in an interpreter of its own, :mod:`usim.engine.parametric.fresh`).
+conjunct by conjunct, each the same way (:meth:`Prover.proves`). The kept
+solver's answers depend on the queries asked before it, which are the same, in
+the same order, for the same statement (each proof for every size runs in an
+interpreter of its own, :mod:`usim.engine.parametric.fresh`).
 
 **The one clock inside a query.** z3 did not always stop at the limit of its
 work on the kept solver: once, replaying a stage's queries, one query ran for
