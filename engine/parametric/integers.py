@@ -1,14 +1,8 @@
 """Integer arithmetic over symbolic dimensions, in z3, and the one prover every step asks.
 
 Index expressions (positions, offsets, head indices, the dimensions r, c, k)
-are z3 integer terms. ``//`` and ``%`` mean what they mean in Python (and in
-every interpretation of :mod:`usim.encodings`): floor division, and a remainder
-with the divisor's sign. z3's own ``div``/``mod`` are Euclidean; they agree
-with Python's for a positive divisor, so :func:`floordiv` uses them when the
-divisor is provably positive and otherwise writes Python's rule out
-(``a // b = (-a) div (-b)`` for b < 0). Each division is defined only for a
-non-zero divisor: the caller records that condition (:mod:`usim.encodings.domain`
-states the rule) and it is proved like every other step.
+are z3 integer terms, with ``//`` and ``%`` as Python means them
+(:mod:`usim.engine.parametric.translation`).
 
 :class:`Prover` answers "do these hypotheses imply this goal?" for all values
 of the free integer symbols, by asking z3 whether hypotheses and the negated
@@ -60,13 +54,12 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
-from typing import Callable, Iterable, Iterator, Mapping, Sequence
+from typing import Iterable, Iterator, Sequence
 
 import z3
 
-from usim.engine.parametric.polynomials import (BLOCK_SHIFTS, Formula, Term, exact_quotient, quotient_remainder,
-                                                whole_quotient)
-from usim.rasp.family import Condition, SymbolicInt
+from usim.engine.parametric.polynomials import (BLOCK_SHIFTS, Formula, Term, exact_quotient, numeral,
+                                                quotient_remainder, whole_quotient)
 
 def subterms(term: z3.ExprRef) -> Iterator[z3.ExprRef]:
     """Every distinct subterm of ``term`` (itself included), each once."""
@@ -83,12 +76,6 @@ def subterms(term: z3.ExprRef) -> Iterator[z3.ExprRef]:
 def has_quotient(term: z3.ExprRef) -> bool:
     """Whether ``term`` has an integer quotient or remainder (``div``, ``mod``) in it."""
     return any(z3.is_app_of(t, z3.Z3_OP_IDIV) or z3.is_app_of(t, z3.Z3_OP_MOD) for t in subterms(term))
-
-
-def numeral(term: z3.ExprRef) -> int | None:
-    """The integer a term is syntactically (after z3's simplifier), else None."""
-    t = z3.simplify(term)
-    return t.as_long() if z3.is_int_value(t) else None
 
 
 @dataclass
@@ -510,83 +497,3 @@ def conjuncts(goal: Formula) -> list[Formula]:
     if not z3.is_and(goal):
         return [goal]
     return [leaf for part in goal.children() for leaf in conjuncts(part)]
-
-
-# -- Python's floor division and remainder -------------------------------------------------
-
-def floordiv(a: Term, b: Term, positive: Callable[[Term], bool]) -> Term:
-    """a // b as Python computes it (b != 0 is the caller's obligation)."""
-    value = numeral(b)
-    if (value is not None and value > 0) or (value is None and positive(b)):
-        return a / b  # z3's div: floor for a positive divisor
-    if value is not None and value < 0:
-        return (-a) / (-b)
-    return z3.If(b > 0, a / b, (-a) / (-b))
-
-
-def mod(a: Term, b: Term, positive: Callable[[Term], bool]) -> Term:
-    """a % b as Python computes it: a - b * (a // b) (the divisor's sign)."""
-    value = numeral(b)
-    if (value is not None and value > 0) or (value is None and positive(b)):
-        return a % b  # z3's mod: in [0, b) for a positive divisor
-    return a - b * floordiv(a, b, positive)
-
-
-@dataclass
-class Translation:
-    """A symbolic integer in z3, with the conditions under which it is defined."""
-
-    term: Term
-    defined: list[Formula]
-
-
-def translate(value: SymbolicInt | int, env: Mapping[str, Term], dims: Mapping[str, Term],
-              positive: Callable[[Term], bool]) -> Translation:
-    """``value`` (a :class:`SymbolicInt` over dimensions and head indices) in z3."""
-    defined: list[Formula] = []
-
-    def walk(s: SymbolicInt) -> Term:
-        if s.op == "num":
-            return z3.IntVal(s.args[0])
-        if s.op == "sym":
-            name = s.args[0]
-            if name in env:
-                return env[name]
-            if name in dims:
-                return dims[name]
-            raise KeyError(f"the symbol {name} has no meaning here")
-        if s.op == "neg":
-            return -walk(s.args[0])
-        left, right = walk(s.args[0]), walk(s.args[1])
-        if s.op == "+":
-            return left + right
-        if s.op == "-":
-            return left - right
-        if s.op == "*":
-            return left * right
-        defined.append(right != 0)
-        return floordiv(left, right, positive) if s.op == "//" else mod(left, right, positive)
-
-    if isinstance(value, int):
-        return Translation(z3.IntVal(value), [])
-    return Translation(walk(value), defined)
-
-
-def condition_formula(condition: Condition, term: Callable[[SymbolicInt | int], Term]) -> Formula:
-    """A :class:`~usim.rasp.family.Condition` (comparisons of symbolic integers
-    under and, or, not) as a z3 formula, each side translated by ``term`` (which
-    records its own definedness conditions).
-
-    >>> from usim.rasp.family import dimension
-    >>> r = dimension("r")
-    >>> condition_formula((r < 3) & ~(r == 1), lambda v: z3.Int("r") if v is r else z3.IntVal(v.value({})))
-    And(3 > r, Not(1 == r))
-    """
-    if condition.op == "and":
-        return z3.And(*[condition_formula(a, term) for a in condition.args])
-    if condition.op == "or":
-        return z3.Or(*[condition_formula(a, term) for a in condition.args])
-    if condition.op == "not":
-        return z3.Not(condition_formula(condition.args[0], term))
-    a, b = (term(x) for x in condition.args)
-    return {"<": a < b, "<=": a <= b, "==": a == b, "!=": a != b, ">": a > b, ">=": a >= b}[condition.op]

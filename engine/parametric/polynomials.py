@@ -78,6 +78,12 @@ def free_constants(term: z3.ExprRef) -> set[str]:
     return names
 
 
+def numeral(term: z3.ExprRef) -> int | None:
+    """The integer a term is syntactically (after z3's simplifier), else None."""
+    t = z3.simplify(term)
+    return t.as_long() if z3.is_int_value(t) else None
+
+
 _POLYNOMIAL_OPS = frozenset({z3.Z3_OP_ADD, z3.Z3_OP_MUL, z3.Z3_OP_SUB, z3.Z3_OP_UMINUS})
 
 _POLYNOMIALS: dict[tuple[int, int], tuple[z3.ExprRef, sympy.Expr | None]] = {}

@@ -29,8 +29,9 @@ from usim.engine.parametric.symbolic_sizes import (
     SymbolicSizeEvaluator,
     Unsupported,
 )
-from usim.engine.parametric.integers import (Deadline, Formula, Ledger, Outcome, Prover, Term, condition_formula,
-                                            numeral, translate)
+from usim.engine.parametric.integers import Deadline, Formula, Ledger, Outcome, Prover, Term
+from usim.engine.parametric.polynomials import numeral
+from usim.engine.parametric.translation import condition_formula, translate
 from usim.engine.parametric.statement import FamilyClaim
 from usim.engine.parametric.target import CASES_INSIDE, Cases, CasesInArithmetic, SymbolicMatrix, TargetContext, active
 from usim.engine.parametric.terms import Entry, ParametricAtoms, Total, Whole

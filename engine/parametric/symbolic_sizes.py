@@ -49,14 +49,11 @@ from usim.engine.parametric.integers import (
     Outcome,
     Prover,
     Term,
-    Translation,
-    floordiv,
     QUICK_EFFORT,
     has_quotient,
-    mod,
-    translate,
 )
 from usim.engine.parametric.polynomials import exact_quotient, free_constants, quotient_remainder
+from usim.engine.parametric.translation import Translation, floordiv, mod, translate
 from usim.engine.parametric.selection import Interval, formula, infer
 from usim.engine.parametric.steps import (  # the vocabulary (prove.py reads it from here too)
     BLOCKS,

@@ -20,7 +20,8 @@ import sympy
 import z3
 
 from usim.encodings.sized import Cases, CasesInArithmetic, SymbolicMatrix, active, both, matrix_of, total, when
-from usim.engine.parametric.integers import Formula, Term, condition_formula, translate
+from usim.engine.parametric.integers import Formula, Term
+from usim.engine.parametric.translation import condition_formula, translate
 from usim.engine.parametric.thresholds import threshold_of
 from usim.engine.parametric.steps import Unsupported
 from usim.engine.parametric.terms import ParametricAtoms

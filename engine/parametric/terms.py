@@ -30,8 +30,8 @@ from typing import Sequence
 import sympy
 import z3
 
-from usim.engine.parametric.integers import Term, numeral
-from usim.engine.parametric.polynomials import free_constants
+from usim.engine.parametric.integers import Term
+from usim.engine.parametric.polynomials import free_constants, numeral
 from usim.engine.signs import Sign, SignAnalysis
 
 
