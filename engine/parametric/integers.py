@@ -54,7 +54,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
-from typing import Iterable, Iterator, Sequence
+from typing import Callable, Iterable, Iterator, Sequence
 
 import z3
 
@@ -182,6 +182,7 @@ class Prover:
         self.keys = Keys()
         self._fresh = 0
         self._first_solver: z3.Solver | None = None
+        self._bounding = False  # proving a quotient's bound: no bounds of its own
 
     def fresh(self, name: str) -> Term:
         self._fresh += 1
@@ -201,17 +202,21 @@ class Prover:
         solver.set("timeout", max(1, int(self.remaining() * 1000)))
         return solver
 
-    def _solve(self, formulas: Sequence[Formula], step: str,
-               effort: int | None = None) -> tuple[z3.CheckSatResult, z3.ModelRef | None, float]:
+    def _solve(self, formulas: Sequence[Formula], step: str, effort: int | None = None,
+               more: Callable[[], list[Formula]] | None = None
+               ) -> tuple[z3.CheckSatResult, z3.ModelRef | None, float]:
         """z3's answer on ``formulas``: first from the kept solver within
         :data:`FIRST_EFFORT`, else from a new one within ``effort`` (see the
-        module docstring), with its model when satisfiable and the seconds taken."""
+        module docstring), with its model when satisfiable and the seconds taken.
+        ``more``: facts the formulas imply (each proved), asked for and added
+        only for the second try."""
         start = time.perf_counter()
         limit = self.query_effort if effort is None else min(effort, self.query_effort)
         result, model, stopped = self._first(formulas, limit, step)
         if result == z3.unknown and (limit > FIRST_EFFORT or stopped):
             solver = self._solver(effort)
-            solver.add(*formulas)
+            solver.add(*formulas, *(more() if more is not None else []))
+            solver.set("timeout", max(1, int(self.remaining() * 1000)))
             result = solver.check()
             model = solver.model() if result == z3.sat else None
         return result, model, time.perf_counter() - start
@@ -261,8 +266,12 @@ class Prover:
         """Do ``hypotheses`` imply ``goal`` for every value of the free symbols?
         (``effort``: a smaller limit of z3's work for this query than the prover's own.)
 
-        A conjunction z3 leaves unanswered within the query's whole work is then
-        proved conjunct by conjunct (:meth:`_proves_each`)."""
+        The second try, where the first left the query unanswered, has beside the
+        hypotheses the bounds of the goal's quotients that they give, each proved
+        (:meth:`_quotient_bounds`): they hold wherever the hypotheses do, so a
+        model of both refutes the goal. A conjunction z3 leaves unanswered within
+        the query's whole work is then proved conjunct by conjunct
+        (:meth:`_proves_each`)."""
         hypotheses = list(hypotheses)
         simple = z3.simplify(goal)
         if z3.is_true(simple):
@@ -271,7 +280,8 @@ class Prover:
         if key in self.cache:
             return self.cache[key]
         parts = conjuncts(goal)
-        result, model, seconds = self._solve(hypotheses + [z3.Not(goal)], step, effort)
+        bounds = None if self._bounding else (lambda: self._quotient_bounds(hypotheses, goal, step, effort))
+        result, model, seconds = self._solve(hypotheses + [z3.Not(goal)], step, effort, bounds)
         if result == z3.unknown and len(parts) > 1:
             self.ledger.add(step, CONJUNCTION_SPLIT, None, seconds)
             out = self._proves_each(hypotheses, parts, step, effort)
@@ -289,11 +299,9 @@ class Prover:
 
     def _proves_each(self, hypotheses: list[Formula], goals: Sequence[Formula], step: str,
                      effort: int | None) -> Outcome:
-        """Do ``hypotheses`` imply every one of ``goals``? Each is asked on its own,
-        with the bounds of its quotients that the hypotheses give
-        (:meth:`_quotient_bounds`, each proved): the conjunction holds when each
-        does, and a model refuting one refutes it (the bounds hold wherever the
-        hypotheses do).
+        """Do ``hypotheses`` imply every one of ``goals``? Each is asked on its own
+        (:meth:`proves`): the conjunction holds when each does, and a model
+        refuting one refutes it.
 
         z3 answers a conjunction only within the work its hardest part needs with
         the others beside it: a position read inside a block of H N columns,
@@ -311,8 +319,7 @@ class Prover:
         """
         seconds, unknown = 0.0, None
         for goal in goals:
-            bounds = self._quotient_bounds(hypotheses, goal, step, effort)
-            out = self.proves(hypotheses + bounds, goal, step, effort)
+            out = self.proves(hypotheses, goal, step, effort)
             seconds += out.seconds
             if out.holds is False:
                 return out
@@ -328,20 +335,27 @@ class Prover:
 
         z3 proves (b // n) r + a < h r from b < h n, a < r only past its work
         limit, and at once with b // n < h beside it, which it proves at once (an
-        index into one of h stacked blocks of r rows); only asked of a
-        conjunction z3 left unanswered whole (:meth:`_proves_each`).
+        index into one of h stacked blocks of r rows). Asked only for a query's
+        second try (:meth:`proves`), where its first left it unanswered: the
+        slicing head's reads, a conjunction of four, took 352 s of z3's work
+        without them, and none with them (2026-12-05, ``docs/all_sizes.md``).
+        A bound's own query gets none (no bound proved from itself).
 
         Returns:
             The bounds proved (none where a goal has no quotient or no bound holds).
         """
         found: list[Formula] = []
-        for t in subterms(goal):
-            if not z3.is_app_of(t, z3.Z3_OP_IDIV):
-                continue
-            x, d = t.children()
-            for candidate in self._bound_candidates(hypotheses, t, x, d):
-                if self.proves(hypotheses, candidate, step, effort).holds is True:
-                    found.append(candidate)
+        self._bounding, was = True, self._bounding
+        try:
+            for t in subterms(goal):
+                if not z3.is_app_of(t, z3.Z3_OP_IDIV):
+                    continue
+                x, d = t.children()
+                for candidate in self._bound_candidates(hypotheses, t, x, d):
+                    if self.proves(hypotheses, candidate, step, effort).holds is True:
+                        found.append(candidate)
+        finally:
+            self._bounding = was
         return found
 
     @staticmethod
