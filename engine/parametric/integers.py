@@ -22,7 +22,7 @@ that took 5 s alone came out *unknown* beside another proof, and Theorem 9's
 W_O stage with it). The proof's own time budget still bounds the whole run:
 past it a proof is UNKNOWN (:class:`Deadline`), never another verdict.
 
-**Each query is asked twice at most: first cheaply, then as it is.** Most
+**Each query is asked twice at most: first cheaply, then with its quotients' bounds.** Most
 queries are answered within a few thousand of z3's steps, and a new solver
 costs more than that (a fresh ``z3.Solver()`` runs its preprocessing tactics
 first: 1 to 5 ms a query, 110 s of the 213 s of Corollary 9.1's stage 1 at four
@@ -30,9 +30,11 @@ heads, whose 14,596 queries one reused solver answers, each the same, in 23 s).
 So each query is first asked of one solver the prover keeps (its assertions
 pushed and popped, so it holds none between queries; one left unanswered is
 dropped and a new one kept) within :data:`FIRST_EFFORT`; where that leaves it
-unanswered it is asked of a new solver within the query's whole effort, as
-before. Either answer is z3's (*unsat* a proof, *sat* with a model), so nothing
-is proved that z3 did not prove. A conjunction still unanswered is then asked
+unanswered it is asked of a new solver within the query's whole effort, with
+the bounds of its goal's quotients that the hypotheses give beside them, each
+proved first (:meth:`Prover._quotient_bounds`). Either answer is z3's (*unsat*
+a proof, *sat* with a model), and the bounds hold wherever the hypotheses do,
+so nothing is proved that z3 did not prove. A conjunction still unanswered is then asked
 conjunct by conjunct, each the same way (:meth:`Prover.proves`). The kept
 solver's answers depend on the queries asked before it, which are the same, in
 the same order, for the same statement (each proof for every size runs in an
@@ -209,14 +211,17 @@ class Prover:
         :data:`FIRST_EFFORT`, else from a new one within ``effort`` (see the
         module docstring), with its model when satisfiable and the seconds taken.
         ``more``: facts the formulas imply (each proved), asked for and added
-        only for the second try."""
+        only for the second try; the seconds their own queries take are counted
+        under those queries, not here."""
         start = time.perf_counter()
         limit = self.query_effort if effort is None else min(effort, self.query_effort)
         result, model, stopped = self._first(formulas, limit, step)
         if result == z3.unknown and (limit > FIRST_EFFORT or stopped):
+            asked = time.perf_counter()
+            implied = more() if more is not None else []
+            start += time.perf_counter() - asked
             solver = self._solver(effort)
-            solver.add(*formulas, *(more() if more is not None else []))
-            solver.set("timeout", max(1, int(self.remaining() * 1000)))
+            solver.add(*formulas, *implied)
             result = solver.check()
             model = solver.model() if result == z3.sat else None
         return result, model, time.perf_counter() - start
@@ -276,7 +281,7 @@ class Prover:
         simple = z3.simplify(goal)
         if z3.is_true(simple):
             return Outcome(True)
-        key = ("proves", self.keys(*hypotheses), self.keys(goal), effort)
+        key = ("proves", self.keys(*hypotheses), self.keys(goal), effort, self._bounding)
         if key in self.cache:
             return self.cache[key]
         parts = conjuncts(goal)
@@ -304,14 +309,13 @@ class Prover:
         refuting one refutes it.
 
         z3 answers a conjunction only within the work its hardest part needs with
-        the others beside it: a position read inside a block of H N columns,
-        (b // N) N + a < H N with b < H N and a < N, is answered within 20
-        million of z3's steps alone, and not within 150 million as one of four
-        conjuncts (with 0 <= b % N < N; 2026-12-05, ``docs/all_sizes.md``). Only
-        a last resort: asked whole, a conjunction that is false is refuted by one
-        model where split it costs a proof of each true conjunct first (split
-        after the first try, Theorem 9's proof took 375.8 s; as a last resort it
-        splits none).
+        the others beside it: Theorem 9's two- and four-head stage 4 each have
+        an index bijection of entries that z3 leaves unanswered whole within 150
+        million steps and answers part by part (2026-12-05, ``docs/all_sizes.md``).
+        Only a last resort: asked whole, a conjunction that is false is refuted
+        by one model where split it costs a proof of each true conjunct first
+        (split after the first try, Theorem 9's proof took 375.8 s, 228.8 s as a
+        last resort).
 
         Returns:
             Proved when every goal is; else the first refuted goal's outcome (its
@@ -337,9 +341,11 @@ class Prover:
         limit, and at once with b // n < h beside it, which it proves at once (an
         index into one of h stacked blocks of r rows). Asked only for a query's
         second try (:meth:`proves`), where its first left it unanswered: the
-        slicing head's reads, a conjunction of four, took 352 s of z3's work
-        without them, and none with them (2026-12-05, ``docs/all_sizes.md``).
-        A bound's own query gets none (no bound proved from itself).
+        slicing head's reads, a conjunction of four, were unanswered whole at
+        150 million steps (352 s) without them, and answered in under a second
+        with them (2026-12-05, ``docs/all_sizes.md``). A bound's own query gets
+        none (no bound proved from itself), and a bound that is the goal itself
+        is not asked twice.
 
         Returns:
             The bounds proved (none where a goal has no quotient or no bound holds).
@@ -352,6 +358,8 @@ class Prover:
                     continue
                 x, d = t.children()
                 for candidate in self._bound_candidates(hypotheses, t, x, d):
+                    if candidate.eq(goal):  # the goal's own query, asked next anyway
+                        continue
                     if self.proves(hypotheses, candidate, step, effort).holds is True:
                         found.append(candidate)
         finally:
