@@ -27,7 +27,18 @@ from usim.rasp.family import Condition, SymbolicInt
 
 
 def floordiv(a: Term, b: Term, positive: Callable[[Term], bool]) -> Term:
-    """a // b as Python computes it (b != 0 is the caller's obligation)."""
+    """a // b as Python computes it (b != 0 is the caller's obligation).
+
+    Args:
+        a: the dividend.
+        b: the divisor.
+        positive: whether a term is known to be positive (then z3's own div, the
+            floor there, is used).
+
+    Returns:
+        The quotient's term: z3's div where b is known positive, Python's rule
+        written out (by b's sign) elsewhere.
+    """
     value = numeral(b)
     if (value is not None and value > 0) or (value is None and positive(b)):
         return a / b  # z3's div: floor for a positive divisor
@@ -37,7 +48,16 @@ def floordiv(a: Term, b: Term, positive: Callable[[Term], bool]) -> Term:
 
 
 def mod(a: Term, b: Term, positive: Callable[[Term], bool]) -> Term:
-    """a % b as Python computes it: a - b * (a // b) (the divisor's sign)."""
+    """a % b as Python computes it: a - b * (a // b) (the divisor's sign).
+
+    Args:
+        a: the dividend.
+        b: the divisor.
+        positive: as for :func:`floordiv`.
+
+    Returns:
+        The remainder's term: z3's mod where b is known positive, else a - b (a // b).
+    """
     value = numeral(b)
     if (value is not None and value > 0) or (value is None and positive(b)):
         return a % b  # z3's mod: in [0, b) for a positive divisor
@@ -54,7 +74,20 @@ class Translation:
 
 def translate(value: SymbolicInt | int, env: Mapping[str, Term], dims: Mapping[str, Term],
               positive: Callable[[Term], bool]) -> Translation:
-    """``value`` (a :class:`SymbolicInt` over dimensions and head indices) in z3."""
+    """``value`` (a :class:`SymbolicInt` over dimensions and head indices) in z3.
+
+    Args:
+        value: the symbolic integer (or an integer).
+        env: z3 terms of the bound symbols (head indices, a sum's index).
+        dims: z3 terms of the dimensions.
+        positive: as for :func:`floordiv`.
+
+    Returns:
+        Its term, with b != 0 for each division a // b or a % b it holds.
+
+    Raises:
+        KeyError: a symbol neither bound nor a dimension.
+    """
     defined: list[Formula] = []
 
     def walk(s: SymbolicInt) -> Term:
@@ -88,6 +121,13 @@ def condition_formula(condition: Condition, term: Callable[[SymbolicInt | int], 
     """A :class:`~usim.rasp.family.Condition` (comparisons of symbolic integers
     under and, or, not) as a z3 formula, each side translated by ``term`` (which
     records its own definedness conditions).
+
+    Args:
+        condition: comparisons under and, or, not.
+        term: a side's z3 term.
+
+    Returns:
+        The z3 formula.
 
     >>> from usim.rasp.family import dimension
     >>> r = dimension("r")
