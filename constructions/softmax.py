@@ -132,3 +132,39 @@ Called as ``softmax_construction(rows, cols)`` (or with ``base=``), it gives
 the :class:`~usim.constructions.base.Construction` reading S and writing
 softmax(S), both rows x cols: one layer with one head per row (see the
 module's example)."""
+
+
+def stacked_softmax_program(bound: int, size: int, heads: int) -> Program:
+    """The softmax of H heads' scores stacked, as a U over a symbolic head count
+    would take it: S = [S_0; ...; S_{H-1}] (H N x N, head h's N x N block at rows
+    h N ..), each head's top-left n x n corner the scores of an n-token input.
+
+    Row a of S is row a mod N of head a // N. Keys j >= n are left out (the mask
+    of :func:`softmax_block`: e = 0 there), and rows whose a mod N >= n are set to
+    0, so P = [P_0; ...; P_{H-1}] with P_h the row softmax of S_h's n x n corner
+    in the corner of a zero block. One layer with one head per row (H N).
+
+    Args:
+        bound: N, each head's block being N x N.
+        size: n, the tokens of the input (1 <= n <= N).
+        heads: H.
+
+    Returns:
+        The program with one output, ``W``: P in place of S.
+    """
+    key_ok = ((indices % bound) < size).named("key_ok")
+    row_ok = (((indices // bound) % bound) < size).named("row_ok")
+    soft = softmax_block(tokens, heads * bound, bound, guard=True, mask=key_ok)
+    return Program.of("stacked_softmax", {"W": where(row_ok, soft, 0).named("stacked_softmax")},
+                      "the row softmax of H stacked heads' n x n corners")
+
+
+stacked_softmax_construction = SizedConstruction(
+    name=lambda bound, size, heads: f"softmax of {heads} stacked heads of {bound}x{bound} at n = {size}",
+    dims=("N", "n", "h"),
+    program=stacked_softmax_program,
+    inputs=lambda bound, size, heads: [("S", (heads * bound, bound))],
+    outputs=lambda bound, size, heads: [("P", (heads * bound, bound))],
+)
+"""The stacked softmax claim's construction at (N, n, H): the family's instance
+(usim prove stacked_softmax --all-sizes)."""

@@ -32,6 +32,7 @@ MODULES: tuple[str, ...] = (
     "theorem6_attention",
     "theorem6_stages",
     "routing_heads",
+    "stacked_softmax",
     "corollary6_1_encoder",
     "corollary6_1_stages",
     "theorem9_multihead",

@@ -1,5 +1,5 @@
 """U's routing heads (Theorems 6 and 9): a gather head moves whole blocks, and
-concatenates any number of heads, for every size.
+concatenates, stacks and picks the blocks of any number of heads, for every size.
 
 Every stage of U ends with routing (:func:`usim.constructions.routing.route`):
 one gather head per source sequence, src(p) a chain of ``where`` over the
@@ -25,11 +25,25 @@ head count is a symbol (U_{N,H} today has one program per H, its
 concatenation one rectangle per head). Its broken variant ``heads-mod-8``
 takes the head index modulo 8: right for every H <= 8, so every bounded check
 up to N = 8 passes it, and refuted for every size at H = 9.
+
+Claims ``head_slicing`` and ``head_diagonal_blocks``, for every n, H <= N (and,
+with ``--all-sizes``, for every n, H >= 1): the other two heads of a U whose
+heads are stacked. The slicing head stacks H side-by-side n x n blocks,
+T = [Q_0; ...; Q_{H-1}] from Q = [Q_0 | ... | Q_{H-1}] (one product
+X [A_0 | ... | A_{H-1}] gives every head's X A_h, stacked for the next product
+with X^T). The diagonal-blocks head places the diagonal blocks of Z (H n x H n)
+side by side: with Z = P Y, P the heads' softmaxes stacked and Y = X [V_0 | ... |
+V_{H-1}], the blocks of Z are P_g Y_h and C = [P_0 Y_0 | ... | P_{H-1} Y_{H-1}],
+the concatenation of the heads' outputs from one product. Each has the broken
+variant ``heads-mod-8``, refuted for every size at H = 9.
 """
 
 from __future__ import annotations
 
-from usim.constructions.routing import concatenate_heads_construction, move_blocks_construction
+from typing import Any, Callable, Mapping
+
+from usim.constructions.routing import (concatenate_heads_construction, diagonal_blocks_construction,
+                                       move_blocks_construction, slice_heads_construction)
 from usim.engine.declare import claim, every_shape
 from usim.engine.parametric.statement import FamilyClaim
 from usim.engine.parametric.target import matrix_of
@@ -115,10 +129,110 @@ CONCATENATION_ALL_SIZES = FamilyClaim(
 )
 """The concatenation of H heads for every n, H >= 1 (usim prove head_concatenation --all-sizes)."""
 
-CLAIMS = (CLAIM, CONCATENATION)
-FAMILIES = (ALL_SIZES, CONCATENATION_ALL_SIZES)
+
+def sliced(m: Mapping[str, Any]) -> dict:
+    """T = [Q_0; ...; Q_{H-1}]: entry (a, b) of T is entry (a mod n, b) of head a // n's block."""
+    q = m["Q"]
+    n = q.rows
+    return {"T": matrix_of(q.cols, n, lambda a, b: q[a % n, (a // n) * n + b])}
+
+
+SLICING = claim(
+    "head_slicing",
+    paper="Theorem 9 (the heads' blocks stacked)",
+    title="one routing head stacks H side-by-side n x n blocks: 1 layer, 1 head",
+    statement=(
+        "For every n, H <= N and all real Q (n x H n), the H blocks Q_h = Q[:, h n : (h + 1) n] side by "
+        "side, one routing head outputs T = [Q_0; Q_1; ...; Q_{H-1}] (H n x n): entry (a, b) of T is "
+        "entry (a mod n, floor(a / n) n + b) of Q."
+    ),
+    construction=slice_heads_construction,
+    target=sliced,
+    shapes=every_shape(2),
+    mutants={"off-by-one": lambda s: {"slice": _source(lambda src: src + 1)}},
+    default_max_n=4,
+    ci_max_n=2,
+    category="our statement",
+)
+
+SLICING_ALL_SIZES = FamilyClaim(
+    SLICING,
+    slice_heads_construction,
+    target=sliced,
+    mutants={
+        # the head index modulo 8: right for every H <= 8
+        "heads-mod-8": lambda n, h: {"head": lambda node: node % 8},
+        "off-by-one": lambda n, h: {"slice": _source(lambda src: src + 1)},
+    },
+)
+"""The H heads' blocks stacked for every n, H >= 1 (usim prove head_slicing --all-sizes)."""
+
+
+def _diagonal(n: Any, h: Any) -> Callable[[Mapping[str, Any]], dict]:
+    def diagonal(m: Mapping[str, Any]) -> dict:
+        z = m["Z"]
+        return {"C": matrix_of(n, h * n, lambda i, j: z[(j // n) * n + i, j])}
+    return diagonal
+
+
+_DIAGONALS: dict[tuple[int, int], Callable[[Mapping[str, Any]], dict]] = {}
+
+
+def diagonal_for(n: Any, h: Any) -> Callable[[Mapping[str, Any]], dict]:
+    """The target at (n, H): C = [Z_00 | ... | Z_{H-1,H-1}], entry (i, j) of C being
+    entry (floor(j / n) n + i, j) of Z (n is no input's dimension alone: Z is H n x H n).
+
+    Args:
+        n: each block's size (an integer, or a symbolic size for every size).
+        h: H, the number of blocks along each side of Z.
+
+    Returns:
+        The target function: one per integer shape, the same each time it is asked
+        (the tie checks that the claim's obligation there holds this very function).
+    """
+    if not (isinstance(n, int) and isinstance(h, int)):
+        return _diagonal(n, h)
+    if (n, h) not in _DIAGONALS:
+        _DIAGONALS[n, h] = _diagonal(n, h)
+    return _DIAGONALS[n, h]
+
+
+DIAGONAL_BLOCKS = claim(
+    "head_diagonal_blocks",
+    paper="Theorem 9 (the heads' outputs from one product)",
+    title="one routing head places the H diagonal n x n blocks side by side: 1 layer, 1 head",
+    statement=(
+        "For every n, H <= N and all real Z (H n x H n), its blocks Z_gh = Z[g n : (g + 1) n, h n : (h + 1) n], "
+        "one routing head outputs C = [Z_00 | Z_11 | ... | Z_{H-1,H-1}] (n x H n), then zeros: entry (i, j) "
+        "of C is entry (floor(j / n) n + i, j) of Z. With Z = P Y, P = [P_0; ...; P_{H-1}] stacked and "
+        "Y = [Y_0 | ... | Y_{H-1}] side by side, C = [P_0 Y_0 | ... | P_{H-1} Y_{H-1}]."
+    ),
+    construction=diagonal_blocks_construction,
+    target_for=lambda shape: diagonal_for(*shape),
+    shapes=every_shape(2),
+    mutants={"off-by-one": lambda s: {"diagonal": _source(lambda src: src + 1)}},
+    default_max_n=4,
+    ci_max_n=2,
+    category="our statement",
+)
+
+DIAGONAL_BLOCKS_ALL_SIZES = FamilyClaim(
+    DIAGONAL_BLOCKS,
+    diagonal_blocks_construction,
+    target=None,
+    target_for=diagonal_for,
+    mutants={
+        # the head index modulo 8: right for every H <= 8
+        "heads-mod-8": lambda n, h: {"head": lambda node: node % 8},
+        "off-by-one": lambda n, h: {"diagonal": _source(lambda src: src + 1)},
+    },
+)
+"""The H diagonal blocks side by side for every n, H >= 1 (usim prove head_diagonal_blocks --all-sizes)."""
+
+CLAIMS = (CLAIM, CONCATENATION, SLICING, DIAGONAL_BLOCKS)
+FAMILIES = (ALL_SIZES, CONCATENATION_ALL_SIZES, SLICING_ALL_SIZES, DIAGONAL_BLOCKS_ALL_SIZES)
 
 if __name__ == "__main__":  # python -m usim.proofs.X is usim prove of its claims
     from usim.proofs.script import run_as_script
 
-    run_as_script(CLAIM.id, CONCATENATION.id)
+    run_as_script(CLAIM.id, CONCATENATION.id, SLICING.id, DIAGONAL_BLOCKS.id)

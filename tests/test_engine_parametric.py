@@ -1,5 +1,6 @@
-"""Lemmas 3, 4 and 5 and U's routing heads for every size: proved, and their broken
-variants refuted at a concrete size with an input replayed by the bounded engines."""
+"""Lemmas 3, 4 and 5, U's routing heads and the stacked heads' blocks for every size:
+proved, and their broken variants refuted at a concrete size with an input replayed by
+the bounded engines."""
 
 from __future__ import annotations
 
@@ -16,19 +17,15 @@ from usim.engine.runner import check_obligation
 from usim.proofs import families
 
 FAMILIES = families()
-BUDGET = {"head_concatenation": 600.0}
-"""Each family's seconds for its proof for every size where 60 are too few (the
-concatenation's proof takes about a minute, mostly z3 at its work limit)."""
+BUDGET = 60.0
+"""Seconds for one family's proof for every size (the slowest here take about 7 s)."""
 
 
-def budget(claim_id: str) -> float:
-    return BUDGET.get(claim_id, 60.0)
-
-
-@pytest.mark.parametrize("claim_id", ["lemma3", "lemma4", "lemma5", "routing", "head_concatenation"])
+@pytest.mark.parametrize("claim_id", ["lemma3", "lemma4", "lemma5", "routing", "head_concatenation", "head_slicing",
+                                      "head_diagonal_blocks", "stacked_softmax"])
 def test_the_lemma_is_proved_for_every_size(claim_id):
     fc = FAMILIES[claim_id]
-    result = prove_all_sizes(fc, timeout=budget(claim_id))
+    result = prove_all_sizes(fc, timeout=BUDGET)
     assert result.status is Status.PROVED, result.verdict.reason
     assert result.tie.ok and result.witness.status is Status.PROVED
     steps = {s.step: s for s in result.verdict.steps}
@@ -54,6 +51,9 @@ LARGE = [
     ("lemma4", "row-selection-mod-9", "r", 9),
     ("lemma5", "inner-sum-capped-at-12", "k", 12),
     ("head_concatenation", "heads-mod-8", "h", 8),
+    ("head_slicing", "heads-mod-8", "h", 8),
+    ("head_diagonal_blocks", "heads-mod-8", "h", 8),
+    ("stacked_softmax", "heads-past-8-zeroed", "h", 8),
 ]
 
 
@@ -72,7 +72,7 @@ def test_us_routing_head_wrong_only_on_long_sequences_is_refuted_on_one():
 @pytest.mark.parametrize("claim_id, mutant, dim, past", LARGE)
 def test_a_variant_wrong_only_past_a_size_is_refuted_there_and_replayed(claim_id, mutant, dim, past):
     fc = FAMILIES[claim_id]
-    result = prove_all_sizes(fc, mutant, timeout=budget(claim_id))
+    result = prove_all_sizes(fc, mutant, timeout=BUDGET)
     assert result.status is Status.REFUTED
     size = dict(zip(fc.dims, result.shape))
     assert size[dim] > past
@@ -107,7 +107,7 @@ def test_every_bounded_check_up_to_8_misses_the_variant(claim_id, mutant, dim, p
     for fc in FAMILIES.values() for m in fc.mutants])  # LARGE's: refuted above
 def test_every_broken_variant_is_refuted_for_every_size_with_a_replayed_counterexample(claim_id, mutant):
     fc = FAMILIES[claim_id]
-    result = prove_all_sizes(fc, mutant, timeout=budget(claim_id))
+    result = prove_all_sizes(fc, mutant, timeout=BUDGET)
     assert result.status is Status.REFUTED
     assert result.counterexample.status is Status.REFUTED
     assert list(result.counterexample.shape) == list(result.shape)
