@@ -28,7 +28,7 @@ from usim.constructions.options import MAX_LENGTH, MAX_N
 from usim.constructions.universal.schedule import Universal, build
 from usim.constructions.universal.embed import embed_arrays
 from usim.constructions.universal.spec import LayerSpec, spec_for
-from usim.encodings.numeric import type_name
+from usim.encodings.numeric import NumericInterpretation, type_name
 from usim.encodings.evaluate import evaluate
 from usim.encodings.families import UnsupportedFamily
 from usim.encodings.runners import PRECISIONS, NumericEvaluator, run_evaluator_in_range
