@@ -403,8 +403,8 @@ def slice_heads_program(size: int, heads: int) -> Program:
 
     Entry (a, b) of T sits at p = a n + b and belongs to head h = a // n, whose
     entry (a % n, b) is at (a % n) H n + h n + b of Q: one head moves them all,
-    src(p) = ((p // n) % n) H n + ((p // n) // n) n + p % n, the head index (node
-    ``head``) a formula in H, so one family covers every H.
+    src(p) = ((p // n) % n) H n + ((p // n) // n) n + p % n (the head index, node
+    ``head``, being (p // n) // n), one formula in n and H, so one family covers every H.
 
     Args:
         size: n, each head's block being n x n.

@@ -83,7 +83,7 @@ CLAIM = claim(
     paper="Theorem 9 (the heads' softmax, stacked)",
     title="the softmax of H stacked heads' n x n corners: 1 layer, H N heads",
     statement=(
-        "For every N, H and n <= N, and all real S (H N x N), the H blocks S_h = S[h N : (h + 1) N] "
+        "For every N, H and 1 <= n <= N, and all real S (H N x N), the H blocks S_h = S[h N : (h + 1) N] "
         "stacked, the program outputs P (H N x N): P[h N + i, j] = exp(S_h[i, j]) / sum_{l < n} "
         "exp(S_h[i, l]) for i, j < n, and 0 elsewhere (keys j >= n left out, rows i >= n of every "
         "head set to 0)."
