@@ -60,24 +60,20 @@ from usim.encodings.sized import both, matrix_like, size_value, when
 from usim.engine.claim import Claim, Shape
 from usim.engine.declare import claim
 from usim.engine.parametric.composed import Chain, ComposedClaim
-from usim.engine.parametric.statement import FamilyClaim
+from usim.engine.parametric.statement import FamilyClaim, one_per_shape, shape_key
 from usim.errors import UsimError
 from usim.proofs._padding import embeddings
 from usim.proofs._rectangles import Rectangle, inside_rectangle, kept_in, padded, rectangle, same, unpadded
 from usim.proofs._universal import (check_route, header_with, stage_preconditions, stage_program, stage_sizes,
                                    stage_target)
 from usim.rasp.expr import indices, tokens, where
-from usim.rasp.family import Condition, SymbolicInt, at_least, dimension
+from usim.rasp.family import Condition, at_least, dimension
 from usim.rasp.fingerprint import fingerprint
 from usim.rasp.program import Program
 from usim.rasp.rewrite import Replacements
 
 Sizes = tuple[Any, ...]
 """(N,) or (N, n) or (N, n, d): U's bound and the header sizes a stage reads."""
-
-
-def _key(value: Any) -> Any:
-    return ("symbol", str(value)) if isinstance(value, SymbolicInt) else value
 
 
 class UniversalFamily:
@@ -93,7 +89,7 @@ class UniversalFamily:
 
     def at(self, bound: Any) -> Universal:
         """U built for ``bound`` x ``bound`` (the builder's own result, cached)."""
-        key = _key(bound)
+        key = shape_key(bound)
         if key not in self._built:
             self._built[key] = build(self.spec_of(bound, bound))
         return self._built[key]
@@ -136,7 +132,7 @@ class UniversalFamily:
     def target(self, k: int, *sizes: Any) -> Callable[[Mapping[str, Any]], dict]:
         """What stage k outputs at (N, n, d): one function per shape (the tie checks
         the claim's obligation holds this very function)."""
-        key = (k,) + tuple(_key(s) for s in sizes)
+        key = (k,) + shape_key(*sizes)
         if key not in self._targets:
             self._targets[key] = self._make_target(k, sizes)
         return self._targets[key]
@@ -279,7 +275,7 @@ class PaddedFamily(UniversalFamily):
         """Where each block of T at sizes n x d sits in U_bound's block of the same name
         (:func:`usim.proofs._padding.embeddings`: the corner, W_O head by head, a
         concatenation's arguments side by side at U's widths), as rectangles."""
-        key = (_key(bound), _key(n), _key(d))
+        key = shape_key(bound, n, d)
         if key not in self._embedded:
             shapes = self.small_shapes(n, d)
             self._embedded[key] = {name: tuple(rectangle(p, shapes[name]) for p in pieces)
@@ -546,13 +542,9 @@ def placement_claims(claim_id: str, family: UniversalFamily, *, paper: str,
     def outputs(bound: Any, n: Any, d: Any) -> list[tuple[str, tuple[Any, Any]]]:
         return [(b.name, (b.shape.rows, b.shape.cols)) for b in family.at(bound).input_layout.blocks]
 
-    targets: dict[tuple, Callable] = {}
-
+    @one_per_shape
     def target_for(bound: Any, n: Any, d: Any) -> Callable[[Mapping[str, Any]], dict]:
-        key = tuple(_key(s) for s in (bound, n, d))
-        if key not in targets:
-            targets[key] = _placement_target(family.at(bound), n, d)
-        return targets[key]
+        return _placement_target(family.at(bound), n, d)
 
     construction = SizedConstruction(name=lambda *sizes: f"placement of T into U at N, n, d = {sizes}",
                                      dims=("N", "n", "d"), program=program, inputs=inputs, outputs=outputs)

@@ -45,7 +45,7 @@ from typing import Any, Callable, Mapping
 from usim.constructions.routing import (concatenate_heads_construction, diagonal_blocks_construction,
                                        move_blocks_construction, slice_heads_construction)
 from usim.engine.declare import claim, every_shape
-from usim.engine.parametric.statement import FamilyClaim
+from usim.engine.parametric.statement import FamilyClaim, one_per_shape
 from usim.engine.parametric.target import matrix_of
 from usim.rasp.expr import Aggregate, Predicate, select
 
@@ -168,16 +168,7 @@ SLICING_ALL_SIZES = FamilyClaim(
 """The H heads' blocks stacked for every n, H >= 1 (usim prove head_slicing --all-sizes)."""
 
 
-def _diagonal(n: Any, h: Any) -> Callable[[Mapping[str, Any]], dict]:
-    def diagonal(m: Mapping[str, Any]) -> dict:
-        z = m["Z"]
-        return {"C": matrix_of(n, h * n, lambda i, j: z[(j // n) * n + i, j])}
-    return diagonal
-
-
-_DIAGONALS: dict[tuple[int, int], Callable[[Mapping[str, Any]], dict]] = {}
-
-
+@one_per_shape
 def diagonal_for(n: Any, h: Any) -> Callable[[Mapping[str, Any]], dict]:
     """The target at (n, H): C = [Z_00 | ... | Z_{H-1,H-1}], entry (i, j) of C being
     entry (floor(j / n) n + i, j) of Z (n is no input's dimension alone: Z is H n x H n).
@@ -187,14 +178,12 @@ def diagonal_for(n: Any, h: Any) -> Callable[[Mapping[str, Any]], dict]:
         h: H, the number of blocks along each side of Z.
 
     Returns:
-        The target function: one per integer shape, the same each time it is asked
-        (the tie checks that the claim's obligation there holds this very function).
+        The target function, one per shape (:func:`one_per_shape`).
     """
-    if not (isinstance(n, int) and isinstance(h, int)):
-        return _diagonal(n, h)
-    if (n, h) not in _DIAGONALS:
-        _DIAGONALS[n, h] = _diagonal(n, h)
-    return _DIAGONALS[n, h]
+    def diagonal(m: Mapping[str, Any]) -> dict:
+        z = m["Z"]
+        return {"C": matrix_of(n, h * n, lambda i, j: z[(j // n) * n + i, j])}
+    return diagonal
 
 
 DIAGONAL_BLOCKS = claim(

@@ -28,7 +28,7 @@ import sympy
 from usim.constructions.softmax import stacked_softmax_construction
 from usim.encodings.sized import both, matrix_of, total, when
 from usim.engine.declare import claim
-from usim.engine.parametric.statement import FamilyClaim
+from usim.engine.parametric.statement import FamilyClaim, one_per_shape
 from usim.rasp.expr import indices
 from usim.rasp.family import Condition
 
@@ -46,19 +46,7 @@ def shapes(most: int) -> list[Shape]:
             for heads in range(1, most + 1)]
 
 
-def _stacked(bound: Any, size: Any) -> Callable[[Mapping[str, Any]], dict]:
-    def stacked(m: Mapping[str, Any]) -> dict:
-        s = m["S"]
-        return {"P": matrix_of(s.rows, s.cols, lambda i, j: when(
-            both(i % bound < size, j < size),
-            lambda: sympy.exp(s[i, j]) / total(size, lambda l: sympy.exp(s[i, l])),
-            lambda: 0))}
-    return stacked
-
-
-_TARGETS: dict[Shape, Callable[[Mapping[str, Any]], dict]] = {}
-
-
+@one_per_shape
 def stacked_for(bound: Any, size: Any, heads: Any) -> Callable[[Mapping[str, Any]], dict]:
     """The target at (N, n, H): each head's n x n corner's row softmax, zeros elsewhere.
 
@@ -68,14 +56,15 @@ def stacked_for(bound: Any, size: Any, heads: Any) -> Callable[[Mapping[str, Any
         heads: H (the target reads it from S's shape).
 
     Returns:
-        The target function: one per integer shape, the same each time it is asked
-        (the tie checks that the claim's obligation there holds this very function).
+        The target function, one per shape (:func:`one_per_shape`).
     """
-    if not all(isinstance(x, int) for x in (bound, size, heads)):
-        return _stacked(bound, size)
-    if (bound, size, heads) not in _TARGETS:
-        _TARGETS[bound, size, heads] = _stacked(bound, size)
-    return _TARGETS[bound, size, heads]
+    def stacked(m: Mapping[str, Any]) -> dict:
+        s = m["S"]
+        return {"P": matrix_of(s.rows, s.cols, lambda i, j: when(
+            both(i % bound < size, j < size),
+            lambda: sympy.exp(s[i, j]) / total(size, lambda l: sympy.exp(s[i, l])),
+            lambda: 0))}
+    return stacked
 
 
 CLAIM = claim(

@@ -37,6 +37,7 @@ every size is about the family alone, never shown as the claim's.
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping, Sequence
 
@@ -101,6 +102,39 @@ def composed_status(parts: Sequence[Status], chain_ok: bool | None) -> Status:
     if all(p is Status.VACUOUS for p in parts):
         return Status.VACUOUS
     return Status.UNKNOWN
+
+
+def shape_key(*sizes: Any) -> tuple:
+    """A shape as a key of a dict: integers as they are, a symbolic size by its
+    text (two builds of the same expression are one shape)."""
+    return tuple(("symbol", str(s)) if isinstance(s, SymbolicInt) else s for s in sizes)
+
+
+def one_per_shape(make: Callable[..., Any]) -> Callable[..., Any]:
+    """``make`` called once per shape, its result given again each time that shape
+    is asked (a symbolic size keyed by its text): what ``target_for`` must be, one
+    function per shape, since the tie checks that the claim's obligation there
+    holds that very function; also a cache of what is costly to build per shape.
+
+    Args:
+        make: sizes -> the value at those sizes.
+
+    Returns:
+        The same function of the sizes, each shape's value made once.
+
+    >>> made = one_per_shape(lambda n, h: object())
+    >>> made(2, 3) is made(2, 3), made(2, 3) is made(3, 2)
+    (True, False)
+    """
+    found: dict[tuple, Any] = {}
+
+    @functools.wraps(make)
+    def at(*sizes: Any) -> Any:
+        key = shape_key(*sizes)
+        if key not in found:
+            found[key] = make(*sizes)
+        return found[key]
+    return at
 
 
 @dataclass(frozen=True)
