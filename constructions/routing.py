@@ -394,90 +394,98 @@ concatenate_heads_construction = SizedConstruction(
 (usim prove head_concatenation --all-sizes)."""
 
 
-def slice_heads_program(size: int, heads: int) -> Program:
-    """One routing head that slices H blocks of n x n placed side by side,
-    Q = [Q_0 | Q_1 | ... | Q_{H-1}] (n x H n), into the same blocks stacked,
-    T = [Q_0; Q_1; ...; Q_{H-1}] (H n x n) from position 0: the inverse of
-    :func:`concatenate_heads_program`, how one product X [A_0 | ... | A_{H-1}]
-    gives every head's X A_h as the rows of one block.
+def slice_heads_program(rows: int, cols: int, heads: int) -> Program:
+    """One routing head that slices H blocks of r x c placed side by side,
+    Q = [Q_0 | Q_1 | ... | Q_{H-1}] (r x H c), into the same blocks stacked,
+    T = [Q_0; Q_1; ...; Q_{H-1}] (H r x c) from position 0: the inverse of a
+    concatenation, how one product X [A_0 | ... | A_{H-1}] (X being N x d, each
+    A_h d x d: r = N, c = d) gives every head's X A_h as the rows of one block.
 
-    Entry (a, b) of T sits at p = a n + b and belongs to head h = a // n, whose
-    entry (a % n, b) is at (a % n) H n + h n + b of Q: one head moves them all,
-    src(p) = ((p // n) % n) H n + ((p // n) // n) n + p % n (the head index, node
-    ``head``, being (p // n) // n), one formula in n and H, so one family covers every H.
+    Entry (a, b) of T sits at p = a c + b and belongs to head h = a // r, whose
+    entry (a % r, b) is at (a % r) H c + h c + b of Q: one head moves them all,
+    src(p) = ((p // c) % r) H c + ((p // c) // r) c + p % c (the head index, node
+    ``head``, being (p // c) // r), one formula in r, c and H, so one family
+    covers every H.
 
     Args:
-        size: n, each head's block being n x n.
+        rows: r, each block's rows.
+        cols: c, each block's columns.
         heads: H.
 
     Returns:
-        The program with one output, ``W``: T (as long as Q: H n^2 entries each).
+        The program with one output, ``W``: T (as long as Q: H r c entries each).
 
     >>> from usim.encodings import run_exact
-    >>> run_exact(slice_heads_program(1, 3), [1, 2, 3])  # Q = [1 2 3]: T = [1; 2; 3]
+    >>> run_exact(slice_heads_program(1, 1, 3), [1, 2, 3])  # Q = [1 2 3]: T = [1; 2; 3]
     {'W': [1, 2, 3]}
-    >>> run_exact(slice_heads_program(2, 2), [1, 2, 5, 6, 3, 4, 7, 8])  # [[1 2; 3 4] | [5 6; 7 8]]
+    >>> run_exact(slice_heads_program(2, 2, 2), [1, 2, 5, 6, 3, 4, 7, 8])  # [[1 2; 3 4] | [5 6; 7 8]]
     {'W': [1, 2, 3, 4, 5, 6, 7, 8]}
+    >>> run_exact(slice_heads_program(1, 2, 2), [1, 2, 3, 4])  # [[1 2] | [3 4]]: T = [1 2; 3 4]
+    {'W': [1, 2, 3, 4]}
     """
-    row = (indices // size).named("slice_row")
-    head = (row // size).named("head")
-    src = (row % size) * (heads * size) + head * size + indices % size
+    row = (indices // cols).named("slice_row")
+    head = (row // rows).named("head")
+    src = (row % rows) * (heads * cols) + head * cols + indices % cols
     return Program.of("slice_heads", {"W": gather(tokens, src).named("slice")},
-                      "one routing head: H side-by-side n x n blocks stacked")
+                      "one routing head: H side-by-side r x c blocks stacked")
 
 
 slice_heads_construction = SizedConstruction(
-    name=lambda size, heads: f"slice {heads} heads of {size}x{size}",
-    dims=("n", "h"),
+    name=lambda rows, cols, heads: f"slice {heads} heads of {rows}x{cols}",
+    dims=("r", "c", "h"),
     program=slice_heads_program,
-    inputs=lambda size, heads: [("Q", (size, heads * size))],
-    outputs=lambda size, heads: [("T", (heads * size, size))],
+    inputs=lambda rows, cols, heads: [("Q", (rows, heads * cols))],
+    outputs=lambda rows, cols, heads: [("T", (heads * rows, cols))],
 )
-"""The slicing claim's construction at (n, H): the family's instance
+"""The slicing claim's construction at (r, c, H): the family's instance
 (usim prove head_slicing --all-sizes)."""
 
 
-def diagonal_blocks_program(size: int, heads: int) -> Program:
-    """One routing head that places the H diagonal n x n blocks of Z (H n x H n)
-    side by side: C = [Z_00 | Z_11 | ... | Z_{H-1,H-1}] (n x H n) from position
-    0, zeros after. With P = [P_0; ...; P_{H-1}] stacked and
-    Y = [Y_0 | ... | Y_{H-1}] side by side, the product Z = P Y has the blocks
-    Z_gh = P_g Y_h, so C = [P_0 Y_0 | ... | P_{H-1} Y_{H-1}] is Theorem 9's
-    concatenation of the heads' outputs, made from one product and this head.
+def diagonal_blocks_program(rows: int, cols: int, heads: int) -> Program:
+    """One routing head that places the H diagonal r x c blocks of Z (H r x H c)
+    side by side: C = [Z_00 | Z_11 | ... | Z_{H-1,H-1}] (r x H c) from position
+    0, zeros after. With P = [P_0; ...; P_{H-1}] stacked (each P_h r x k) and
+    Y = [Y_0 | ... | Y_{H-1}] side by side (each Y_h k x c), the product Z = P Y has
+    the blocks Z_gh = P_g Y_h, so C = [P_0 Y_0 | ... | P_{H-1} Y_{H-1}] is Theorem
+    9's concatenation of the heads' outputs, made from one product and this head
+    (in U: r = N, k = N, c = d_v).
 
-    Entry (i, j) of C sits at p = i H n + j and belongs to head h = j // n, whose
-    entry is Z[h n + i, j], at (h n + i) H n + j: src(p) = ((p % H n) // n * n +
-    p // H n) H n + p % H n for p < H n^2, -1 (nothing) past C. The head index
+    Entry (i, j) of C sits at p = i H c + j and belongs to head h = j // c, whose
+    entry is Z[h r + i, j], at (h r + i) H c + j: src(p) = ((p % H c) // c * r +
+    p // H c) H c + p % H c for p < H r c, -1 (nothing) past C. The head index
     (node ``head``) is a formula in H, so one family covers every H.
 
     Args:
-        size: n, each block being n x n.
+        rows: r, each block's rows.
+        cols: c, each block's columns.
         heads: H.
 
     Returns:
-        The program with one output, ``W``: C, then zeros (as long as Z: H^2 n^2).
+        The program with one output, ``W``: C, then zeros (as long as Z: H^2 r c).
 
     >>> from usim.encodings import run_exact
-    >>> run_exact(diagonal_blocks_program(1, 2), [1, 2, 3, 4])  # Z = [1 2; 3 4]: C = [1 4]
+    >>> run_exact(diagonal_blocks_program(1, 1, 2), [1, 2, 3, 4])  # Z = [1 2; 3 4]: C = [1 4]
     {'W': [1, 4, 0, 0]}
-    >>> run_exact(diagonal_blocks_program(2, 2), list(range(1, 17)))["W"][:8]  # Z's rows 1..4, 5..8, ...
+    >>> run_exact(diagonal_blocks_program(2, 2, 2), list(range(1, 17)))["W"][:8]  # Z's rows 1..4, 5..8, ...
     [1, 2, 11, 12, 5, 6, 15, 16]
+    >>> run_exact(diagonal_blocks_program(2, 1, 2), list(range(1, 9)))  # Z = [1 2; 3 4; 5 6; 7 8]
+    {'W': [1, 6, 3, 8, 0, 0, 0, 0]}
     """
-    width = heads * size
+    width = heads * cols
     column = (indices % width).named("diagonal_col")
-    head = (column // size).named("head")
-    src = (head * size + indices // width) * width + column
-    return Program.of("diagonal_blocks", {"W": gather(tokens, where(indices < size * width, src, -1))
+    head = (column // cols).named("head")
+    src = (head * rows + indices // width) * width + column
+    return Program.of("diagonal_blocks", {"W": gather(tokens, where(indices < rows * width, src, -1))
                                                 .named("diagonal")},
-                      "one routing head: the H diagonal n x n blocks placed side by side")
+                      "one routing head: the H diagonal r x c blocks placed side by side")
 
 
 diagonal_blocks_construction = SizedConstruction(
-    name=lambda size, heads: f"diagonal blocks of {heads} heads of {size}x{size}",
-    dims=("n", "h"),
+    name=lambda rows, cols, heads: f"diagonal blocks of {heads} heads of {rows}x{cols}",
+    dims=("r", "c", "h"),
     program=diagonal_blocks_program,
-    inputs=lambda size, heads: [("Z", (heads * size, heads * size))],
-    outputs=lambda size, heads: [("C", (size, heads * size))],
+    inputs=lambda rows, cols, heads: [("Z", (heads * rows, heads * cols))],
+    outputs=lambda rows, cols, heads: [("C", (rows, heads * cols))],
 )
-"""The diagonal-blocks claim's construction at (n, H): the family's instance
+"""The diagonal-blocks claim's construction at (r, c, H): the family's instance
 (usim prove head_diagonal_blocks --all-sizes)."""

@@ -26,16 +26,18 @@ concatenation one rectangle per head). Its broken variant ``heads-mod-8``
 takes the head index modulo 8: right for every H <= 8, so every bounded check
 up to N = 8 passes it, and refuted for every size at H = 9.
 
-Claims ``head_slicing`` and ``head_diagonal_blocks``, for every n, H <= N (and,
-with ``--all-sizes``, for every n, H >= 1): the other two heads of a U whose
-heads are stacked. The slicing head stacks H side-by-side n x n blocks,
-T = [Q_0; ...; Q_{H-1}] from Q = [Q_0 | ... | Q_{H-1}] (one product
-X [A_0 | ... | A_{H-1}] gives every head's X A_h, stacked for the next product
-with X^T). The diagonal-blocks head places the diagonal blocks of Z (H n x H n)
-side by side: with Z = P Y, P the heads' softmaxes stacked and Y = X [V_0 | ... |
-V_{H-1}], the blocks of Z are P_g Y_h and C = [P_0 Y_0 | ... | P_{H-1} Y_{H-1}],
-the concatenation of the heads' outputs from one product. Each has the broken
-variant ``heads-mod-8``, refuted for every size at H = 9.
+Claims ``head_slicing`` and ``head_diagonal_blocks``, for every r, c, H <= N
+(and, with ``--all-sizes``, for every r, c, H >= 1): the other two heads of a U
+whose heads are stacked, over r x c blocks (U's are N x d and N x d_v). The
+slicing head stacks H side-by-side blocks, T = [Q_0; ...; Q_{H-1}] from
+Q = [Q_0 | ... | Q_{H-1}] (one product X [A_0 | ... | A_{H-1}] gives every head's
+X A_h, stacked for the next product with X^T). The diagonal-blocks head places
+the diagonal blocks of Z (H r x H c) side by side: with Z = P Y, P the heads'
+softmaxes stacked and Y = X [V_0 | ... | V_{H-1}], the blocks of Z are P_g Y_h and
+C = [P_0 Y_0 | ... | P_{H-1} Y_{H-1}], the concatenation of the heads' outputs from
+one product. Each has the broken variant ``heads-mod-8``, refuted for every size
+at H = 9, and ``square-blocks-only`` (the head index read as if r = c), right on
+every square block and refuted on a rectangle.
 """
 
 from __future__ import annotations
@@ -47,7 +49,7 @@ from usim.constructions.routing import (concatenate_heads_construction, diagonal
 from usim.engine.declare import claim, every_shape
 from usim.engine.parametric.statement import FamilyClaim, one_per_shape
 from usim.engine.parametric.target import matrix_of
-from usim.rasp.expr import Aggregate, Predicate, select
+from usim.rasp.expr import Aggregate, Predicate, indices, select
 
 
 def moved(m):
@@ -130,25 +132,37 @@ CONCATENATION_ALL_SIZES = FamilyClaim(
 """The concatenation of H heads for every n, H >= 1 (usim prove head_concatenation --all-sizes)."""
 
 
-def sliced(m: Mapping[str, Any]) -> dict:
-    """T = [Q_0; ...; Q_{H-1}]: entry (a, b) of T is entry (a mod n, b) of head a // n's block."""
-    q = m["Q"]
-    n = q.rows
-    return {"T": matrix_of(q.cols, n, lambda a, b: q[a % n, (a // n) * n + b])}
+@one_per_shape
+def sliced_for(r: Any, c: Any, h: Any) -> Callable[[Mapping[str, Any]], dict]:
+    """The target at (r, c, H): T = [Q_0; ...; Q_{H-1}], entry (a, b) of T being entry
+    (a mod r, floor(a / r) c + b) of Q (c is no input's dimension alone: Q is r x H c).
+
+    Args:
+        r: each block's rows (an integer, or a symbolic size for every size).
+        c: each block's columns.
+        h: H, the number of blocks.
+
+    Returns:
+        The target function, one per shape (:func:`one_per_shape`).
+    """
+    def sliced(m: Mapping[str, Any]) -> dict:
+        q = m["Q"]
+        return {"T": matrix_of(h * r, c, lambda a, b: q[a % r, (a // r) * c + b])}
+    return sliced
 
 
 SLICING = claim(
     "head_slicing",
     paper="Theorem 9 (the heads' blocks stacked)",
-    title="one routing head stacks H side-by-side n x n blocks: 1 layer, 1 head",
+    title="one routing head stacks H side-by-side r x c blocks: 1 layer, 1 head",
     statement=(
-        "For every n, H <= N and all real Q (n x H n), the H blocks Q_h = Q[:, h n : (h + 1) n] side by "
-        "side, one routing head outputs T = [Q_0; Q_1; ...; Q_{H-1}] (H n x n): entry (a, b) of T is "
-        "entry (a mod n, floor(a / n) n + b) of Q."
+        "For every r, c, H <= N and all real Q (r x H c), the H blocks Q_h = Q[:, h c : (h + 1) c] side by "
+        "side, one routing head outputs T = [Q_0; Q_1; ...; Q_{H-1}] (H r x c): entry (a, b) of T is "
+        "entry (a mod r, floor(a / r) c + b) of Q."
     ),
     construction=slice_heads_construction,
-    target=sliced,
-    shapes=every_shape(2),
+    target_for=lambda shape: sliced_for(*shape),
+    shapes=every_shape(3),
     mutants={"off-by-one": lambda s: {"slice": _source(lambda src: src + 1)}},
     default_max_n=4,
     ci_max_n=2,
@@ -158,23 +172,28 @@ SLICING = claim(
 SLICING_ALL_SIZES = FamilyClaim(
     SLICING,
     slice_heads_construction,
-    target=sliced,
+    target=None,
+    target_for=sliced_for,
     mutants={
         # the head index modulo 8: right for every H <= 8
-        "heads-mod-8": lambda n, h: {"head": lambda node: node % 8},
-        "off-by-one": lambda n, h: {"slice": _source(lambda src: src + 1)},
+        "heads-mod-8": lambda r, c, h: {"head": lambda node: node % 8},
+        # the head index read with c rows per block: right on square blocks (every r = c)
+        "square-blocks-only": lambda r, c, h: {"head": lambda node: (indices // c) // c},
+        "off-by-one": lambda r, c, h: {"slice": _source(lambda src: src + 1)},
     },
 )
-"""The H heads' blocks stacked for every n, H >= 1 (usim prove head_slicing --all-sizes)."""
+"""The H heads' blocks stacked for every r, c, H >= 1 (usim prove head_slicing --all-sizes)."""
 
 
 @one_per_shape
-def diagonal_for(n: Any, h: Any) -> Callable[[Mapping[str, Any]], dict]:
-    """The target at (n, H): C = [Z_00 | ... | Z_{H-1,H-1}], entry (i, j) of C being
-    entry (floor(j / n) n + i, j) of Z (n is no input's dimension alone: Z is H n x H n).
+def diagonal_for(r: Any, c: Any, h: Any) -> Callable[[Mapping[str, Any]], dict]:
+    """The target at (r, c, H): C = [Z_00 | ... | Z_{H-1,H-1}], entry (i, j) of C being
+    entry (floor(j / c) r + i, j) of Z (r and c are no input's dimension alone: Z is
+    H r x H c).
 
     Args:
-        n: each block's size (an integer, or a symbolic size for every size).
+        r: each block's rows (an integer, or a symbolic size for every size).
+        c: each block's columns.
         h: H, the number of blocks along each side of Z.
 
     Returns:
@@ -182,23 +201,23 @@ def diagonal_for(n: Any, h: Any) -> Callable[[Mapping[str, Any]], dict]:
     """
     def diagonal(m: Mapping[str, Any]) -> dict:
         z = m["Z"]
-        return {"C": matrix_of(n, h * n, lambda i, j: z[(j // n) * n + i, j])}
+        return {"C": matrix_of(r, h * c, lambda i, j: z[(j // c) * r + i, j])}
     return diagonal
 
 
 DIAGONAL_BLOCKS = claim(
     "head_diagonal_blocks",
     paper="Theorem 9 (the heads' outputs from one product)",
-    title="one routing head places the H diagonal n x n blocks side by side: 1 layer, 1 head",
+    title="one routing head places the H diagonal r x c blocks side by side: 1 layer, 1 head",
     statement=(
-        "For every n, H <= N and all real Z (H n x H n), its blocks Z_gh = Z[g n : (g + 1) n, h n : (h + 1) n], "
-        "one routing head outputs C = [Z_00 | Z_11 | ... | Z_{H-1,H-1}] (n x H n), then zeros: entry (i, j) "
-        "of C is entry (floor(j / n) n + i, j) of Z. With Z = P Y, P = [P_0; ...; P_{H-1}] stacked and "
-        "Y = [Y_0 | ... | Y_{H-1}] side by side, C = [P_0 Y_0 | ... | P_{H-1} Y_{H-1}]."
+        "For every r, c, H <= N and all real Z (H r x H c), its blocks Z_gh = Z[g r : (g + 1) r, "
+        "h c : (h + 1) c], one routing head outputs C = [Z_00 | Z_11 | ... | Z_{H-1,H-1}] (r x H c), then "
+        "zeros: entry (i, j) of C is entry (floor(j / c) r + i, j) of Z. With Z = P Y, P = [P_0; ...; P_{H-1}] "
+        "stacked and Y = [Y_0 | ... | Y_{H-1}] side by side, C = [P_0 Y_0 | ... | P_{H-1} Y_{H-1}]."
     ),
     construction=diagonal_blocks_construction,
     target_for=lambda shape: diagonal_for(*shape),
-    shapes=every_shape(2),
+    shapes=every_shape(3),
     mutants={"off-by-one": lambda s: {"diagonal": _source(lambda src: src + 1)}},
     default_max_n=4,
     ci_max_n=2,
@@ -212,11 +231,13 @@ DIAGONAL_BLOCKS_ALL_SIZES = FamilyClaim(
     target_for=diagonal_for,
     mutants={
         # the head index modulo 8: right for every H <= 8
-        "heads-mod-8": lambda n, h: {"head": lambda node: node % 8},
-        "off-by-one": lambda n, h: {"diagonal": _source(lambda src: src + 1)},
+        "heads-mod-8": lambda r, c, h: {"head": lambda node: node % 8},
+        # the head index read with r columns per block: right on square blocks (every r = c)
+        "square-blocks-only": lambda r, c, h: {"head": lambda node: (indices % (h * c)) // r},
+        "off-by-one": lambda r, c, h: {"diagonal": _source(lambda src: src + 1)},
     },
 )
-"""The H diagonal blocks side by side for every n, H >= 1 (usim prove head_diagonal_blocks --all-sizes)."""
+"""The H diagonal blocks side by side for every r, c, H >= 1 (usim prove head_diagonal_blocks --all-sizes)."""
 
 CLAIMS = (CLAIM, CONCATENATION, SLICING, DIAGONAL_BLOCKS)
 FAMILIES = (ALL_SIZES, CONCATENATION_ALL_SIZES, SLICING_ALL_SIZES, DIAGONAL_BLOCKS_ALL_SIZES)

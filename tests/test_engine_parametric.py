@@ -99,6 +99,21 @@ def test_every_bounded_check_up_to_8_misses_the_variant(claim_id, mutant, dim, p
         assert result.status is Status.PROVED, shape
 
 
+@pytest.mark.parametrize("claim_id", ["head_slicing", "head_diagonal_blocks"])
+def test_a_head_right_on_every_square_block_is_refuted_on_a_rectangle(claim_id):
+    """The stacked heads' blocks are r x c (U's are N x d): a head index read as if
+    r = c passes every square shape up to N = 3 and is refuted where r != c."""
+    fc = FAMILIES[claim_id]
+    for shape in fc.claim.shapes(3):
+        if shape[0] == shape[1]:
+            assert check_obligation(instance_obligation(fc, shape, "square-blocks-only")).status is Status.PROVED
+    result = prove_all_sizes(fc, "square-blocks-only", timeout=BUDGET)
+    assert result.status is Status.REFUTED
+    r, c, _ = result.shape
+    assert r != c
+    assert check_obligation(instance_obligation(fc, result.shape, "square-blocks-only")).status is Status.REFUTED
+
+
 @pytest.mark.parametrize("claim_id, mutant", [
     pytest.param(fc.id, m, marks=[pytest.mark.slow] if fc.id.startswith(
         ("theorem9_two_heads", "theorem9_three_heads", "theorem9_four_heads", "corollary"))
