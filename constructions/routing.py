@@ -423,11 +423,29 @@ def slice_heads_program(rows: int, cols: int, heads: int) -> Program:
     >>> run_exact(slice_heads_program(1, 2, 2), [1, 2, 3, 4])  # [[1 2] | [3 4]]: T = [1 2; 3 4]
     {'W': [1, 2, 3, 4]}
     """
+    return Program.of("slice_heads", {"W": slice_heads(tokens, rows, cols, heads)},
+                      "one routing head: H side-by-side r x c blocks stacked")
+
+
+def slice_heads(values: SOp, rows: int, cols: int, heads: int, offset: int = 0) -> SOp:
+    """The head of :func:`slice_heads_program` on Q at ``offset`` of ``values``:
+    T = [Q_0; ...; Q_{H-1}] from position 0, 0 from position H r c on (the
+    source -1 there, so a stage of U gets a clean block).
+
+    Args:
+        values: the sequence holding Q (r x H c) row-major.
+        rows: r, each block's rows.
+        cols: c, each block's columns.
+        heads: H.
+        offset: the position of Q[0][0].
+
+    Returns:
+        The sequence holding T (H r x c) row-major from position 0, zeros after (node ``slice``).
+    """
     row = (indices // cols).named("slice_row")
     head = (row // rows).named("head")
-    src = (row % rows) * (heads * cols) + head * cols + indices % cols
-    return Program.of("slice_heads", {"W": gather(tokens, src).named("slice")},
-                      "one routing head: H side-by-side r x c blocks stacked")
+    src = (row % rows) * (heads * cols) + head * cols + indices % cols + offset
+    return gather(values, where(indices < rows * heads * cols, src, -1)).named("slice")
 
 
 slice_heads_construction = SizedConstruction(
@@ -471,13 +489,29 @@ def diagonal_blocks_program(rows: int, cols: int, heads: int) -> Program:
     >>> run_exact(diagonal_blocks_program(2, 1, 2), list(range(1, 9)))  # Z = [1 2; 3 4; 5 6; 7 8]
     {'W': [1, 6, 3, 8, 0, 0, 0, 0]}
     """
+    return Program.of("diagonal_blocks", {"W": diagonal_blocks(tokens, rows, cols, heads)},
+                      "one routing head: the H diagonal r x c blocks placed side by side")
+
+
+def diagonal_blocks(values: SOp, rows: int, cols: int, heads: int, offset: int = 0) -> SOp:
+    """The head of :func:`diagonal_blocks_program` on Z at ``offset`` of ``values``:
+    C = [Z_00 | ... | Z_{H-1,H-1}] from position 0, 0 from position H r c on.
+
+    Args:
+        values: the sequence holding Z (H r x H c) row-major.
+        rows: r, each block's rows.
+        cols: c, each block's columns.
+        heads: H.
+        offset: the position of Z[0][0].
+
+    Returns:
+        The sequence holding C (r x H c) row-major from position 0, zeros after (node ``diagonal``).
+    """
     width = heads * cols
     column = (indices % width).named("diagonal_col")
     head = (column // cols).named("head")
-    src = (head * rows + indices // width) * width + column
-    return Program.of("diagonal_blocks", {"W": gather(tokens, where(indices < rows * width, src, -1))
-                                                .named("diagonal")},
-                      "one routing head: the H diagonal r x c blocks placed side by side")
+    src = (head * rows + indices // width) * width + column + offset
+    return gather(values, where(indices < rows * width, src, -1)).named("diagonal")
 
 
 diagonal_blocks_construction = SizedConstruction(

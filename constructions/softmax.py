@@ -152,11 +152,34 @@ def stacked_softmax_program(bound: int, size: int, heads: int) -> Program:
     Returns:
         The program with one output, ``W``: P in place of S.
     """
-    key_ok = ((indices % bound) < size).named("key_ok")
-    row_ok = (((indices // bound) % bound) < size).named("row_ok")
-    soft = softmax_block(tokens, heads * bound, bound, guard=True, mask=key_ok)
-    return Program.of("stacked_softmax", {"W": where(row_ok, soft, 0).named("stacked_softmax")},
+    return Program.of("stacked_softmax", {"W": stacked_softmax_block(tokens, heads * bound, bound, size)},
                       "the row softmax of H stacked heads' n x n corners")
+
+
+def stacked_softmax_block(values: SOp, rows: int, cols: int, size: int | SOp, offset: int = 0) -> SOp:
+    """The softmax of stacked heads' corners, in place: the block S (rows x cols) at
+    ``offset`` holds H = rows / cols heads' cols x cols blocks stacked; keys j >= n
+    are left out (the mask of :func:`softmax_block`) and rows whose (row mod cols) >= n
+    are set to 0 (node ``row_ok``), so each head's n x n corner gets its row softmax
+    and the rest 0. With one head (rows = cols) it is the masked softmax of a
+    square block. :func:`stacked_softmax_program` and U's step kind
+    ``stacked_softmax`` (n read from U's header) are this block.
+
+    Args:
+        values: the sequence holding S row-major from ``offset``.
+        rows: H N, the rows of S.
+        cols: N, the columns of S and the rows of each head's block.
+        size: n, the tokens (an integer, or a sequence such as U's header's n).
+        offset: the position of S[0][0] in ``values``.
+
+    Returns:
+        The sequence holding P in place of S, zeros outside the block (node
+        ``stacked_softmax``).
+    """
+    key_ok = (((indices - offset) % cols) < size).named("key_ok")
+    row_ok = ((((indices - offset) // cols) % cols) < size).named("row_ok")
+    soft = softmax_block(values, rows, cols, offset=offset, guard=True, mask=key_ok)
+    return where(row_ok, soft, 0).named("stacked_softmax")
 
 
 stacked_softmax_construction = SizedConstruction(

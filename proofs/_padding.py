@@ -156,11 +156,11 @@ def padding_obligation(claim_id: str, shape: Shape, u: Universal, small: LayerSp
             kind = u.kinds[st.kind]
             args = [m[a] for a in st.args]
             padded = [pad(a, u.shapes[name], emb[name]) for a, name in zip(args, st.args)]
-            unpadded = kind.meaning(args, c)
+            unpadded = kind.meaning_of(st, args, c)
             if kind.masked is None and all(p == a for p, a in zip(padded, args)):
                 masked = unpadded  # the same function of equal matrices (T at U's own size)
             else:
-                masked = kind.meaning_at(padded, c, n, d)
+                masked = kind.meaning_at(padded, c, n, d, st.sizes)
             meaning = pad(unpadded, u.shapes[st.out], emb[st.out])
             # structurally equal sides differ by exactly 0 (sympy would expand each entry's
             # subtraction: seconds per product at n = d = 32)

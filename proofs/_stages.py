@@ -321,10 +321,10 @@ class PaddedFamily(UniversalFamily):
                 env[HEADER] = header_with(m[HEADER], fixed)
                 scale = m[HEADER][0, 2]
             for st in stage.steps:
-                env[st.out] = u.kinds[st.kind].meaning([env[a] for a in st.args], scale)
+                env[st.out] = u.kinds[st.kind].meaning_of(st, [env[a] for a in st.args], scale)
             for st in routed:  # assembled by this stage's routing (a concatenation)
                 if st.out not in env:
-                    env[st.out] = u.kinds[st.kind].meaning([env[a] for a in st.args], scale)
+                    env[st.out] = u.kinds[st.kind].meaning_of(st, [env[a] for a in st.args], scale)
             out = {}
             model = m[stage.input.blocks[0].name]
             for block in stage.output.blocks:

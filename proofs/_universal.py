@@ -197,7 +197,8 @@ def stage_target(u: Universal, stage: Stage, at: Sizes | None = None) -> Callabl
         scale = env[HEADER][0, HDR_SCALE] if HEADER in env else 1
 
         def meaning(st: Step) -> sympy.Matrix:  # from the formula, in the one table of kinds
-            return u.kinds[st.kind].meaning_at([env[a] for a in st.args], scale, at.get("n"), at.get("d"))
+            return u.kinds[st.kind].meaning_at([env[a] for a in st.args], scale, at.get("n"), at.get("d"),
+                                              st.sizes)
 
         for st in stage.steps:
             env[st.out] = meaning(st)

@@ -70,13 +70,16 @@ def embed_pieces(u: Universal, small: LayerSpec) -> dict[str, tuple[Piece, ...]]
 
     Raises:
         ShapeError: T's parts differ from U's, or a size exceeds U's bound.
+
+    With the heads stacked, A = [A_0 | ... | A_{H-1}] and V likewise are placed head
+    by head, as W_O's rows are: one piece per head (an integer H).
     """
     big = u.spec
-    if small.heads != big.heads or small.form != big.form or small.bias != big.bias \
+    if small.heads != big.heads or small.form != big.form or small.bias != big.bias or small.stacked != big.stacked \
             or small.encoder != big.encoder or small.out_proj != big.out_proj \
             or (small.encoder and (small.residual, small.norm, small.ffn_bias)
                 != (big.residual, big.norm, big.ffn_bias)):
-        raise ShapeError("a smaller T must have the same parts as U's (form, heads, bias, encoder)")
+        raise ShapeError("a smaller T must have the same parts as U's (form, heads, bias, encoder, stacking)")
     for what in ("n", "d", "d_k", "d_v", "d_out", "d_ff"):
         bound, size = getattr(big, what), getattr(small, what)
         if not at_least(bound, size) and (not is_symbolic(bound, size) or at_least(size, bound + 1)):
@@ -86,6 +89,10 @@ def embed_pieces(u: Universal, small: LayerSpec) -> dict[str, tuple[Piece, ...]]
     for name, _ in small.parameter_shapes():
         if name == "WO":
             pieces[name] = tuple(Piece("WO", row=h * big.d_v, src_row=h * small.d_v, rows=small.d_v)
+                                 for h in range(small.heads))
+        elif small.stacked and name in ("A", "V"):  # head h's columns h*d .. to columns h*D ..
+            width, bound = (small.d_k, big.d_k) if name == "A" else (small.d_v, big.d_v)
+            pieces[name] = tuple(Piece(name, col=h * bound, src_col=h * width, cols=width)
                                  for h in range(small.heads))
         else:
             pieces[name] = (Piece(name, corner=True),)

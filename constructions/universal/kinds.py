@@ -32,6 +32,15 @@ kind in :data:`STEP_KINDS` says, in one place,
 * ``notation``: how the step is written after ``out =`` (default
   ``kind(args)``; a product is written ``A B``).
 
+A step may carry sizes of its own (:attr:`Step.sizes`) where its arguments'
+shapes do not fix its result: the kinds over H stacked heads (``stack``, the
+H side-by-side r x c blocks of its argument stacked; ``diagonal``, the H
+diagonal r x c blocks of its argument side by side) take (H, r, c), and their
+shape, meaning and notation get them after their usual arguments. With them
+and ``stacked_softmax`` (each head's rows masked where (row mod N) >= n) a
+route has one list of steps for every H, so H may be a symbol
+(:func:`~usim.constructions.universal.route.stacked_heads_route`).
+
 Adding a kind (GELU, pre-norm) is adding an entry here; a route then uses it,
 and the schedule, the proofs and the mutants follow. A broken variant replaces
 an entry (``{**STEP_KINDS, "softmax": broken}``) in a stage's table.
@@ -47,6 +56,8 @@ on fresh symbols at every position, not on padded ones), with [i < n] the
 =============== =====================================================================
 softmax at n     corner(softmax_rows(S[:n, :n], c), r, c): rows i < n, keys j < n
                  exp(c s_ij) / sum_{l<n} exp(c s_il); every other entry 0
+stacked_softmax  S = [S_0; ...; S_{H-1}] (H N x N): rows a with (a mod N) < n, keys
+at n             j < n: exp(c s_aj) / sum_{l<n} exp(c s_al); every other entry 0
 bias at n        A + [i < n] b: b added on rows i < n only, the other rows as they are
 bias_relu at n   max(A + [i < n] b, 0)
 layernorm at n,d corner(LN(Z[:n, :d], g[:d], be[:d], eps), r, c): mean and (biased)
@@ -62,14 +73,14 @@ padding lemma, which makes one U serve every smaller size) is in
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Callable, Mapping, Sequence
+from typing import Any, Callable, Mapping, Sequence
 
 import sympy
 
 from usim.constructions.base import gather, guarded, inside
 from usim.constructions.matmul import matmul_block
-from usim.constructions.routing import Part
-from usim.constructions.softmax import softmax_block
+from usim.constructions.routing import Part, diagonal_blocks, slice_heads
+from usim.constructions.softmax import softmax_block, stacked_softmax_block
 from usim.constructions.transpose import transpose_block
 from usim.constructions.universal.spec import HDR_D, HDR_N, HDR_SCALE, HEADER
 from usim.constructions.universal.terms import Term, mm, op, tr
@@ -84,11 +95,14 @@ Shape2 = tuple[int, int]
 
 @dataclass(frozen=True)
 class Step:
-    """``out = kind(args)`` over named matrices."""
+    """``out = kind(args)`` over named matrices; ``sizes``: the step's own sizes, for a
+    kind whose result its arguments' shapes do not fix: (H, r, c) for the kinds over
+    H stacked heads' r x c blocks (:func:`stack` and :func:`diagonal`), () for the others."""
 
     out: str
     kind: str
     args: tuple[str, ...]
+    sizes: tuple[Any, ...] = ()
 
     def describe(self, kinds: Mapping[str, "StepKind"] | None = None) -> str:
         """``out = ...`` as the step's kind writes it.
@@ -99,7 +113,7 @@ class Step:
         Returns:
             One line, such as ``Y1 = X A`` or ``P = softmax(Y2)``.
         """
-        return f"{self.out} = {(STEP_KINDS if kinds is None else kinds)[self.kind].written(self.args)}"
+        return f"{self.out} = {(STEP_KINDS if kinds is None else kinds)[self.kind].written(self.args, self.sizes)}"
 
 
 @dataclass(frozen=True)
@@ -107,16 +121,16 @@ class StepKind:
     """One kind of step: see the module docstring."""
 
     name: str
-    meaning: Callable[[Sequence[sympy.Matrix], sympy.Expr], sympy.Matrix]
+    meaning: Callable[..., sympy.Matrix]  # (args, scale, *the step's sizes)
     block: Callable[[Step, SOp, SequenceLayout], Part] | None
-    shape: Callable[[Sequence[Shape2]], Shape2] = lambda shapes: shapes[0]
+    shape: Callable[..., Shape2] = lambda shapes: shapes[0]  # (the arguments' shapes, *the step's sizes)
     length: Callable[[Sequence[Shape2], Shape2], int] = lambda args, out: out[0] * out[1]
     reads: frozenset[str] = frozenset()
-    masked: Callable[[Sequence[sympy.Matrix], sympy.Expr, int | None, int | None], sympy.Matrix] | None = None
+    masked: Callable[..., sympy.Matrix] | None = None  # (args, scale, n, d, *the step's sizes)
     at_zero: bool = False
     routed: bool = False
     term: Callable[..., Term] | None = None
-    notation: Callable[[Sequence[str]], str] | None = None
+    notation: Callable[..., str] | None = None  # (the arguments' names, *the step's sizes)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "reads", frozenset(self.reads))
@@ -135,9 +149,19 @@ class StepKind:
         """The term a step of this kind composes to, from its arguments' terms."""
         return op(self.name, *args) if self.term is None else self.term(*args)
 
-    def written(self, args: Sequence[str]) -> str:
-        """The step on its arguments, as written after ``out =``."""
-        return f"{self.name}({', '.join(args)})" if self.notation is None else self.notation(args)
+    def written(self, args: Sequence[str], sizes: Sequence[Any] = ()) -> str:
+        """The step on its arguments (and its own sizes), as written after ``out =``."""
+        if self.notation is not None:
+            return self.notation(args, *sizes)
+        return f"{self.name}({', '.join(args)}{''.join(f', {s}' for s in sizes)})"
+
+    def result_shape(self, step: Step, shapes: Sequence[Shape2]) -> Shape2:
+        """The shape of the step's result, from its arguments' shapes (and its own sizes)."""
+        return self.shape(shapes, *step.sizes)
+
+    def meaning_of(self, step: Step, args: Sequence[sympy.Matrix], scale: sympy.Expr) -> sympy.Matrix:
+        """What the step is, from the formula, on its arguments (and its own sizes)."""
+        return self.meaning(args, scale, *step.sizes)
 
     @property
     def reads_header(self) -> bool:
@@ -149,7 +173,7 @@ class StepKind:
         return self.reads & frozenset(SIZE_FIELDS)
 
     def meaning_at(self, args: Sequence[sympy.Matrix], scale: sympy.Expr,
-                   n: int | None = None, d: int | None = None) -> sympy.Matrix:
+                   n: int | None = None, d: int | None = None, sizes: Sequence[Any] = ()) -> sympy.Matrix:
         """What the block computes on any workspace whose header holds n and d
         (the masked meaning; ``meaning`` for a block that reads neither).
 
@@ -158,11 +182,12 @@ class StepKind:
         proofs fix only the declared sizes, so the padding lemma must state the
         same function, or the two would check different meanings."""
         if self.masked is None:
-            return self.meaning(args, scale)
+            return self.meaning(args, scale, *sizes)
         for field, value in (("n", n), ("d", d)):
             if field in self.reads and value is None:
                 raise ShapeError(f"the step kind {self.name} reads {field} from the header: give its value")
-        return self.masked(args, scale, n if "n" in self.reads else None, d if "d" in self.reads else None)
+        return self.masked(args, scale, n if "n" in self.reads else None, d if "d" in self.reads else None,
+                           *sizes)
 
 
 HEADER_FIELDS = {"n": HDR_N, "d": HDR_D, "scale": HDR_SCALE}
@@ -219,6 +244,37 @@ def softmax(step: Step, w: SOp, lay: SequenceLayout) -> Part:
     key_ok = (_column(m) < n).named("key_ok")
     soft = softmax_block(w * scale, m.shape.rows, m.shape.cols, offset=m.offset, guard=True, mask=key_ok)
     return Part(where(_row(m) < n, soft, 0).named("softmax_rows"), in_place(step.out, m, lay.length))
+
+
+def stacked_softmax(step: Step, w: SOp, lay: SequenceLayout) -> Part:
+    """Lemma 4 on c * S in place, S = [S_0; ...; S_{H-1}] holding H heads' N x N scores
+    stacked (H N x N): keys j >= n left out, rows whose (row mod N) >= n set to 0
+    (:func:`~usim.constructions.softmax.stacked_softmax_block`, n from the header)."""
+    m = lay.block(step.args[0])
+    n = header(w, lay, HDR_N, "n")
+    scale = header(w, lay, HDR_SCALE, "scale")
+    out = stacked_softmax_block(w * scale, m.shape.rows, m.shape.cols, n, offset=m.offset)
+    return Part(out, in_place(step.out, m, lay.length))
+
+
+def stack(step: Step, w: SOp, lay: SequenceLayout) -> Part:
+    """The H side-by-side r x c blocks of the argument, [Q_0 | ... | Q_{H-1}], stacked
+    as [Q_0; ...; Q_{H-1}] from position 0 by one head
+    (:func:`~usim.constructions.routing.slice_heads`; the step's sizes are (H, r, c))."""
+    heads, rows, cols = step.sizes
+    m = lay.block(step.args[0])
+    out = slice_heads(w, rows, cols, heads, offset=m.offset)
+    return Part(out, SequenceLayout.of((step.out, (heads * rows, cols)), length=lay.length), clean=True)
+
+
+def diagonal(step: Step, w: SOp, lay: SequenceLayout) -> Part:
+    """The H diagonal r x c blocks of the argument (H r x H c) side by side,
+    [Z_00 | ... | Z_{H-1,H-1}], from position 0 by one head
+    (:func:`~usim.constructions.routing.diagonal_blocks`; the step's sizes are (H, r, c))."""
+    heads, rows, cols = step.sizes
+    m = lay.block(step.args[0])
+    out = diagonal_blocks(w, rows, cols, heads, offset=m.offset)
+    return Part(out, SequenceLayout.of((step.out, (rows, heads * cols)), length=lay.length), clean=True)
 
 
 def _biased(step: Step, w: SOp, lay: SequenceLayout) -> SOp:
@@ -351,6 +407,52 @@ def masked_softmax(a: Sequence[sympy.Matrix], c: sympy.Expr, n: int | None, d: i
         lambda: 0))
 
 
+def masked_stacked_softmax(a: Sequence[sympy.Matrix], c: sympy.Expr, n: int | None, d: int | None) -> sympy.Matrix:
+    """S = [S_0; ...; S_{H-1}] (H N x N): row a, key j is exp(c s_aj) / sum_{l<n} exp(c s_al)
+    where (a mod N) < n and j < n, else 0: each head's n x n corner's row softmax, in the
+    corner of its zero block (with one head, the masked softmax)."""
+    s = a[0]
+    _sizes_fit("stacked_softmax", s, n=n)
+    if not is_symbolic(n, s.cols) and n > s.cols:
+        raise ShapeError(f"stacked_softmax at n = {n} over {s.cols} keys")
+    return matrix_of(s.rows, s.cols, lambda i, j: when(
+        both(i % s.cols < n, j < n), lambda: sympy.exp(c * s[i, j]) / total(n, lambda l: sympy.exp(c * s[i, l])),
+        lambda: 0))
+
+
+def stacked(a: Sequence[sympy.Matrix], c: sympy.Expr, heads: int, rows: int, cols: int) -> sympy.Matrix:
+    """[Q_0; ...; Q_{H-1}] from Q = [Q_0 | ... | Q_{H-1}] (r x H c): entry (a, b) is
+    Q[a mod r, floor(a / r) c + b] (written once for every size)."""
+    q = a[0]
+    _blocks_fit("stack", q, rows, heads * cols)
+    return matrix_of(heads * rows, cols, lambda i, j: q[i % rows, (i // rows) * cols + j])
+
+
+def diagonal_of(a: Sequence[sympy.Matrix], c: sympy.Expr, heads: int, rows: int, cols: int) -> sympy.Matrix:
+    """[Z_00 | ... | Z_{H-1,H-1}] from Z (H r x H c): entry (i, j) is Z[floor(j / c) r + i, j]
+    (written once for every size)."""
+    z = a[0]
+    _blocks_fit("diagonal", z, heads * rows, heads * cols)
+    return matrix_of(rows, heads * cols, lambda i, j: z[(j // cols) * rows + i, j])
+
+
+def _blocks_fit(kind: str, m: sympy.Matrix, rows: Any, cols: Any) -> None:
+    """Raise unless the argument is rows x cols (the step's sizes describe it)."""
+    if not (same_size(m.shape[0], rows) and same_size(m.shape[1], cols)):
+        raise ShapeError(f"{kind} of {rows}x{cols} blocks given a {m.shape[0]}x{m.shape[1]} matrix")
+
+
+def _stacked_shape(kind: str, made: Callable[[Any, Any, Any], tuple[Shape2, Shape2]]) -> Callable[..., Shape2]:
+    """The shape rule of a kind over stacked heads: its argument's shape checked against
+    the step's sizes (H, r, c), its result's given."""
+    def shape(shapes: Sequence[Shape2], heads: Any, rows: Any, cols: Any) -> Shape2:
+        (r, c), (want, out) = shapes[0], made(heads, rows, cols)
+        if not (same_size(r, want[0]) and same_size(c, want[1])):
+            raise ShapeError(f"{kind} of {heads} blocks of {rows}x{cols} given a {r}x{c} matrix")
+        return out
+    return shape
+
+
 def masked_bias(a: Sequence[sympy.Matrix], c: sympy.Expr, n: int | None, d: int | None) -> sympy.Matrix:
     """A + [i < n] b: b added on the first n rows, the other rows as they are."""
     m, b = a
@@ -416,4 +518,13 @@ STEP_KINDS: Mapping[str, StepKind] = {kind.name: kind for kind in (
              masked=masked_layer_norm),
     StepKind("concat", lambda a, c: concatenate(a), None,
              shape=lambda s: (s[0][0], sum(x[1] for x in s)), routed=True),
+    # over H stacked heads (a head count that may be a symbol): the step's sizes are (H, r, c)
+    StepKind("stack", stacked, stack, at_zero=True,
+             shape=_stacked_shape("stack", lambda h, r, c: ((r, h * c), (h * r, c))),
+             notation=lambda args, h, r, c: f"stack({args[0]}: {h} blocks of {r}x{c})"),
+    StepKind("stacked_softmax", lambda a, c: softmax_rows(a[0], c), stacked_softmax, reads={"n", "scale"},
+             masked=masked_stacked_softmax),
+    StepKind("diagonal", diagonal_of, diagonal, at_zero=True,
+             shape=_stacked_shape("diagonal", lambda h, r, c: ((h * r, h * c), (r, h * c))),
+             notation=lambda args, h, r, c: f"diagonal({args[0]}: {h} blocks of {r}x{c})"),
 )}

@@ -23,6 +23,7 @@ Example: Theorem 6's route for one merged head.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 from usim.constructions.universal.kinds import Step
 from usim.constructions.universal.spec import LayerSpec
@@ -30,10 +31,15 @@ from usim.constructions.universal.spec import LayerSpec
 
 @dataclass(frozen=True)
 class Route:
-    """Steps in data-flow order, and the name of the result."""
+    """Steps in data-flow order, and the name of the result. ``room``: positions U's
+    sequence keeps past its input's blocks (0: none asked), so that the input
+    workspace and this room are at least every workspace at every size: the
+    stacked route's product Z (H n x H d_v) outgrows the input from H = 3 on, and
+    at H = 1 it does not, so neither is the longest for every H without it."""
 
     steps: tuple[Step, ...]
     result: str
+    room: Any = 0
 
 
 def attention_head_route(spec: LayerSpec, h: int) -> tuple[list[Step], str]:
@@ -70,8 +76,42 @@ def attention_head_route(spec: LayerSpec, h: int) -> tuple[list[Step], str]:
     return steps, name("O")
 
 
+def stacked_heads_route(spec: LayerSpec) -> tuple[list[Step], str]:
+    """The H merged heads at once, stacked (one list of steps for every H):
+
+        Y1 = X [A_0 | ... | A_{H-1}]            (n x H d)
+        S1 = stack(Y1) = [X A_0; ...; X A_{H-1}]  (H n x d)
+        Y2 = S1 X^T                               (H n x n: head h's scores at rows h n ..)
+        P  = stacked_softmax(Y2)                  (each head's row softmax of c Y2_h)
+        Y4 = X [V_0 | ... | V_{H-1}]            (n x H d_v)
+        Z  = P Y4                                 (H n x H d_v: its blocks are P_g X V_h)
+        C  = diagonal(Z) = [P_0 X V_0 | ... | P_{H-1} X V_{H-1}]   (n x H d_v)
+
+    so C is the heads' outputs concatenated. The stack and the diagonal blocks are
+    one routing head each, their source a formula in H (claims ``head_slicing`` and
+    ``head_diagonal_blocks``); the softmax is ``stacked_softmax``'s block.
+
+    Args:
+        spec: the layer's bounds and parts (merged form, heads stacked).
+
+    Returns:
+        (the steps, X^T's included, in data-flow order; the name of C).
+    """
+    h, n, d, dv = spec.heads, spec.n, spec.d, spec.d_v
+    return [Step("XT", "transpose", ("X",)),
+            Step("Y1", "matmul", ("X", "A")),
+            Step("S1", "stack", ("Y1",), (h, n, d)),
+            Step("Y2", "matmul", ("S1", "XT")),
+            Step("P", "stacked_softmax", ("Y2",)),
+            Step("Y4", "matmul", ("X", "V")),
+            Step("Z", "matmul", ("P", "Y4")),
+            Step("C", "diagonal", ("Z",), (h, n, dv))], "C"
+
+
 def theorem9_route(spec: LayerSpec) -> Route:
     """H heads side by side, concatenated, then W_O (+ b_O) where the LayerSpec has it.
+    With the heads stacked, :func:`stacked_heads_route` makes all H heads' outputs,
+    concatenated, in one list of steps.
 
     Args:
         spec: the layer's bounds and parts.
@@ -79,23 +119,32 @@ def theorem9_route(spec: LayerSpec) -> Route:
     Returns:
         The route of the attention layer (Theorem 9; Theorem 6 when H = 1).
     """
-    steps: list[Step] = [Step("XT", "transpose", ("X",))] if spec.form == "merged" else []
-    outputs = []
-    for h in range(spec.heads):
-        head_steps, out = attention_head_route(spec, h)
-        steps += head_steps
-        outputs.append(out)
-    att = outputs[0]
-    if spec.heads > 1:
-        steps.append(Step("C", "concat", tuple(outputs)))
-        att = "C"
+    room = 0
+    if spec.stacked:
+        steps, att = stacked_heads_route(spec)
+        room = spec.heads * spec.n * spec.heads * spec.d_v  # Z's entries
+    else:
+        steps, att = _heads_one_by_one(spec)
     if spec.out_proj:
         steps.append(Step("Att", "matmul", (att, "WO")))
         att = "Att"
         if spec.bias:
             steps.append(Step("Attb", "bias", (att, "bO")))
             att = "Attb"
-    return Route(tuple(steps), att)
+    return Route(tuple(steps), att, room)
+
+
+def _heads_one_by_one(spec: LayerSpec) -> tuple[list[Step], str]:
+    """X^T, each head's steps (:func:`attention_head_route`), and their concatenation."""
+    steps: list[Step] = [Step("XT", "transpose", ("X",))] if spec.form == "merged" else []
+    outputs = []
+    for h in range(spec.heads):
+        head_steps, out = attention_head_route(spec, h)
+        steps += head_steps
+        outputs.append(out)
+    if spec.heads == 1:
+        return steps, outputs[0]
+    return steps + [Step("C", "concat", tuple(outputs))], "C"
 
 
 def theorem6_route(spec: LayerSpec) -> Route:
@@ -142,7 +191,7 @@ def encoder_route(spec: LayerSpec) -> Route:
     if spec.norm:
         steps.append(Step("N2", "layernorm", (f, "g2", "be2", "eps2")))
         f = "N2"
-    return Route(tuple(steps), f)
+    return Route(tuple(steps), f, attention.room)
 
 
 def route_of(spec: LayerSpec) -> Route:

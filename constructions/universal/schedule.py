@@ -185,7 +185,7 @@ def shapes_of(spec: LayerSpec, steps: Sequence[Step], kinds: Mapping[str, StepKi
     """
     shapes = dict(spec.parameter_shapes())
     for st in steps:
-        shapes[st.out] = kinds[st.kind].shape([shapes[a] for a in st.args])
+        shapes[st.out] = kinds[st.kind].result_shape(st, [shapes[a] for a in st.args])
     return shapes
 
 
@@ -239,7 +239,8 @@ def build(spec: LayerSpec, route_: Route | None = None, kinds: Mapping[str, Step
         made_at_zero = [st.out for st in steps if level[st.out] == k and kinds[st.kind].at_zero
                         and st.out in live]
         names_per_layout.append(made_at_zero[:1] + [x for x in live if x not in made_at_zero[:1]])
-    length = largest(*[layout_of(names, None).used for names in names_per_layout],
+    room = [] if same_size(route_.room, 0) else [layout_of(names_per_layout[0], None).used + route_.room]
+    length = largest(*room, *[layout_of(names, None).used for names in names_per_layout],
                      *[kinds[st.kind].length([shapes[a] for a in st.args], shapes[st.out]) for st in steps])
     layouts = [layout_of(names, length) for names in names_per_layout]
     if not same_size(layouts[-1].blocks[0].offset, 0):  # pragma: no cover - the result is the only block

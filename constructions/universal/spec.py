@@ -34,7 +34,12 @@ class LayerSpec:
     W_O (and b_O with ``bias``); default: when H > 1. ``d_out``: W_O's columns
     (default d). ``encoder``: add the feed-forward part (width ``d_ff``, default
     d) with ``residual`` connections and post-norm ``norm`` layers, each
-    switchable; the attention output must then be d wide.
+    switchable; the attention output must then be d wide. ``stacked``: T's heads side
+    by side in one block each, A = [A_0 | ... | A_{H-1}] (d x H d) and
+    V = [V_0 | ... | V_{H-1}] (d x H d_v), and U's route over the heads stacked
+    (:func:`~usim.constructions.universal.route.stacked_heads_route`): one list of
+    steps for every H, so ``heads`` may be a symbol (merged form; give d_v and
+    out_proj with a symbolic H).
     """
 
     n: int
@@ -51,19 +56,27 @@ class LayerSpec:
     residual: bool = True
     norm: bool = True
     ffn_bias: bool = True
+    stacked: bool = False
 
     def __post_init__(self) -> None:
         if self.form not in FORMS:
             raise ShapeError(f"unknown attention form {self.form!r}: use one of {', '.join(FORMS)}")
+        if self.stacked and self.form != "merged":
+            raise ShapeError("the route over stacked heads is built for the merged form (A_h, V_h)")
         for what in ("n", "d", "heads"):
             value = getattr(self, what)
-            if is_symbolic(value) and what != "heads":
+            if is_symbolic(value) and (what != "heads" or self.stacked):
                 continue  # a size of the family of U (usim.rasp.family): at least 1 by its statement
+            if is_symbolic(value):
+                raise ShapeError("a symbolic head count needs the heads stacked (stacked=True): the route "
+                                 "with one list of steps per head has a list per H")
             if not isinstance(value, int) or isinstance(value, bool) or value < 1:
                 raise ShapeError(f"{what} must be a positive whole number, got {value!r}")
-        if self.heads == 1:
+        if is_symbolic(self.heads) and (self.d_v is None or self.out_proj is None):
+            raise ShapeError("a symbolic head count: give d_v and out_proj")
+        if not is_symbolic(self.heads) and self.heads == 1:
             default = self.d
-        elif is_symbolic(self.d):  # d // H is no size of the family: the widths are given
+        elif is_symbolic(self.d, self.heads):  # d // H is no size of the family: the widths are given
             if self.d_v is None or (self.form == "projected" and self.d_k is None):
                 raise ShapeError("several heads over a symbolic width: give d_k and d_v")
             default = self.d  # the merged form's d_k, which nothing reads
@@ -74,7 +87,7 @@ class LayerSpec:
             if getattr(self, what) is None or (not is_symbolic(getattr(self, what)) and not getattr(self, what)):
                 object.__setattr__(self, what, fallback)
         if self.out_proj is None:
-            object.__setattr__(self, "out_proj", self.heads > 1)
+            object.__setattr__(self, "out_proj", self.heads > 1)  # H is an integer here (checked above)
         width = self.d_out if self.out_proj else self.heads * self.d_v
         if self.encoder and not same_size(width, self.d):
             raise ShapeError(
@@ -88,13 +101,17 @@ class LayerSpec:
         return self.d_out if self.out_proj else self.heads * self.d_v
 
     def head(self, base: str, h: int) -> str:
-        return base if self.heads == 1 else f"{base}_{h}"
+        """Head h's block named ``base`` (``A``, ``V_1``, ...); with the heads stacked, the
+        one block that holds them all."""
+        return base if self.stacked or self.heads == 1 else f"{base}_{h}"
 
     def parameter_shapes(self) -> list[tuple[str, tuple[int, int]]]:
         """T's parameter blocks (and X), in input order, at these sizes."""
         n, d, dk, dv = self.n, self.d, self.d_k, self.d_v
         out: list[tuple[str, tuple[int, int]]] = [("X", (n, d))]
-        for h in range(self.heads):
+        if self.stacked:  # merged: [A_0 | ... | A_{H-1}], [V_0 | ... | V_{H-1}]
+            out += [("A", (d, self.heads * d)), ("V", (d, self.heads * dv))]
+        for h in (() if self.stacked else range(self.heads)):
             if self.form == "merged":
                 out += [(self.head("A", h), (d, d)), (self.head("V", h), (d, dv))]
             else:
@@ -139,6 +156,8 @@ class LayerSpec:
             parts.append(f"o{self.d_out}")
         if self.bias:
             parts.append("bias")
+        if self.stacked:
+            parts.append("stacked")
         if self.encoder:
             parts.append(f"enc{self.d_ff}" + ("" if self.residual else "-nores")
                          + ("" if self.norm else "-nonorm") + ("" if self.ffn_bias else "-nofb"))

@@ -211,7 +211,8 @@ TORCH_DEFAULTS = {"n": 4, "d": 4, "heads": 2, "ff": 8, "seed": 0}
 
 def spec_text(spec: LayerSpec) -> str:
     """The layer's spec as this command prints it: ``Spec(n=3, d=4, ...)``, every
-    field in order, as it was printed before the class was named LayerSpec.
+    field in order, as it was printed before the class was named LayerSpec (``stacked``,
+    added since, only where it is set).
 
     Args:
         spec: the spec U was built for.
@@ -219,7 +220,8 @@ def spec_text(spec: LayerSpec) -> str:
     Returns:
         One line.
     """
-    fields = ", ".join(f"{f.name}={getattr(spec, f.name)!r}" for f in dataclasses.fields(spec))
+    fields = ", ".join(f"{f.name}={getattr(spec, f.name)!r}" for f in dataclasses.fields(spec)
+                       if f.name != "stacked" or spec.stacked)
     return f"Spec({fields})"
 
 
