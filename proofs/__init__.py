@@ -37,6 +37,7 @@ MODULES: tuple[str, ...] = (
     "corollary6_1_stages",
     "theorem9_multihead",
     "theorem9_stages",
+    "theorem9_stacked",
     "corollary9_1_multihead_encoder",
     "corollary9_1_stages",
     "hierarchy",

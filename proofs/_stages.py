@@ -47,8 +47,6 @@ from usim.constructions.universal import (
     Stage,
     Universal,
     build,
-    compact_layout,
-    embed,
     route_of,
     simulation_program,
 )
@@ -56,11 +54,11 @@ from usim.constructions.universal.kinds import SIZE_FIELDS
 from usim.constructions.universal.schedule import shapes_of
 from usim.constructions.universal.terms import Term
 from usim.encodings.layout import SequenceLayout
-from usim.encodings.sized import both, matrix_like, size_value, when
+from usim.encodings.sized import both
 from usim.engine.claim import Claim, Shape
 from usim.engine.declare import claim
 from usim.engine.parametric.composed import Chain, ComposedClaim
-from usim.engine.parametric.statement import FamilyClaim, one_per_shape, shape_key
+from usim.engine.parametric.statement import FamilyClaim, shape_key
 from usim.errors import UsimError
 from usim.proofs._padding import embeddings
 from usim.proofs._rectangles import Rectangle, inside_rectangle, kept_in, padded, rectangle, same, unpadded
@@ -79,55 +77,71 @@ Sizes = tuple[Any, ...]
 class UniversalFamily:
     """U_N for one form of T (``spec_of(n, d)`` gives T; U_N is built for
     ``spec_of(N, N)``, N symbolic or an integer), its stages and their
-    statements as functions of (N, n, d)."""
+    statements as functions of (N, n, d).
 
-    def __init__(self, spec_of: Callable[[Any, Any], LayerSpec]) -> None:
+    ``extra``: sizes of U besides N, each a dimension of every stage (the head
+    count ``h`` of a U over stacked heads: ``spec_of(n, d, h)``, U_{N,H} built for
+    ``spec_of(N, N, H)``); the stages' sizes are then (N, *extra, n, d).
+    ``label``: how the statements name U."""
+
+    def __init__(self, spec_of: Callable[..., LayerSpec], extra: tuple[str, ...] = (), label: str = "U_N") -> None:
         self.spec_of = spec_of
+        self.extra = extra
+        self.label = label
         self._built: dict[Any, Universal] = {}
         self._targets: dict[tuple, Callable] = {}
         self._embedded: dict[tuple, dict[str, tuple[Rectangle, ...]]] = {}
 
-    def at(self, bound: Any) -> Universal:
-        """U built for ``bound`` x ``bound`` (the builder's own result, cached)."""
-        key = shape_key(bound)
+    def at(self, bound: Any, *extra: Any) -> Universal:
+        """U built for ``bound`` x ``bound`` (and the ``extra`` sizes; the builder's own
+        result, cached)."""
+        key = shape_key(bound, *extra)
         if key not in self._built:
-            self._built[key] = build(self.spec_of(bound, bound))
+            self._built[key] = build(self.spec_of(bound, bound, *extra))
         return self._built[key]
+
+    def symbolic(self) -> Universal:
+        """U built at symbolic N (and extra sizes): the family's own U."""
+        return self.at(dimension("N"), *(dimension(e) for e in self.extra))
+
+    def built_for(self, sizes: Sizes) -> Universal:
+        """U at a stage's sizes (N, *extra, n, d): built for N and the extra sizes."""
+        return self.at(*sizes[:1 + len(self.extra)])
 
     def small_shapes(self, n: Any, d: Any) -> dict[str, tuple[Any, Any]]:
         """The shape of every block of T at sizes n, d (its parameters' and each step's)."""
         small = self.spec_of(n, d)
         return shapes_of(small, route_of(small).steps, self.at(dimension("N")).kinds)
 
-    def stage(self, k: int, bound: Any) -> Stage:
-        return self.at(bound).stages[k - 1]
+    def stage(self, k: int, *sizes: Any) -> Stage:
+        return self.built_for(sizes).stages[k - 1]
 
     def reads(self, k: int) -> tuple[str, ...]:
         """The header's sizes stage k reads, in the order of its dimensions (n before d)."""
-        u = self.at(dimension("N"))
+        u = self.symbolic()
         return tuple(f for f in SIZE_FIELDS if f in stage_sizes(u, u.stages[k - 1]))
 
     def dims(self, k: int) -> tuple[str, ...]:
-        return ("N",) + self.reads(k)
+        return ("N",) + self.extra + self.reads(k)
 
     def fixed(self, k: int, sizes: Sizes) -> dict[str, Any]:
-        return dict(zip(self.reads(k), sizes[1:]))
+        return dict(zip(self.reads(k), sizes[1 + len(self.extra):]))
 
     def program(self, k: int, *sizes: Any):
         """Stage k of U_N on ``tokens``, its header sizes set (:func:`stage_program`)."""
-        u = self.at(sizes[0])
+        u = self.built_for(sizes)
         return stage_program(u, u.stages[k - 1], self.fixed(k, sizes))
 
     def inputs(self, k: int, *sizes: Any) -> list[tuple[str, tuple[Any, Any]]]:
         """W_k's blocks from position 0, then its scratch (any content) up to U's length."""
-        layout = self.stage(k, sizes[0]).input
+        layout = self.stage(k, *sizes).input
         blocks = [(b.name, (b.shape.rows, b.shape.cols)) for b in layout.blocks]
         if not at_least(layout.used, layout.length):
             blocks.append(("scratch", (1, layout.length - layout.used)))
         return blocks
 
     def outputs(self, k: int, *sizes: Any) -> list[tuple[str, tuple[Any, Any]]]:
-        return [(b.name, (b.shape.rows, b.shape.cols)) for b in self.stage(k, sizes[0]).output.blocks]
+        return [(b.name, (b.shape.rows, b.shape.cols)) for b in self.stage(k, *sizes).output.blocks]
 
     def target(self, k: int, *sizes: Any) -> Callable[[Mapping[str, Any]], dict]:
         """What stage k outputs at (N, n, d): one function per shape (the tie checks
@@ -138,7 +152,7 @@ class UniversalFamily:
         return self._targets[key]
 
     def _make_target(self, k: int, sizes: Sizes) -> Callable[[Mapping[str, Any]], dict]:
-        u = self.at(sizes[0])
+        u = self.built_for(sizes)
         return stage_target(u, u.stages[k - 1], self.fixed(k, sizes))
 
 
@@ -181,7 +195,8 @@ def stage_claims(claim_id: str, family: UniversalFamily, *, paper: str, what: st
         The bounded claims and their statements for every size.
     """
     claims, families = [], []
-    symbolic = family.at(dimension("N"))
+    symbolic = family.symbolic()
+    extra = family.extra
     for stage in symbolic.stages:
         k = stage.index
         dims = family.dims(k)
@@ -197,16 +212,21 @@ def stage_claims(claim_id: str, family: UniversalFamily, *, paper: str, what: st
         bounded_broken = {**broken, **(bounded_mutants or {}).get(k, {})}
         reads = family.reads(k)
         positive = stage_preconditions(stage.input)  # a layer norm's eps > 0 (one function: the tie checks it)
-        shapes = (lambda reads: lambda bound: [s for s in _grid(bound, len(reads))])(reads)
+        shapes = (lambda reads: lambda bound: [s for s in _grid(bound, len(reads), len(extra))])(reads)
         header = (f", the header's {' and '.join(reads)} set to the sizes {', '.join(reads)} <= N"
                   if reads else ", for every header")
+        if extra:
+            every = f"For every N, {', '.join(extra)} (each >= 1)" + "".join(
+                f" and every {r} with 1 <= {r} <= N" for r in reads)
+        else:
+            every = f"For every N{''.join(f', {r}' for r in reads)} (each >= 1{', <= N' if reads else ''})"
         bounded = claim(
             f"{claim_id}_stage{k}", paper=paper,
-            title=f"stage {k} of U_N for {what} ({steps}), for every N",
-            statement=(f"For every N{''.join(f', {r}' for r in reads)} (each >= 1{', <= N' if reads else ''}): stage "
-                       f"{k} of U_N ({steps}), run on its workspace W_{k} (every block and the scratch after them "
-                       f"any real values{header}), outputs W_{k + 1}: each new block its step's masked meaning, "
-                       "each carried block unchanged, 0 elsewhere."),
+            title=f"stage {k} of {family.label} for {what} ({steps}), for every N"
+                  + "".join(f" and {e}" for e in extra),
+            statement=(f"{every}: stage {k} of {family.label} ({steps}), run on its workspace W_{k} (every block "
+                       f"and the scratch after them any real values{header}), outputs W_{k + 1}: each new block "
+                       "its step's masked meaning, each carried block unchanged, 0 elsewhere."),
             construction=construction, shapes=shapes,
             target_for=(lambda k: lambda shape: family.target(k, *shape))(k),
             mutants={name: (lambda make: lambda shape: make(*shape))(make) for name, make in bounded_broken.items()},
@@ -214,7 +234,8 @@ def stage_claims(claim_id: str, family: UniversalFamily, *, paper: str, what: st
         claims.append(bounded)
         past = dict((all_sizes_mutants or {}).get(k, {}))
         families.append(FamilyClaim(bounded, construction, target=None,
-                                    side_condition=(lambda n: (lambda N, *s: _within(N, s)) if n else None)(reads),
+                                    side_condition=(lambda n: (lambda N, *s: _within(N, s[len(extra):])) if n
+                                                    else None)(reads),
                                     mutants={**broken, **past},
                                     target_for=(lambda k: lambda *sizes: family.target(k, *sizes))(k),
                                     replay_positions=replay_positions if past else None,
@@ -222,12 +243,14 @@ def stage_claims(claim_id: str, family: UniversalFamily, *, paper: str, what: st
     return claims, families
 
 
-def _grid(bound: int, reads: int) -> list[Shape]:
-    """(N,) for N <= bound, or (N, n[, d]) with each size <= N."""
+def _grid(bound: int, reads: int, extra: int = 0) -> list[Shape]:
+    """(N,) for N <= bound, or (N, n[, d]) with each size <= N; with ``extra`` sizes,
+    (N, *extra, n[, d]), each extra size <= bound."""
     out: list[Shape] = []
     for big in range(1, bound + 1):
-        for rest in itertools.product(range(1, big + 1), repeat=reads):
-            out.append((big,) + rest)
+        for more in itertools.product(range(1, bound + 1), repeat=extra):
+            for rest in itertools.product(range(1, big + 1), repeat=reads):
+                out.append((big,) + more + rest)
     return out
 
 
@@ -495,94 +518,3 @@ def composed_claim(bounded: Claim, family: PaddedFamily, parts: list[FamilyClaim
     return ComposedClaim(bounded, tuple(first + list(parts)),
                          chain=lambda: composition(family, parts, formula, placement),
                          program=program, mutants=mutants, layers=(family.spec_of,))
-
-
-PLACEMENT_REPLAY = 4096
-"""The longest input a counterexample of the placement is replayed on: one
-routing head and a fix, whose exact replay is cheap (N = 36 is 3 + 3N^2 = 3891)."""
-
-
-def placement_claims(claim_id: str, family: UniversalFamily, *, paper: str,
-                     mutants: Mapping[str, Callable[..., Replacements]],
-                     all_sizes_mutants: Mapping[str, Callable[..., Replacements]] | None = None,
-                     **settings: Any) -> tuple[Claim, FamilyClaim]:
-    """The hierarchy's placement for every size: T's input written compactly,
-    <c, X, T's matrices> at T's sizes n x d, into U_N's input (one routing head
-    of corner pieces and the header's n, d fixed:
-    :func:`usim.constructions.universal.embed`).
-
-    The statement, for every N and every n, d <= N and every real content of
-    the compact input (its scratch too): U's input block by block, the header
-    [n, d, c], every matrix of T in the top-left corner of its N x N block and
-    0 in the rest of the block, 0 after the blocks.
-
-    Args:
-        claim_id: the claim's id.
-        family: U's family for the form of T.
-        paper: where the paper states the hierarchy.
-        mutants: broken variant name -> (N, n, d -> named node -> its replacement).
-        all_sizes_mutants: the same, for the statement for every size only (a
-            variant every bounded proof misses, wrong only past N = 16).
-        **settings: the claims' own fields (engines, bounds, category).
-
-    Returns:
-        The bounded claim and its statement for every size.
-    """
-    def program(bound: Any, n: Any, d: Any) -> Program:
-        u = family.at(bound)
-        return Program.of(f"{u.program.name}.placement", {"W": embed(u, family.spec_of(n, d), tokens)},
-                          f"T's input at n x d placed in U's input for {u.spec.tag}")
-
-    def inputs(bound: Any, n: Any, d: Any) -> list[tuple[str, tuple[Any, Any]]]:
-        u = family.at(bound)
-        layout = compact_layout(family.spec_of(n, d), u.length)
-        return [(b.name, (b.shape.rows, b.shape.cols)) for b in layout.blocks] + \
-            [("scratch", (1, layout.length - layout.used))]
-
-    def outputs(bound: Any, n: Any, d: Any) -> list[tuple[str, tuple[Any, Any]]]:
-        return [(b.name, (b.shape.rows, b.shape.cols)) for b in family.at(bound).input_layout.blocks]
-
-    @one_per_shape
-    def target_for(bound: Any, n: Any, d: Any) -> Callable[[Mapping[str, Any]], dict]:
-        return _placement_target(family.at(bound), n, d)
-
-    construction = SizedConstruction(name=lambda *sizes: f"placement of T into U at N, n, d = {sizes}",
-                                     dims=("N", "n", "d"), program=program, inputs=inputs, outputs=outputs)
-    bounded = claim(
-        claim_id, paper=paper,
-        title="T's compact input placed into U_N's input, for every N and every n, d <= N",
-        statement=("For every N and every n, d <= N (each >= 1): the placement of T's input <c, X, T's "
-                   "matrices> (T's sizes n x d, then scratch with any real values) into U_N's input gives "
-                   "the header [n, d, c], every matrix of T in the top-left corner of its block of U_N and "
-                   "0 in the rest, and 0 after the blocks."),
-        construction=construction, shapes=lambda bound: _grid(bound, 2),
-        target_for=lambda shape: target_for(*shape),
-        mutants={name: (lambda make: lambda shape: make(*shape))(make) for name, make in mutants.items()},
-        **settings)
-    statement = FamilyClaim(bounded, construction, target=None, side_condition=lambda N, n, d: _within(N, (n, d)),
-                            mutants={**mutants, **(all_sizes_mutants or {})}, target_for=target_for,
-                            replay_positions=PLACEMENT_REPLAY)
-    return bounded, statement
-
-
-def _placement_target(u: Universal, n: Any, d: Any) -> Callable[[Mapping[str, Any]], dict]:
-    blocks = {b.name: b for b in u.input_layout.blocks}
-
-    def target(m: Mapping[str, Any]) -> dict:
-        c = m["scale"]
-        sizes = {SIZE_FIELDS["n"]: n, SIZE_FIELDS["d"]: d}
-
-        def field(i: Any, j: Any) -> Any:
-            out: Callable[[], Any] = lambda: c[0, 0]  # noqa: E731
-            for at, v in sizes.items():
-                out = (lambda at, v, rest: lambda: when(j == at, lambda: size_value(v), rest))(at, v, out)
-            return out()
-
-        out = {HEADER: matrix_like(c, 1, 3, field)}
-        for name, block in blocks.items():
-            if name != HEADER:
-                small = m[name]
-                out[name] = padded(small, small, block.shape.rows, block.shape.cols,
-                                    (Rectangle(0, 0, small.rows, small.cols),))
-        return out
-    return target

@@ -64,7 +64,8 @@ from __future__ import annotations
 from typing import Any
 
 from usim.constructions.universal import LayerSpec
-from usim.proofs._stages import PaddedFamily, UniversalFamily, composed_claim, placement_claims, stage_claims
+from usim.proofs._placement import placement_claims
+from usim.proofs._stages import PaddedFamily, UniversalFamily, composed_claim, stage_claims
 from usim.proofs._universal import attention_term
 from usim.proofs.hierarchy import CLAIM as HIERARCHY
 from usim.proofs.theorem6_attention import CLAIM, CLAIM_USERS, ENGINES
@@ -153,12 +154,12 @@ carried blocks: U_N's workspaces have 3 + 3N^2 positions, 771 at N = 16 and
 and wrong from N = 17 on (Y4's last entries read from the start)."""
 
 
-def product_off_by_one(stage: int):
-    """Broken variant: 1 added to what the product of ``stage`` reads. Refuted by the
-    bounded proof at every shape; for every size it is UNKNOWN (outside the engine's
-    fragment: a sum reading positions of several input blocks, or on a padded
-    workspace a case split inside a sum), so it is a bounded variant only."""
-    return {stage: {"product-off-by-one": lambda *sizes: {f"s{stage}.O.m": lambda node: node + 1}}}
+def product_off_by_one(stage: int, block: str = "O"):
+    """Broken variant: 1 added to what the product of ``stage`` (making ``block``) reads.
+    Refuted by the bounded proof at every shape; for every size it is UNKNOWN (outside
+    the engine's fragment: a sum reading positions of several input blocks, or on a
+    padded workspace a case split inside a sum), so it is a bounded variant only."""
+    return {stage: {"product-off-by-one": lambda *sizes: {f"s{stage}.{block}.m": lambda node: node + 1}}}
 
 
 SETTINGS = dict(engines=ENGINES, default_max_n=3, ci_max_n=2, category="our statement",

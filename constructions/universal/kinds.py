@@ -521,10 +521,10 @@ STEP_KINDS: Mapping[str, StepKind] = {kind.name: kind for kind in (
     # over H stacked heads (a head count that may be a symbol): the step's sizes are (H, r, c)
     StepKind("stack", stacked, stack, at_zero=True,
              shape=_stacked_shape("stack", lambda h, r, c: ((r, h * c), (h * r, c))),
-             notation=lambda args, h, r, c: f"stack({args[0]}: {h} blocks of {r}x{c})"),
+             notation=lambda args, h, r, c: f"stack({args[0]}: {h!s} blocks of {r!s} x {c!s})"),
     StepKind("stacked_softmax", lambda a, c: softmax_rows(a[0], c), stacked_softmax, reads={"n", "scale"},
              masked=masked_stacked_softmax),
     StepKind("diagonal", diagonal_of, diagonal, at_zero=True,
              shape=_stacked_shape("diagonal", lambda h, r, c: ((h * r, h * c), (r, h * c))),
-             notation=lambda args, h, r, c: f"diagonal({args[0]}: {h} blocks of {r}x{c})"),
+             notation=lambda args, h, r, c: f"diagonal({args[0]}: {h!s} blocks of {r!s} x {c!s})"),
 )}

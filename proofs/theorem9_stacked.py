@@ -1,0 +1,102 @@
+"""Theorem 9 over a symbolic head count: the stages of U_{N,H} with its heads stacked.
+
+U over stacked heads (:func:`usim.constructions.universal.route.stacked_heads_route`)
+has one list of steps for every H, so its builder, given symbolic N and H, makes
+one program for every N and H (U's length, the input and room for Z, a
+polynomial in both). Its seven stages, for H merged heads of value width N and
+W_O (T's A = [A_0 | ... | A_{H-1}] and V likewise in U's input):
+
+    1. XT = X^T;  Y1 = X A  (N x H N);  Y4 = X V  (N x H N)
+    2. S1 = stack(Y1) = [X A_0; ...; X A_{H-1}]      (one routing head)
+    3. Y2 = S1 XT                                    (H N x N: head h's scores at rows h N ..)
+    4. P = stacked_softmax(c Y2)                     (each head's keys and rows >= n masked)
+    5. Z = P Y4                                      (H N x H N: its blocks P_g X V_h)
+    6. C = diagonal(Z) = [P_0 X V_0 | ... | P_{H-1} X V_{H-1}]   (one routing head)
+    7. Att = C W_O
+
+Claims ``theorem9_stacked_stage1`` ... ``_stage7``, for every N, H <= the bound
+(and n <= N where the stage reads it), and with ``--all-sizes`` for every
+N, H >= 1 (and 1 <= n <= N): stage k of U_{N,H}, run on its whole workspace
+(every block and the scratch after them any real values), outputs the next
+workspace: each new block its step's masked meaning, each carried block
+unchanged, 0 elsewhere (:func:`usim.proofs._stages.stage_claims` with the head
+count a dimension of every stage).
+
+Broken variants that only the proof for every size catches (every bounded
+check up to N = H = 8 passes them), each refuted at H = 9 with a replayed
+input: ``heads-mod-8`` in stage 2 (the stack's head index taken mod 8) and in
+stage 6 (the diagonal blocks' head index mod 8, the issue's "W_O
+concatenation wrong only for H > 8"), and ``heads-past-8-zeroed`` in stage 4
+(every row of a head h >= 8 set to 0). ``rows-of-head-0-only`` (stage 4's row
+mask without the mod: heads after the first set to 0) is refuted for every size
+at H = 2 (bounded, cvc5 takes a minute on it at N = H = 2). Each stage has a
+broken variant refuted by its bounded claim and, but for stage 7's, for every
+size too: a routing head reading one position too far (``misplaced-block``,
+``off-by-one``), and the last product reading one position too far
+(``product-off-by-one``, bounded only, as for Theorem 6). A softmax without its
+key mask is refuted too, but its replay keeps cvc5 busy for its whole budget.
+
+What this does not yet give: the stages composed into Theorem 9 for every H.
+The per-head route composes to the formula as terms (:mod:`usim.proofs._universal`,
+Level 2); the stacked route composes to it only through the identity
+diagonal(softmax_stacked(stack(X A) X^T) X V) = [softmax(X A_h X^T) X V_h]_h
+for every H, which is still to be proved, as is the padding (T's A_h placed
+head by head into U's A, one rectangle per head).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from usim.constructions.universal import LayerSpec
+from usim.proofs._stages import UniversalFamily, stage_claims
+from usim.proofs.theorem6_attention import ENGINES
+from usim.proofs.theorem6_stages import misplaced, product_off_by_one
+from usim.rasp.expr import indices
+
+
+def spec_of(n: Any, d: Any, heads: Any) -> LayerSpec:
+    """T: ``heads`` merged heads of value width d, stacked, with W_O."""
+    return LayerSpec(n, d, heads=heads, d_v=d, out_proj=True, stacked=True)
+
+
+FAMILY = UniversalFamily(spec_of, extra=("h",), label="U_{N,H}")
+"""U_{N,H} over stacked heads, N and H symbolic or integers."""
+
+HEADS_WRAP = 8
+"""Where the broken variants wrap or drop heads: right for every H <= 8."""
+
+
+def heads_mod(stage: int, block: str):
+    """Broken variant: the head index of the routing head of ``stage`` (making
+    ``block``) taken mod 8: right for every H <= 8."""
+    return lambda *sizes: {f"s{stage}.{block}.head": lambda node: node % HEADS_WRAP}
+
+
+def heads_past_zeroed(N: Any, h: Any, n: Any) -> dict:
+    """Broken variant of stage 4: every row of a head h >= 8 set to 0 (Y2 sits at 0)."""
+    return {"s4.P.row_ok": lambda node: node & (indices < HEADS_WRAP * N * N)}
+
+
+def rows_of_head_0_only(N: Any, h: Any, n: Any) -> dict:
+    """Broken variant of stage 4: the row mask i < n without the mod (heads after the first set to 0)."""
+    return {"s4.P.row_ok": lambda node: (indices // N) < n}
+
+
+CLAIMS, FAMILIES = stage_claims(
+    "theorem9_stacked", FAMILY, paper="Theorem 9 (U's stages over stacked heads, every H)",
+    what="H merged heads stacked and W_O",
+    mutants={1: {"misplaced-block": misplaced("s1.route.3")}, 2: {"off-by-one": misplaced("s2.S1.slice")},
+             3: {"misplaced-block": misplaced("s3.route.1")}, 4: {"misplaced-block": misplaced("s4.route.1")},
+             5: {"misplaced-block": misplaced("s5.route.1")}, 6: {"off-by-one": misplaced("s6.C.diagonal")}},
+    bounded_mutants=product_off_by_one(7, "Att"),
+    all_sizes_mutants={2: {"heads-mod-8": heads_mod(2, "S1")},
+                       4: {"heads-past-8-zeroed": heads_past_zeroed, "rows-of-head-0-only": rows_of_head_0_only},
+                       6: {"heads-mod-8": heads_mod(6, "C")}},
+    engines=ENGINES, default_max_n=3, ci_max_n=2, category="our statement",
+    notes="the stage on its whole workspace (scratch included); header n set by the stage; H a dimension")
+
+if __name__ == "__main__":  # python -m usim.proofs.X is usim prove of its claims
+    from usim.proofs.script import run_as_script
+
+    run_as_script(*(c.id for c in CLAIMS))
