@@ -20,7 +20,7 @@ from usim.engine.claim import Claim
 from usim.engine.declare import claim
 from usim.engine.parametric.statement import FamilyClaim, one_per_shape
 from usim.proofs._rectangles import Rectangle, padded
-from usim.proofs._stages import UniversalFamily, _grid, _within
+from usim.proofs._stages import UniversalFamily, shape_grid, within_bound
 from usim.rasp.expr import tokens
 from usim.rasp.program import Program
 from usim.rasp.rewrite import Replacements
@@ -84,11 +84,11 @@ def placement_claims(claim_id: str, family: UniversalFamily, *, paper: str,
                    "matrices> (T's sizes n x d, then scratch with any real values) into U_N's input gives "
                    "the header [n, d, c], every matrix of T in the top-left corner of its block of U_N and "
                    "0 in the rest, and 0 after the blocks."),
-        construction=construction, shapes=lambda bound: _grid(bound, 2),
+        construction=construction, shapes=lambda bound: shape_grid(bound, 2),
         target_for=lambda shape: target_for(*shape),
         mutants={name: (lambda make: lambda shape: make(*shape))(make) for name, make in mutants.items()},
         **settings)
-    statement = FamilyClaim(bounded, construction, target=None, side_condition=lambda N, n, d: _within(N, (n, d)),
+    statement = FamilyClaim(bounded, construction, target=None, side_condition=lambda N, n, d: within_bound(N, (n, d)),
                             mutants={**mutants, **(all_sizes_mutants or {})}, target_for=target_for,
                             replay_positions=PLACEMENT_REPLAY)
     return bounded, statement

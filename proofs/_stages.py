@@ -101,15 +101,29 @@ class UniversalFamily:
         return self._built[key]
 
     def symbolic(self) -> Universal:
-        """U built at symbolic N (and extra sizes): the family's own U."""
+        """U built at symbolic N and extra sizes: the family's own U.
+
+        Returns:
+            The builder's U at the dimensions N, *extra.
+        """
         return self.at(dimension("N"), *(dimension(e) for e in self.extra))
 
     def built_for(self, sizes: Sizes) -> Universal:
-        """U at a stage's sizes (N, *extra, n, d): built for N and the extra sizes."""
+        """U at a stage's sizes.
+
+        Args:
+            sizes: (N, *extra, then the header sizes the stage reads).
+
+        Returns:
+            U built for N and the extra sizes (the header sizes are the stage's, not U's).
+        """
         return self.at(*sizes[:1 + len(self.extra)])
 
     def small_shapes(self, n: Any, d: Any) -> dict[str, tuple[Any, Any]]:
-        """The shape of every block of T at sizes n, d (its parameters' and each step's)."""
+        """The shape of every block of T at sizes n, d (its parameters' and each step's;
+        a family over extra sizes has no T of sizes n, d alone: refused)."""
+        if self.extra:
+            raise UsimError(f"T's shapes at n, d need the extra sizes {', '.join(self.extra)}: not built")
         small = self.spec_of(n, d)
         return shapes_of(small, route_of(small).steps, self.at(dimension("N")).kinds)
 
@@ -212,7 +226,7 @@ def stage_claims(claim_id: str, family: UniversalFamily, *, paper: str, what: st
         bounded_broken = {**broken, **(bounded_mutants or {}).get(k, {})}
         reads = family.reads(k)
         positive = stage_preconditions(stage.input)  # a layer norm's eps > 0 (one function: the tie checks it)
-        shapes = (lambda reads: lambda bound: [s for s in _grid(bound, len(reads), len(extra))])(reads)
+        shapes = (lambda reads: lambda bound: [s for s in shape_grid(bound, len(reads), len(extra))])(reads)
         header = (f", the header's {' and '.join(reads)} set to the sizes {', '.join(reads)} <= N"
                   if reads else ", for every header")
         if extra:
@@ -234,7 +248,7 @@ def stage_claims(claim_id: str, family: UniversalFamily, *, paper: str, what: st
         claims.append(bounded)
         past = dict((all_sizes_mutants or {}).get(k, {}))
         families.append(FamilyClaim(bounded, construction, target=None,
-                                    side_condition=(lambda n: (lambda N, *s: _within(N, s[len(extra):])) if n
+                                    side_condition=(lambda n: (lambda N, *s: within_bound(N, s[len(extra):])) if n
                                                     else None)(reads),
                                     mutants={**broken, **past},
                                     target_for=(lambda k: lambda *sizes: family.target(k, *sizes))(k),
@@ -243,9 +257,17 @@ def stage_claims(claim_id: str, family: UniversalFamily, *, paper: str, what: st
     return claims, families
 
 
-def _grid(bound: int, reads: int, extra: int = 0) -> list[Shape]:
-    """(N,) for N <= bound, or (N, n[, d]) with each size <= N; with ``extra`` sizes,
-    (N, *extra, n[, d]), each extra size <= bound."""
+def shape_grid(bound: int, reads: int, extra: int = 0) -> list[Shape]:
+    """The shapes of a stage's bounded claim.
+
+    Args:
+        bound: the claim's bound.
+        reads: how many header sizes (n, d) the stage reads.
+        extra: how many extra sizes of U (the head count) it has.
+
+    Returns:
+        (N, *extra, n[, d]) for N and each extra size <= bound, each header size <= N.
+    """
     out: list[Shape] = []
     for big in range(1, bound + 1):
         for more in itertools.product(range(1, bound + 1), repeat=extra):
@@ -254,8 +276,8 @@ def _grid(bound: int, reads: int, extra: int = 0) -> list[Shape]:
     return out
 
 
-def _within(bound: Any, sizes: Sizes) -> Condition | bool:
-    """Every header size at most U's bound."""
+def within_bound(bound: Any, sizes: Sizes) -> Condition | bool:
+    """The condition that every header size in ``sizes`` is at most U's ``bound``."""
     found: Condition | bool = True
     for size in sizes:
         found = both(found, size <= bound)
@@ -285,6 +307,9 @@ class PaddedFamily(UniversalFamily):
     zero-padded, for every n, d <= N, with the padding inside each stage's
     statement rather than in a lemma apart.
     """
+
+    def __init__(self, spec_of: Callable[..., LayerSpec]) -> None:
+        super().__init__(spec_of)  # over N, n, d only: no extra sizes (T's blocks at n, d need them)
 
     def reads(self, k: int) -> tuple[str, ...]:
         return tuple(SIZE_FIELDS)  # the padding depends on n and d at every stage
@@ -443,7 +468,7 @@ def composition(family: PaddedFamily, parts: list[FamilyClaim], formula: Callabl
                   "side conditions n, d <= N")
     if len(parts) != m:
         problems.append(f"{len(parts)} parts for {m} stages")
-    wanted = [_within(N, (n, d))]
+    wanted = [within_bound(N, (n, d))]
     for k, part in enumerate(parts, start=1):
         if part.dims != ("N", "n", "d") or k > m:
             problems.append(f"part {k} ({part.id}) is stated over {part.dims}, not N, n, d, or past the last stage")

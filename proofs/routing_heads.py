@@ -46,6 +46,7 @@ from typing import Any, Callable, Mapping
 
 from usim.constructions.routing import (concatenate_heads_construction, diagonal_blocks_construction,
                                        move_blocks_construction, slice_heads_construction)
+from usim.constructions.universal.kinds import diagonal_of, stack_of
 from usim.engine.declare import claim, every_shape
 from usim.engine.parametric.statement import FamilyClaim, one_per_shape
 from usim.engine.parametric.target import matrix_of
@@ -146,8 +147,7 @@ def sliced_for(r: Any, c: Any, h: Any) -> Callable[[Mapping[str, Any]], dict]:
         The target function, one per shape (:func:`one_per_shape`).
     """
     def sliced(m: Mapping[str, Any]) -> dict:
-        q = m["Q"]
-        return {"T": matrix_of(h * r, c, lambda a, b: q[a % r, (a // r) * c + b])}
+        return {"T": stack_of([m["Q"]], 0, h, r, c)}  # U's step kind stack: its meaning
     return sliced
 
 
@@ -200,8 +200,7 @@ def diagonal_for(r: Any, c: Any, h: Any) -> Callable[[Mapping[str, Any]], dict]:
         The target function, one per shape (:func:`one_per_shape`).
     """
     def diagonal(m: Mapping[str, Any]) -> dict:
-        z = m["Z"]
-        return {"C": matrix_of(r, h * c, lambda i, j: z[(j // c) * r + i, j])}
+        return {"C": diagonal_of([m["Z"]], 0, h, r, c)}  # U's step kind diagonal: its meaning
     return diagonal
 
 

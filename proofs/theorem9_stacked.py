@@ -46,7 +46,7 @@ head by head into U's A, one rectangle per head).
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Callable
 
 from usim.constructions.universal import LayerSpec
 from usim.proofs._stages import UniversalFamily, stage_claims
@@ -56,20 +56,37 @@ from usim.rasp.expr import indices
 
 
 def spec_of(n: Any, d: Any, heads: Any) -> LayerSpec:
-    """T: ``heads`` merged heads of value width d, stacked, with W_O."""
+    """T's layer.
+
+    Args:
+        n: the tokens.
+        d: the width (each head's value width too).
+        heads: H.
+
+    Returns:
+        H merged heads of value width d, stacked, with W_O.
+    """
     return LayerSpec(n, d, heads=heads, d_v=d, out_proj=True, stacked=True)
 
 
-FAMILY = UniversalFamily(spec_of, extra=("h",), label="U_{N,H}")
+FAMILY = UniversalFamily(spec_of, extra=("h",), label="U_{N,h}")
 """U_{N,H} over stacked heads, N and H symbolic or integers."""
 
 HEADS_WRAP = 8
 """Where the broken variants wrap or drop heads: right for every H <= 8."""
 
 
-def heads_mod(stage: int, block: str):
+def heads_mod(stage: int, block: str) -> Callable[..., dict]:
     """Broken variant: the head index of the routing head of ``stage`` (making
-    ``block``) taken mod 8: right for every H <= 8."""
+    ``block``) taken mod 8: right for every H <= 8.
+
+    Args:
+        stage: the stage's index.
+        block: the block its routing head makes (S1 or C).
+
+    Returns:
+        The stage's sizes -> named node -> its replacement.
+    """
     return lambda *sizes: {f"s{stage}.{block}.head": lambda node: node % HEADS_WRAP}
 
 

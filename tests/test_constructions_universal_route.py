@@ -17,8 +17,8 @@ from usim.proofs._universal import stage_obligation
 from usim.rasp.family import dimension
 
 
-def stacked(n, d, heads):
-    return LayerSpec(n, d, heads=heads, d_v=d, out_proj=True, stacked=True)
+def stacked(n, d, heads, **more):
+    return LayerSpec(n, d, heads=heads, d_v=d, out_proj=True, stacked=True, **more)
 
 
 def attention(X, A, V, WO, c):
@@ -32,14 +32,15 @@ def attention(X, A, V, WO, c):
     return np.hstack(outputs) @ WO
 
 
-@pytest.mark.parametrize("bound, heads, n, d", [(2, 1, 2, 2), (2, 2, 2, 2), (3, 2, 2, 3), (3, 3, 3, 1),
-                                                (4, 4, 3, 4)])
-def test_u_over_stacked_heads_computes_the_layer_zero_padded(bound, heads, n, d):
+@pytest.mark.parametrize("bound, heads, n, d, more", [(2, 1, 2, 2, {}), (2, 2, 2, 2, {}), (3, 2, 2, 3, {}),
+                                                      (3, 3, 3, 1, {}), (4, 4, 3, 4, {}), (3, 2, 2, 2, {"d_k": 1})])
+def test_u_over_stacked_heads_computes_the_layer_zero_padded(bound, heads, n, d, more):
+    """d_k given: the merged form's A_h is d x d whatever d_k says (nothing reads it)."""
     rng = np.random.default_rng(bound * 10 + heads)
     u = build(stacked(bound, bound, heads))
     X, A, V = rng.normal(size=(n, d)), rng.normal(size=(d, heads * d)), rng.normal(size=(d, heads * d))
     WO = rng.normal(size=(heads * d, d))
-    sequence = embed_arrays(u, stacked(n, d, heads), {"X": X, "A": A, "V": V, "WO": WO}, scale=0.7)
+    sequence = embed_arrays(u, stacked(n, d, heads, **more), {"X": X, "A": A, "V": V, "WO": WO}, scale=0.7)
     got = u.output_layout.decode_numeric(run_numeric(u.runnable_program, sequence)["Y"])[0]
     want = np.zeros((bound, bound))
     want[:n, :d] = attention(X, A, V, WO, 0.7)
@@ -84,6 +85,8 @@ def test_stacked_heads_take_their_blocks_side_by_side_in_us_input():
     spec = stacked(2, 3, 4)
     assert dict(spec.parameter_shapes()) == {"X": (2, 3), "A": (3, 12), "V": (3, 12), "WO": (12, 3)}
     assert spec.tag.endswith("stacked")
+    with pytest.raises(ShapeError, match="no block is head 1's alone"):
+        spec.head("A", 1)
 
 
 def test_the_kinds_over_stacked_heads_check_the_blocks_they_are_told():

@@ -6,9 +6,8 @@ concatenated), and on two wrong versions of it that it must not show equal."""
 from __future__ import annotations
 
 import sympy
-import z3
 
-from usim.constructions.universal.kinds import diagonal_of, softmax_rows, stacked
+from usim.constructions.universal.kinds import diagonal_of, softmax_rows, stack_of
 from usim.encodings.sized import matrix_of, total
 from usim.engine.canonical import Verdict
 from usim.engine.parametric.compare import Comparison
@@ -21,7 +20,7 @@ N, H = dimension("N"), dimension("h")
 INPUTS = {"X": (N, N), "A": (N, H * N), "V": (N, H * N), "WO": (H * N, N), "c": (1, 1)}
 
 
-def stacked_route(m, stack=stacked):
+def stacked_route(m, stack=stack_of):
     """Att = diagonal((stacked softmax of stack(X A) X^T) (X V)) W_O, from the kinds' meanings."""
     X, c = m["X"], m["c"][0, 0]
     P = softmax_rows(stack([X * m["A"]], c, H, N, N) * X.T, c)

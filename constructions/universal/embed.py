@@ -91,7 +91,7 @@ def embed_pieces(u: Universal, small: LayerSpec) -> dict[str, tuple[Piece, ...]]
             pieces[name] = tuple(Piece("WO", row=h * big.d_v, src_row=h * small.d_v, rows=small.d_v)
                                  for h in range(small.heads))
         elif small.stacked and name in ("A", "V"):  # head h's columns h*d .. to columns h*D ..
-            width, bound = (small.d_k, big.d_k) if name == "A" else (small.d_v, big.d_v)
+            width, bound = (small.d, big.d) if name == "A" else (small.d_v, big.d_v)  # A_h is d x d
             pieces[name] = tuple(Piece(name, col=h * bound, src_col=h * width, cols=width)
                                  for h in range(small.heads))
         else:

@@ -156,11 +156,28 @@ class StepKind:
         return f"{self.name}({', '.join(args)}{''.join(f', {s}' for s in sizes)})"
 
     def result_shape(self, step: Step, shapes: Sequence[Shape2]) -> Shape2:
-        """The shape of the step's result, from its arguments' shapes (and its own sizes)."""
+        """The shape of the step's result.
+
+        Args:
+            step: the step (its own sizes are passed on after the shapes).
+            shapes: its arguments' shapes.
+
+        Returns:
+            (rows, cols) of its result.
+        """
         return self.shape(shapes, *step.sizes)
 
     def meaning_of(self, step: Step, args: Sequence[sympy.Matrix], scale: sympy.Expr) -> sympy.Matrix:
-        """What the step is, from the formula, on its arguments (and its own sizes)."""
+        """What the step is, from the formula (its unmasked meaning).
+
+        Args:
+            step: the step (its own sizes are passed on after the scale).
+            args: its arguments' values.
+            scale: c, the header's third field.
+
+        Returns:
+            The step's result.
+        """
         return self.meaning(args, scale, *step.sizes)
 
     @property
@@ -408,9 +425,19 @@ def masked_softmax(a: Sequence[sympy.Matrix], c: sympy.Expr, n: int | None, d: i
 
 
 def masked_stacked_softmax(a: Sequence[sympy.Matrix], c: sympy.Expr, n: int | None, d: int | None) -> sympy.Matrix:
-    """S = [S_0; ...; S_{H-1}] (H N x N): row a, key j is exp(c s_aj) / sum_{l<n} exp(c s_al)
-    where (a mod N) < n and j < n, else 0: each head's n x n corner's row softmax, in the
-    corner of its zero block (with one head, the masked softmax)."""
+    """Each head's n x n corner's row softmax, in the corner of its zero block (with one
+    head, the masked softmax).
+
+    Args:
+        a: the step's one argument, S = [S_0; ...; S_{H-1}] (H N x N).
+        c: the scale.
+        n: the header's n (1 <= n <= N).
+        d: not read (None).
+
+    Returns:
+        P (H N x N): entry (a, j) is exp(c s_aj) / sum_{l<n} exp(c s_al) where (a mod N) < n
+        and j < n, else 0.
+    """
     s = a[0]
     _sizes_fit("stacked_softmax", s, n=n)
     if not is_symbolic(n, s.cols) and n > s.cols:
@@ -420,33 +447,54 @@ def masked_stacked_softmax(a: Sequence[sympy.Matrix], c: sympy.Expr, n: int | No
         lambda: 0))
 
 
-def stacked(a: Sequence[sympy.Matrix], c: sympy.Expr, heads: int, rows: int, cols: int) -> sympy.Matrix:
-    """[Q_0; ...; Q_{H-1}] from Q = [Q_0 | ... | Q_{H-1}] (r x H c): entry (a, b) is
-    Q[a mod r, floor(a / r) c + b] (written once for every size)."""
+def stack_of(a: Sequence[sympy.Matrix], c: sympy.Expr, heads: int, rows: int, cols: int) -> sympy.Matrix:
+    """[Q_0; ...; Q_{H-1}] from Q = [Q_0 | ... | Q_{H-1}] (written once for every size).
+
+    Args:
+        a: the step's one argument, Q (r x H c).
+        c: the scale (not read).
+        heads: H.
+        rows: r, each block's rows.
+        cols: c, each block's columns.
+
+    Returns:
+        T (H r x c): entry (a, b) is Q[a mod r, floor(a / r) c + b].
+    """
     q = a[0]
-    _blocks_fit("stack", q, rows, heads * cols)
+    _stacked_shape("stack")([q.shape], heads, rows, cols)
     return matrix_of(heads * rows, cols, lambda i, j: q[i % rows, (i // rows) * cols + j])
 
 
 def diagonal_of(a: Sequence[sympy.Matrix], c: sympy.Expr, heads: int, rows: int, cols: int) -> sympy.Matrix:
-    """[Z_00 | ... | Z_{H-1,H-1}] from Z (H r x H c): entry (i, j) is Z[floor(j / c) r + i, j]
-    (written once for every size)."""
+    """[Z_00 | ... | Z_{H-1,H-1}], the diagonal blocks of Z side by side (written once for every size).
+
+    Args:
+        a: the step's one argument, Z (H r x H c).
+        c: the scale (not read).
+        heads: H.
+        rows: r, each block's rows.
+        cols: c, each block's columns.
+
+    Returns:
+        C (r x H c): entry (i, j) is Z[floor(j / c) r + i, j].
+    """
     z = a[0]
-    _blocks_fit("diagonal", z, heads * rows, heads * cols)
+    _stacked_shape("diagonal")([z.shape], heads, rows, cols)
     return matrix_of(rows, heads * cols, lambda i, j: z[(j // cols) * rows + i, j])
 
 
-def _blocks_fit(kind: str, m: sympy.Matrix, rows: Any, cols: Any) -> None:
-    """Raise unless the argument is rows x cols (the step's sizes describe it)."""
-    if not (same_size(m.shape[0], rows) and same_size(m.shape[1], cols)):
-        raise ShapeError(f"{kind} of {rows}x{cols} blocks given a {m.shape[0]}x{m.shape[1]} matrix")
+_STACKED_SHAPES: Mapping[str, Callable[[Any, Any, Any], tuple[Shape2, Shape2]]] = {
+    "stack": lambda h, r, c: ((r, h * c), (h * r, c)),
+    "diagonal": lambda h, r, c: ((h * r, h * c), (r, h * c)),
+}
+"""A kind over stacked heads: (H, r, c) -> (its argument's shape, its result's)."""
 
 
-def _stacked_shape(kind: str, made: Callable[[Any, Any, Any], tuple[Shape2, Shape2]]) -> Callable[..., Shape2]:
+def _stacked_shape(kind: str) -> Callable[..., Shape2]:
     """The shape rule of a kind over stacked heads: its argument's shape checked against
-    the step's sizes (H, r, c), its result's given."""
+    the step's sizes (H, r, c), its result's given (:data:`_STACKED_SHAPES`)."""
     def shape(shapes: Sequence[Shape2], heads: Any, rows: Any, cols: Any) -> Shape2:
-        (r, c), (want, out) = shapes[0], made(heads, rows, cols)
+        (r, c), (want, out) = shapes[0], _STACKED_SHAPES[kind](heads, rows, cols)
         if not (same_size(r, want[0]) and same_size(c, want[1])):
             raise ShapeError(f"{kind} of {heads} blocks of {rows}x{cols} given a {r}x{c} matrix")
         return out
@@ -519,12 +567,10 @@ STEP_KINDS: Mapping[str, StepKind] = {kind.name: kind for kind in (
     StepKind("concat", lambda a, c: concatenate(a), None,
              shape=lambda s: (s[0][0], sum(x[1] for x in s)), routed=True),
     # over H stacked heads (a head count that may be a symbol): the step's sizes are (H, r, c)
-    StepKind("stack", stacked, stack, at_zero=True,
-             shape=_stacked_shape("stack", lambda h, r, c: ((r, h * c), (h * r, c))),
+    StepKind("stack", stack_of, stack, at_zero=True, shape=_stacked_shape("stack"),
              notation=lambda args, h, r, c: f"stack({args[0]}: {h!s} blocks of {r!s} x {c!s})"),
     StepKind("stacked_softmax", lambda a, c: softmax_rows(a[0], c), stacked_softmax, reads={"n", "scale"},
              masked=masked_stacked_softmax),
-    StepKind("diagonal", diagonal_of, diagonal, at_zero=True,
-             shape=_stacked_shape("diagonal", lambda h, r, c: ((h * r, h * c), (r, h * c))),
+    StepKind("diagonal", diagonal_of, diagonal, at_zero=True, shape=_stacked_shape("diagonal"),
              notation=lambda args, h, r, c: f"diagonal({args[0]}: {h!s} blocks of {r!s} x {c!s})"),
 )}

@@ -101,9 +101,15 @@ class LayerSpec:
         return self.d_out if self.out_proj else self.heads * self.d_v
 
     def head(self, base: str, h: int) -> str:
-        """Head h's block named ``base`` (``A``, ``V_1``, ...); with the heads stacked, the
-        one block that holds them all."""
-        return base if self.stacked or self.heads == 1 else f"{base}_{h}"
+        """Head h's block named ``base`` (``A``, ``V_1``, ...).
+
+        Raises:
+            ShapeError: the heads are stacked: A and V each hold every head, and no block
+                is head h's alone.
+        """
+        if self.stacked:
+            raise ShapeError(f"with the heads stacked, {base} holds every head: no block is head {h}'s alone")
+        return base if self.heads == 1 else f"{base}_{h}"
 
     def parameter_shapes(self) -> list[tuple[str, tuple[int, int]]]:
         """T's parameter blocks (and X), in input order, at these sizes."""
