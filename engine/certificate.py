@@ -33,7 +33,6 @@ import datetime
 import hashlib
 import json
 import platform
-import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Mapping

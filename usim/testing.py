@@ -33,7 +33,7 @@ broken variant is REFUTED.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Sequence
+from typing import TYPE_CHECKING, Sequence
 
 from usim.engine.options import DEFAULT_TIMEOUT
 

@@ -40,7 +40,7 @@ from usim.encodings.selection import StaticSelection
 from usim.engine.claim import Claim, Obligation, Shape
 from usim.errors import EvaluationError, InputError, NotExactError, ShapeError, UsimError
 from usim.rasp.cost import Cost, cost, depths
-from usim.rasp.expr import Aggregate, Length, Select, SelectorWidth, Semantics
+from usim.rasp.expr import Aggregate, Expr, Length, Select, SelectorWidth, Semantics
 from usim.rasp.printing import expression
 from usim.rasp.program import Program
 from usim.show.diagram import (
