@@ -153,7 +153,7 @@ class StepKind:
         """The step on its arguments (and its own sizes), as written after ``out =``."""
         if self.notation is not None:
             return self.notation(args, *sizes)
-        return f"{self.name}({', '.join(args)}{''.join(f', {s}' for s in sizes)})"
+        return f"{self.name}({', '.join(args)}{''.join(f', {s!s}' for s in sizes)})"  # a symbol by its name
 
     def result_shape(self, step: Step, shapes: Sequence[Shape2]) -> Shape2:
         """The shape of the step's result.
