@@ -82,12 +82,17 @@ class UniversalFamily:
     ``extra``: sizes of U besides N, each a dimension of every stage (the head
     count ``h`` of a U over stacked heads: ``spec_of(n, d, h)``, U_{N,H} built for
     ``spec_of(N, N, H)``); the stages' sizes are then (N, *extra, n, d).
-    ``label``: how the statements name U."""
+    ``label``: how the statements name U. ``full_size``: T at U's own sizes,
+    n = d = N: every header size a stage reads is set to N (no dimension of its
+    own), so that every stage is stated over (N, *extra) alone and the stages
+    compose at full size (:mod:`usim.proofs._full_size`)."""
 
-    def __init__(self, spec_of: Callable[..., LayerSpec], extra: tuple[str, ...] = (), label: str = "U_N") -> None:
+    def __init__(self, spec_of: Callable[..., LayerSpec], extra: tuple[str, ...] = (), label: str = "U_N",
+                 full_size: bool = False) -> None:
         self.spec_of = spec_of
         self.extra = extra
         self.label = label
+        self.full_size = full_size
         self._built: dict[Any, Universal] = {}
         self._targets: dict[tuple, Callable] = {}
         self._embedded: dict[tuple, dict[str, tuple[Rectangle, ...]]] = {}
@@ -130,15 +135,23 @@ class UniversalFamily:
     def stage(self, k: int, *sizes: Any) -> Stage:
         return self.built_for(sizes).stages[k - 1]
 
-    def reads(self, k: int) -> tuple[str, ...]:
-        """The header's sizes stage k reads, in the order of its dimensions (n before d)."""
+    def header_sizes(self, k: int) -> tuple[str, ...]:
+        """The header's sizes stage k reads (n before d)."""
         u = self.symbolic()
         return tuple(f for f in SIZE_FIELDS if f in stage_sizes(u, u.stages[k - 1]))
+
+    def reads(self, k: int) -> tuple[str, ...]:
+        """The header's sizes stage k reads that are dimensions of its own, in the order
+        of its dimensions (none at full size, where each is N)."""
+        return () if self.full_size else self.header_sizes(k)
 
     def dims(self, k: int) -> tuple[str, ...]:
         return ("N",) + self.extra + self.reads(k)
 
     def fixed(self, k: int, sizes: Sizes) -> dict[str, Any]:
+        """The header's sizes stage k sets, at its sizes: each its dimension, or N at full size."""
+        if self.full_size:
+            return {f: sizes[0] for f in self.header_sizes(k)}
         return dict(zip(self.reads(k), sizes[1 + len(self.extra):]))
 
     def program(self, k: int, *sizes: Any):
@@ -227,8 +240,9 @@ def stage_claims(claim_id: str, family: UniversalFamily, *, paper: str, what: st
         reads = family.reads(k)
         positive = stage_preconditions(stage.input)  # a layer norm's eps > 0 (one function: the tie checks it)
         shapes = (lambda reads: lambda bound: [s for s in shape_grid(bound, len(reads), len(extra))])(reads)
-        header = (f", the header's {' and '.join(reads)} set to the sizes {', '.join(reads)} <= N"
-                  if reads else ", for every header")
+        header = (f", the header's {' and '.join(reads)} set to the sizes {', '.join(reads)} <= N" if reads
+                  else f", the header's {' and '.join(family.header_sizes(k))} set to N" if family.header_sizes(k)
+                  else ", for every header")
         if extra:
             every = f"For every N, {', '.join(extra)} (each >= 1)" + "".join(
                 f" and every {r} with 1 <= {r} <= N" for r in reads)
@@ -385,8 +399,17 @@ class PaddedFamily(UniversalFamily):
         return target
 
 
-def _layout_problems(what: str, a: SequenceLayout, b: SequenceLayout) -> list[str]:
-    """Where two layouts differ at some size (names, offsets, shapes, length)."""
+def layout_problems(what: str, a: SequenceLayout, b: SequenceLayout) -> list[str]:
+    """Where two layouts differ at some size (names, offsets, shapes, length).
+
+    Args:
+        what: the two layouts, in words (each problem begins with it).
+        a: one layout.
+        b: the other.
+
+    Returns:
+        One line per difference (none: the same polynomials in the sizes).
+    """
     if [blk.name for blk in a.blocks] != [blk.name for blk in b.blocks]:
         return [f"{what}: the blocks {[blk.name for blk in a.blocks]} and {[blk.name for blk in b.blocks]}"]
     problems = []
@@ -399,7 +422,8 @@ def _layout_problems(what: str, a: SequenceLayout, b: SequenceLayout) -> list[st
     return problems
 
 
-def _as_layout(blocks: list[tuple[str, tuple[Any, Any]]]) -> SequenceLayout:
+def as_layout(blocks: list[tuple[str, tuple[Any, Any]]]) -> SequenceLayout:
+    """Blocks (name, (rows, cols)) one after another from position 0, as a layout."""
     return SequenceLayout.of(*blocks)
 
 
@@ -475,10 +499,10 @@ def composition(family: PaddedFamily, parts: list[FamilyClaim], formula: Callabl
             continue
         if fingerprint(part.family()) != fingerprint(family.program(k, N, n, d)):
             problems.append(f"part {k} ({part.id}) is not stage {k} of the family")
-        if _layout_problems(f"part {k}'s input", _as_layout(part.inputs(N, n, d)),
-                            _as_layout(family.inputs(k, N, n, d))) \
-                or _layout_problems(f"part {k}'s output", _as_layout(part.outputs(N, n, d)),
-                                    _as_layout(family.outputs(k, N, n, d))):
+        if layout_problems(f"part {k}'s input", as_layout(part.inputs(N, n, d)),
+                            as_layout(family.inputs(k, N, n, d))) \
+                or layout_problems(f"part {k}'s output", as_layout(part.outputs(N, n, d)),
+                                    as_layout(family.outputs(k, N, n, d))):
             problems.append(f"part {k} ({part.id}) is not stated on stage {k}'s workspaces")
         if part.target_at(N, n, d) is not family.target(k, N, n, d):
             problems.append(f"part {k} ({part.id}) does not state stage {k}'s zero-padded meanings")
@@ -492,9 +516,9 @@ def composition(family: PaddedFamily, parts: list[FamilyClaim], formula: Callabl
             problems += _precondition_problems(u, k, part)
     checks.append("U's input layout is stage 1's, and each stage's output layout is the next stage's input "
                   "(names, offsets, shapes and length the same polynomials in N)")
-    problems += _layout_problems("U's input and stage 1's", u.input_layout, u.stages[0].input)
+    problems += layout_problems("U's input and stage 1's", u.input_layout, u.stages[0].input)
     for k in range(1, m):
-        problems += _layout_problems(f"stage {k}'s output and stage {k + 1}'s input",
+        problems += layout_problems(f"stage {k}'s output and stage {k + 1}'s input",
                                      u.stages[k - 1].output, u.stages[k].input)
     small = family.spec_of(n, d)
     route = route_of(small)
@@ -505,7 +529,7 @@ def composition(family: PaddedFamily, parts: list[FamilyClaim], formula: Callabl
         problems.append(f"the last stage outputs {[b.name for b in last.blocks]}, not T's result {route.result} "
                         "alone")
     else:
-        problems += _layout_problems("U's output and the last stage's result",
+        problems += layout_problems("U's output and the last stage's result",
                                      SequenceLayout.of((route.result, u.output_layout.blocks[0].shape),
                                                        length=u.output_layout.length),
                                      SequenceLayout(last.blocks[:1], last.length))

@@ -91,7 +91,7 @@ from usim.constructions.universal.kinds import SIZE_FIELDS, StepKind, add_row, h
 from usim.constructions.universal.route import route_of
 from usim.constructions.universal.terms import Term, leaf, mm, op, tr
 from usim.encodings.layout import Block, SequenceLayout
-from usim.encodings.sized import matrix_like, size_value, when
+from usim.encodings.sized import matrix_like, matrix_of, size_value, total, when
 from usim.encodings.notation import shape_label
 from usim.engine.choice import STAGE, WHOLE_PROGRAM
 from usim.engine.claim import Claim, Obligation, Shape
@@ -462,7 +462,10 @@ def encoder_term(spec: LayerSpec) -> Term:
 
 
 def attention_formula(spec: LayerSpec, m: Mapping[str, sympy.Matrix], c: sympy.Expr) -> sympy.Matrix:
-    """Att(X) entry by entry, from the formula (for part-0 and hierarchy targets)."""
+    """Att(X) entry by entry, from the formula (for part-0 and hierarchy targets;
+    with the heads stacked, :func:`stacked_attention_formula`)."""
+    if spec.stacked:
+        return stacked_attention_formula(spec, m, c)
     X = m["X"]
     heads = []
     for h in range(spec.heads):
@@ -480,3 +483,37 @@ def attention_formula(spec: LayerSpec, m: Mapping[str, sympy.Matrix], c: sympy.E
         if spec.bias:
             att = add_row(att, m["bO"])
     return att
+
+
+def stacked_attention_formula(spec: LayerSpec, m: Mapping[str, Any], c: Any) -> Any:
+    """[softmax(c X A_0 X^T) X V_0 | ... | softmax(c X A_{H-1} X^T) X V_{H-1}] W_O, entry
+    by entry, written once for every size (the head count too may be a symbol).
+
+    Head g's A_g is A's columns g d .. g d + d - 1 (A = [A_0 | ... | A_{H-1}], d x H d)
+    and V_g is V's columns g d_v ..; column k of the concatenation is head k // d_v's
+    column k mod d_v:
+
+        Att[i, j] = sum_{k < H d_v} O_{k // d_v}[i, k mod d_v] W_O[k, j],
+        O_g[i, t] = sum_{l < n} exp(c s_g(i, l)) / (sum_{q < n} exp(c s_g(i, q))) (X V_g)[l, t],
+        s_g(i, l) = sum_{b < d} (X A_g)[i, b] X[l, b].
+
+    Args:
+        spec: T, its heads stacked (merged form, W_O).
+        m: T's blocks X, A, V and WO (sympy matrices, or symbolic ones over symbolic sizes).
+        c: the scale.
+
+    Returns:
+        Att (n x d_out): a sympy matrix at fixed sizes, a symbolic one over symbolic sizes.
+    """
+    X, A, V, WO = m["X"], m["A"], m["V"], m["WO"]
+    n, d, dv = spec.n, spec.d, spec.d_v
+
+    def score(g: Any, i: Any, l: Any) -> Any:
+        return total(d, lambda b: total(d, lambda q: X[i, q] * A[q, g * d + b]) * X[l, b])
+
+    def head(i: Any, k: Any) -> Any:
+        g, t = k // dv, k % dv
+        return total(n, lambda l: sympy.exp(c * score(g, i, l)) / total(n, lambda q: sympy.exp(c * score(g, i, q)))
+                     * total(d, lambda q: X[l, q] * V[q, g * dv + t]))
+
+    return matrix_of(n, spec.d_out, lambda i, j: total(spec.heads * dv, lambda k: head(i, k) * WO[k, j]))

@@ -46,10 +46,15 @@ head by head into U's A, one rectangle per head).
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from typing import Any, Callable, Mapping
 
 from usim.constructions.universal import LayerSpec
+from usim.encodings.notation import shape_label
+from usim.engine.claim import Claim, Obligation, Shape
+from usim.errors import ShapeError
+from usim.proofs._full_size import full_size_claim
 from usim.proofs._stages import UniversalFamily, stage_claims
+from usim.proofs._universal import attention_formula, broken_universal, misplaced_block, whole_obligation
 from usim.proofs.theorem6_attention import ENGINES
 from usim.proofs.theorem6_stages import misplaced, product_off_by_one
 from usim.rasp.expr import indices
@@ -69,8 +74,8 @@ def spec_of(n: Any, d: Any, heads: Any) -> LayerSpec:
     return LayerSpec(n, d, heads=heads, d_v=d, out_proj=True, stacked=True)
 
 
-FAMILY = UniversalFamily(spec_of, extra=("h",), label="U_{N,h}")
-"""U_{N,H} over stacked heads, N and H symbolic or integers."""
+FAMILY = UniversalFamily(spec_of, extra=("h",), label="U_{N,h}", full_size=True)
+"""U_{N,H} over stacked heads, N and H symbolic or integers, at full size (the header's n set to N)."""
 
 HEADS_WRAP = 8
 """Where the broken variants wrap or drop heads: right for every H <= 8."""
@@ -90,14 +95,14 @@ def heads_mod(stage: int, block: str) -> Callable[..., dict]:
     return lambda *sizes: {f"s{stage}.{block}.head": lambda node: node % HEADS_WRAP}
 
 
-def heads_past_zeroed(N: Any, h: Any, n: Any) -> dict:
+def heads_past_zeroed(N: Any, h: Any) -> dict:
     """Broken variant of stage 4: every row of a head h >= 8 set to 0 (Y2 sits at 0)."""
     return {"s4.P.row_ok": lambda node: node & (indices < HEADS_WRAP * N * N)}
 
 
-def rows_of_head_0_only(N: Any, h: Any, n: Any) -> dict:
-    """Broken variant of stage 4: the row mask i < n without the mod (heads after the first set to 0)."""
-    return {"s4.P.row_ok": lambda node: (indices // N) < n}
+def rows_of_head_0_only(N: Any, h: Any) -> dict:
+    """Broken variant of stage 4: the row mask i < n (n = N) without the mod (heads after the first set to 0)."""
+    return {"s4.P.row_ok": lambda node: (indices // N) < N}
 
 
 CLAIMS, FAMILIES = stage_claims(
@@ -112,6 +117,47 @@ CLAIMS, FAMILIES = stage_claims(
                        6: {"heads-mod-8": heads_mod(6, "C")}},
     engines=ENGINES, default_max_n=3, ci_max_n=2, category="our statement",
     notes="the stage on its whole workspace (scratch included); header n set by the stage; H a dimension")
+
+
+
+def _whole(shape: Shape, mutant: str | None = None) -> Obligation:
+    """U_{N,H} as one program on T at n = d = N (its compact input <c, X, A, V, W_O>
+    placed, the header set to [N, N, c]) against the formula; ``misplaced-block``:
+    its stage 1 routing its first block one position too far."""
+    if len(shape) != 2:
+        raise ShapeError(f"theorem9_stacked: a shape has 2 numbers (N x H), got {shape_label(shape)}")
+    u = FAMILY.at(*shape)
+    name = u.output_layout.blocks[0].name
+
+    def target(m: Mapping[str, Any]) -> dict:
+        return {name: attention_formula(u.spec, m, m["scale"][0, 0])}
+    broken = broken_universal(u, 1, misplaced_block(u, 1)) if mutant else None
+    return whole_obligation("theorem9_stacked", shape, u, target, broken=broken, mutant=mutant)
+
+
+CLAIM = Claim(
+    id="theorem9_stacked",
+    paper="Theorem 9 (every H, T at n = d = N)",
+    title="U over stacked heads simulates H heads with W_O, [head_0 | ... | head_{H-1}] W_O, for every H: one "
+          "RASP program U_{N,H} per N and H, T at n = d = N",
+    statement=(
+        "For every N and H, the one RASP program U_{N,H} (built for N x N, H merged heads of value width N "
+        "stacked, and W_O): for every real X (N x N), A = [A_0 | ... | A_{H-1}], V = [V_0 | ... | V_{H-1}] "
+        "(N x H N), W_O (H N x N) and scale c, U_{N,H} run on <[N, N, c], X, A, V, W_O> outputs "
+        "[softmax(c X A_0 X^T) X V_0 | ... | softmax(c X A_{H-1} X^T) X V_{H-1}] W_O. Shapes N x H: the "
+        "whole program at N and H."),
+    shapes=lambda bound: [(big, heads) for big in range(1, bound + 1) for heads in range(1, bound + 1)],
+    obligation=_whole,
+    mutants={"misplaced-block": lambda shape: _whole(shape, "misplaced-block")},
+    engines=ENGINES, default_max_n=2, ci_max_n=2, category="our statement",
+    notes="merged heads stacked, d_v = N each, W_O; T at full size (no padding); for every size its seven "
+          "stages and the equation that composes them (proofs/_full_size.py)")
+
+THEOREM9_STACKED = full_size_claim(CLAIM, FAMILY, FAMILIES, attention_formula)
+"""Theorem 9 for every N and every H at n = d = N: the seven stages and their composition."""
+
+CLAIMS = (CLAIM, *CLAIMS)
+COMPOSED = (THEOREM9_STACKED,)
 
 if __name__ == "__main__":  # python -m usim.proofs.X is usim prove of its claims
     from usim.proofs.script import run_as_script

@@ -1,4 +1,4 @@
-"""The parametric proof of one family: every step, and the verdict it supports.
+"""The parametric proof of one family (or of one equation): every step, and the verdict it supports.
 
 :func:`prove_family` proves, for every value of the dimensions meeting the
 side conditions, every output position and every real input, that the
@@ -7,13 +7,20 @@ the steps compose). Its verdict is the engine's alone: PROVED, VACUOUS (no
 sizes meet the side conditions), or not proved, with the sizes (z3 models)
 where a step failed; turning those into a replayed counterexample is the
 caller's (:mod:`usim.engine.parametric.allsizes`).
+
+:func:`prove_equation` proves an :class:`~usim.engine.parametric.statement.Equation`
+(two targets, no program) for every size by the same steps: the side
+conditions' witness, each side's reads inside its inputs and its divisors
+non-zero, each output entry's cases (a case the facts decide taken alone,
+inside sums too), and the two sides' canonical forms with atoms identified by
+proof.
 """
 
 from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
-from typing import Any, Mapping, Sequence
+from typing import Any, Callable, Mapping, Sequence
 
 import sympy
 import z3
@@ -32,7 +39,7 @@ from usim.engine.parametric.symbolic_sizes import (
 from usim.engine.parametric.integers import Deadline, Formula, Ledger, Outcome, Prover, Term
 from usim.engine.parametric.polynomials import numeral
 from usim.engine.parametric.translation import condition_formula, translate
-from usim.engine.parametric.statement import FamilyClaim
+from usim.engine.parametric.statement import Equation, FamilyClaim
 from usim.engine.parametric.target import CASES_INSIDE, Cases, CasesInArithmetic, SymbolicMatrix, TargetContext, active
 from usim.engine.parametric.terms import Entry, ParametricAtoms, Total, Whole
 from usim.engine.signs import Sign, SignAnalysis, above_zero, known_signs
@@ -81,8 +88,8 @@ class ParametricVerdict:
 
 @dataclass
 class _Run:
-    fc: FamilyClaim
-    program: Program
+    fc: FamilyClaim | Equation
+    program: Program | None  # None for an equation
     prover: Prover
     atoms: ParametricAtoms = field(default_factory=ParametricAtoms)
     hints: list[Outcome] = field(default_factory=list)
@@ -113,11 +120,17 @@ def _blocks(layout: Sequence[tuple[str, tuple[Any, Any]]], dims, positive) -> li
 def prove_family(fc: FamilyClaim, mutant: str | None = None, timeout: float = 60.0) -> ParametricVerdict:
     """Prove ``fc``'s family (or a broken variant of it) for every size."""
     start = time.perf_counter()
-    ledger = Ledger()
-    prover = Prover(fc.dims, timeout, ledger)
-    run = _Run(fc, fc.family(mutant), prover)
+    run = _Run(fc, fc.family(mutant), Prover(fc.dims, timeout, Ledger()))
+    return _verdict(run, _prove, timeout, start)
+
+
+def _verdict(run: _Run, make: Callable[[_Run], tuple[Status, str, Mapping[str, int] | None, int]],
+             timeout: float, start: float) -> ParametricVerdict:
+    """``make``'s verdict on ``run``, a time or solver failure UNKNOWN, with the
+    sizes where each failed step fails and the ledger."""
+    prover = run.prover
     try:
-        status, reason, witness, cases = _prove(run)
+        status, reason, witness, cases = make(run)
     except Deadline:
         status, reason, witness, cases = Status.UNKNOWN, f"timeout after {timeout:g} s", None, 0
     except z3.Z3Exception as error:
@@ -131,15 +144,21 @@ def prove_family(fc: FamilyClaim, mutant: str | None = None, timeout: float = 60
             if found and found not in sizes:
                 sizes.append(found)
     steps = tuple(StepReport(step, solver, t.proved, t.failed, t.unknown, t.seconds)
-                  for (step, solver), t in ledger.entries.items())
+                  for (step, solver), t in prover.ledger.entries.items())
     return ParametricVerdict(status, reason, steps, tuple(sizes), witness, cases,
                              time.perf_counter() - start)
 
 
-def _prove(run: _Run) -> tuple[Status, str, Mapping[str, int] | None, int]:
+Early = tuple[Status, str, "Mapping[str, int] | None", int]
+"""A verdict reached before the entries are compared (VACUOUS, or not proved)."""
+
+
+def _side_conditions(run: _Run) -> tuple[list, Mapping[str, int]] | Early:
+    """The facts every size meets (each dimension >= 1, the side conditions) and
+    the smallest sizes that meet them, or the verdict without them: VACUOUS
+    with no such sizes, not proved where a side condition may divide by zero."""
     fc, prover = run.fc, run.prover
     dims = prover.dims
-    symbols = fc.symbols()
 
     def positive(term: Term) -> bool:
         return prover.proves(base, term > 0, SIGNS).holds is True
@@ -163,6 +182,20 @@ def _prove(run: _Run) -> tuple[Status, str, Mapping[str, int] | None, int]:
         outcome = prover.proves(base, condition, DEFINED)
         if outcome.holds is not True:
             return _not_proved(run, outcome, "a side condition divides by zero")
+    return base, witness
+
+
+def _prove(run: _Run) -> tuple[Status, str, Mapping[str, int] | None, int]:
+    fc, prover = run.fc, run.prover
+    dims = prover.dims
+    symbols = fc.symbols()
+    found = _side_conditions(run)
+    if isinstance(found[0], Status):
+        return found  # type: ignore[return-value]
+    base, witness = found  # type: ignore[misc]
+
+    def positive(term: Term) -> bool:
+        return prover.proves(base, term > 0, SIGNS).holds is True
 
     inputs = _blocks(fc.inputs(*symbols), dims, positive)
     outputs = _blocks(fc.outputs(*symbols), dims, positive)
@@ -232,6 +265,101 @@ def _prove(run: _Run) -> tuple[Status, str, Mapping[str, int] | None, int]:
     except Unsupported as gap:
         return Status.UNKNOWN, f"outside the engine's fragment: {gap}", witness, cases
     except CasesInArithmetic:  # a target computing with when()'s result, not returning it
+        return Status.UNKNOWN, f"outside the engine's fragment: {CASES_INSIDE}", witness, cases
+    if run.hints:
+        return Status.UNKNOWN, "not every step was proved", witness, cases
+    return Status.PROVED, "every step proved", witness, cases
+
+
+def prove_equation(equation: Equation, timeout: float = 60.0) -> ParametricVerdict:
+    """Prove ``equation`` for every size: for every value of its dimensions meeting
+    its side conditions and every real input, each output block of its left side
+    equals the right side's, entry by entry.
+
+    Args:
+        equation: the two sides, their inputs, outputs and side conditions.
+        timeout: the time budget, in seconds.
+
+    Returns:
+        PROVED, VACUOUS (no sizes meet the side conditions) or UNKNOWN with the
+        reason and the sizes where a failed step fails (an equation has no
+        program to replay a counterexample on: never REFUTED here).
+    """
+    start = time.perf_counter()
+    run = _Run(equation, None, Prover(equation.dims, timeout, Ledger()))
+    return _verdict(run, _prove_equation, timeout, start)
+
+
+def _prove_equation(run: _Run) -> tuple[Status, str, Mapping[str, int] | None, int]:
+    equation, prover = run.fc, run.prover
+    assert isinstance(equation, Equation)
+    dims = prover.dims
+    symbols = equation.symbols()
+    found = _side_conditions(run)
+    if isinstance(found[0], Status):
+        return found  # type: ignore[return-value]
+    base, witness = found  # type: ignore[misc]
+
+    def positive(term: Term) -> bool:
+        return prover.proves(base, term > 0, SIGNS).holds is True
+
+    inputs = _blocks(equation.inputs(*symbols), dims, positive)
+    atoms = run.atoms
+    evaluator = SymbolicSizeEvaluator(inputs, inputs[-1].end, prover, atoms, base, dims)  # records the divisors
+    comparison = Comparison(atoms, prover, dims)
+    matrices = {name: SymbolicMatrix.input(name, rows, cols) for name, (rows, cols) in equation.inputs(*symbols)}
+    context = TargetContext(atoms, dict(dims), prover.fresh, positive,
+                            lambda facts, goal: prover.proves(facts, goal, READS).holds is True, prune=True)
+    cases = 0
+    try:
+        with active(context):
+            try:
+                sides = [equation.left(*symbols)(matrices), equation.right(*symbols)(matrices)]
+            except KeyError as missing:  # a side reads a block the equation does not give it
+                return Status.UNKNOWN, f"a side reads the block {missing}, which is not an input", witness, 0
+        declared = dict(equation.outputs(*symbols))
+        for side, what in zip(sides, ("left", "right")):
+            if set(side) != set(declared):
+                return Status.UNKNOWN, f"the {what} side gives the blocks {sorted(side)}, the equation " \
+                                       f"states {sorted(declared)}", witness, 0
+            for name, (rows, cols) in declared.items():
+                shape = (translate(side[name].rows, {}, dims, positive).term,
+                         translate(side[name].cols, {}, dims, positive).term)
+                wanted = (translate(rows, {}, dims, positive).term, translate(cols, {}, dims, positive).term)
+                same = prover.proves(base, z3.And(shape[0] == wanted[0], shape[1] == wanted[1]), LAYOUT)
+                if same.holds is not True:
+                    return _not_proved(run, same, f"the {what} side's {name} is not {rows} x {cols}")
+        for name, (rows, cols) in declared.items():
+            a, b = index_symbol("a"), index_symbol("b")
+            height, width = translate(rows, {}, dims, positive).term, translate(cols, {}, dims, positive).term
+            za, zb = evaluator.variable("a", z3.IntVal(0), height), evaluator.variable("b", z3.IntVal(0), width)
+            facts = tuple(base) + (za >= 0, za < height, zb >= 0, zb < width)
+            context.env = {a.args[0]: za, b.args[0]: zb}
+            context.facts = list(facts)
+            with active(context):
+                left, right = sides[0][name][a, b], sides[1][name][a, b]
+            for lc, lv in (left.cases if isinstance(left, Cases) else ((None, left),)):
+                for rc, rv in (right.cases if isinstance(right, Cases) else ((None, right),)):
+                    here = facts + tuple(c for c in (lc, rc) if c is not None)
+                    if len(here) > len(facts) and prover.satisfiable(here, CASES).holds is False:
+                        continue
+                    got, expected = sympy.sympify(lv), sympy.sympify(rv)
+                    for value, what in ((got, "left"), (expected, "right")):
+                        _target_divisors(run, evaluator, value, here, f"the {what} side's {name}[a, b]")
+                    _target_reads(run, context)
+                    decision = comparison.equal(got, expected, here)
+                    cases += 1
+                    if decision.verdict is not Verdict.EQUAL:
+                        run.hints.extend(decision.hints)
+                        raise StepFailed(ALGEBRA, f"at {name}[a, b] the left side is {atoms.text(got)}, the right "
+                                         f"side {atoms.text(expected)}: not shown equal",
+                                         decision.hints[0] if decision.hints else None)
+        _definedness(run, evaluator, context)
+    except StepFailed as failure:
+        return _not_proved(run, failure.outcome, str(failure))
+    except Unsupported as gap:
+        return Status.UNKNOWN, f"outside the engine's fragment: {gap}", witness, cases
+    except CasesInArithmetic:
         return Status.UNKNOWN, f"outside the engine's fragment: {CASES_INSIDE}", witness, cases
     if run.hints:
         return Status.UNKNOWN, "not every step was proved", witness, cases

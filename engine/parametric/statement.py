@@ -226,3 +226,37 @@ class FamilyClaim:
             return True
         found = self.side_condition(*shape)
         return bool(found)
+
+
+@dataclass(frozen=True)
+class Equation:
+    """left = right for every size: two functions of the same input matrices, block
+    by block and entry by entry, each written with :mod:`usim.encodings.sized` so
+    that it means the same at every size (no program: the identity that ties a
+    composition of stages' meanings to a theorem's formula).
+
+    ``name``: what the equation is, in words; ``dims``: its dimensions;
+    ``inputs`` and ``outputs``: the blocks each side reads and gives, as functions
+    of the dimensions; ``left`` and ``right``: the dimensions -> (input matrices ->
+    output blocks); ``side_condition``: beyond every dimension being at least 1,
+    as a :class:`FamilyClaim`'s.
+    """
+
+    name: str
+    dims: tuple[str, ...]
+    inputs: Callable[..., Blocks]
+    outputs: Callable[..., Blocks]
+    left: Callable[..., Callable[[Mapping[str, Any]], Mapping[str, Any]]]
+    right: Callable[..., Callable[[Mapping[str, Any]], Mapping[str, Any]]]
+    side_condition: Callable[..., Condition | bool] | None = None
+
+    def symbols(self) -> tuple[SymbolicInt, ...]:
+        return tuple(dimension(d) for d in self.dims)
+
+    def conditions(self) -> list[Condition]:
+        """The side conditions over the symbolic dimensions (besides each >= 1)."""
+        found = self.side_condition(*self.symbols()) if self.side_condition is not None else None
+        return [found] if isinstance(found, Condition) else []
+
+    def describe_conditions(self) -> str:
+        return ", ".join(f"{d} >= 1" for d in self.dims) + "".join(f", {c}" for c in self.conditions())

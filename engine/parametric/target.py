@@ -55,6 +55,7 @@ class TargetContext:
     obligations: list[tuple[list[Formula], Formula, str]] = field(default_factory=list)
     _met: list[list[Formula]] = field(default_factory=list)  # the conditions met inside each open sum
     _deciding: int = 0  # inside a sum split at a threshold: cases the facts decide are pruned
+    prune: bool = False  # everywhere: a case the facts decide is its branch alone (an equation's sides)
 
     def term(self, value: Index, what: str) -> Term:
         t = translate(value, self.env, self.dims, self.positive)
@@ -159,7 +160,7 @@ class TargetContext:
         formula = self.condition(condition)
         for met in self._met:
             met.append(formula)
-        if self._deciding:  # inside a split sum: a case the facts decide is its branch alone
+        if self._deciding or self.prune:  # inside a split sum (or pruning): a case the facts decide is its branch alone
             if self.proves(list(self.facts), formula):
                 return then()
             if self.proves(list(self.facts), z3.Not(formula)):
