@@ -82,17 +82,12 @@ class UniversalFamily:
     ``extra``: sizes of U besides N, each a dimension of every stage (the head
     count ``h`` of a U over stacked heads: ``spec_of(n, d, h)``, U_{N,H} built for
     ``spec_of(N, N, H)``); the stages' sizes are then (N, *extra, n, d).
-    ``label``: how the statements name U. ``full_size``: T at U's own sizes,
-    n = d = N: every header size a stage reads is set to N (no dimension of its
-    own), so that every stage is stated over (N, *extra) alone and the stages
-    compose at full size (:mod:`usim.proofs._full_size`)."""
+    ``label``: how the statements name U."""
 
-    def __init__(self, spec_of: Callable[..., LayerSpec], extra: tuple[str, ...] = (), label: str = "U_N",
-                 full_size: bool = False) -> None:
+    def __init__(self, spec_of: Callable[..., LayerSpec], extra: tuple[str, ...] = (), label: str = "U_N") -> None:
         self.spec_of = spec_of
         self.extra = extra
         self.label = label
-        self.full_size = full_size
         self._built: dict[Any, Universal] = {}
         self._targets: dict[tuple, Callable] = {}
         self._embedded: dict[tuple, dict[str, tuple[Rectangle, ...]]] = {}
@@ -135,23 +130,16 @@ class UniversalFamily:
     def stage(self, k: int, *sizes: Any) -> Stage:
         return self.built_for(sizes).stages[k - 1]
 
-    def header_sizes(self, k: int) -> tuple[str, ...]:
-        """The header's sizes stage k reads (n before d)."""
+    def reads(self, k: int) -> tuple[str, ...]:
+        """The header's sizes stage k reads, in the order of its dimensions (n before d)."""
         u = self.symbolic()
         return tuple(f for f in SIZE_FIELDS if f in stage_sizes(u, u.stages[k - 1]))
-
-    def reads(self, k: int) -> tuple[str, ...]:
-        """The header's sizes stage k reads that are dimensions of its own, in the order
-        of its dimensions (none at full size, where each is N)."""
-        return () if self.full_size else self.header_sizes(k)
 
     def dims(self, k: int) -> tuple[str, ...]:
         return ("N",) + self.extra + self.reads(k)
 
     def fixed(self, k: int, sizes: Sizes) -> dict[str, Any]:
-        """The header's sizes stage k sets, at its sizes: each its dimension, or N at full size."""
-        if self.full_size:
-            return {f: sizes[0] for f in self.header_sizes(k)}
+        """The header's sizes stage k sets, at its sizes (each its dimension)."""
         return dict(zip(self.reads(k), sizes[1 + len(self.extra):]))
 
     def program(self, k: int, *sizes: Any):
@@ -240,9 +228,8 @@ def stage_claims(claim_id: str, family: UniversalFamily, *, paper: str, what: st
         reads = family.reads(k)
         positive = stage_preconditions(stage.input)  # a layer norm's eps > 0 (one function: the tie checks it)
         shapes = (lambda reads: lambda bound: [s for s in shape_grid(bound, len(reads), len(extra))])(reads)
-        header = (f", the header's {' and '.join(reads)} set to the sizes {', '.join(reads)} <= N" if reads
-                  else f", the header's {' and '.join(family.header_sizes(k))} set to N" if family.header_sizes(k)
-                  else ", for every header")
+        header = (f", the header's {' and '.join(reads)} set to the sizes {', '.join(reads)} <= N"
+                  if reads else ", for every header")
         if extra:
             every = f"For every N, {', '.join(extra)} (each >= 1)" + "".join(
                 f" and every {r} with 1 <= {r} <= N" for r in reads)

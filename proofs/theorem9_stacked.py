@@ -48,11 +48,13 @@ from __future__ import annotations
 
 from typing import Any, Callable, Mapping
 
+import sympy
+
 from usim.constructions.universal import LayerSpec
 from usim.encodings.notation import shape_label
 from usim.engine.claim import Claim, Obligation, Shape
 from usim.errors import ShapeError
-from usim.proofs._full_size import full_size_claim
+from usim.proofs._stage_equation import equation_claim
 from usim.proofs._stages import UniversalFamily, stage_claims
 from usim.proofs._universal import attention_formula, broken_universal, misplaced_block, whole_obligation
 from usim.proofs.theorem6_attention import ENGINES
@@ -74,8 +76,8 @@ def spec_of(n: Any, d: Any, heads: Any) -> LayerSpec:
     return LayerSpec(n, d, heads=heads, d_v=d, out_proj=True, stacked=True)
 
 
-FAMILY = UniversalFamily(spec_of, extra=("h",), label="U_{N,h}", full_size=True)
-"""U_{N,H} over stacked heads, N and H symbolic or integers, at full size (the header's n set to N)."""
+FAMILY = UniversalFamily(spec_of, extra=("h",), label="U_{N,h}")
+"""U_{N,H} over stacked heads, N and H symbolic or integers."""
 
 HEADS_WRAP = 8
 """Where the broken variants wrap or drop heads: right for every H <= 8."""
@@ -95,14 +97,14 @@ def heads_mod(stage: int, block: str) -> Callable[..., dict]:
     return lambda *sizes: {f"s{stage}.{block}.head": lambda node: node % HEADS_WRAP}
 
 
-def heads_past_zeroed(N: Any, h: Any) -> dict:
+def heads_past_zeroed(N: Any, h: Any, n: Any) -> dict:
     """Broken variant of stage 4: every row of a head h >= 8 set to 0 (Y2 sits at 0)."""
     return {"s4.P.row_ok": lambda node: node & (indices < HEADS_WRAP * N * N)}
 
 
-def rows_of_head_0_only(N: Any, h: Any) -> dict:
-    """Broken variant of stage 4: the row mask i < n (n = N) without the mod (heads after the first set to 0)."""
-    return {"s4.P.row_ok": lambda node: (indices // N) < N}
+def rows_of_head_0_only(N: Any, h: Any, n: Any) -> dict:
+    """Broken variant of stage 4: the row mask i < n without the mod (heads after the first set to 0)."""
+    return {"s4.P.row_ok": lambda node: (indices // N) < n}
 
 
 CLAIMS, FAMILIES = stage_claims(
@@ -121,40 +123,47 @@ CLAIMS, FAMILIES = stage_claims(
 
 
 def _whole(shape: Shape, mutant: str | None = None) -> Obligation:
-    """U_{N,H} as one program on T at n = d = N (its compact input <c, X, A, V, W_O>
-    placed, the header set to [N, N, c]) against the formula; ``misplaced-block``:
-    its stage 1 routing its first block one position too far."""
-    if len(shape) != 2:
-        raise ShapeError(f"theorem9_stacked: a shape has 2 numbers (N x H), got {shape_label(shape)}")
-    u = FAMILY.at(*shape)
+    """U_{N,H} as one program on T at n tokens and width N (its compact input
+    <c, X, A, V, W_O> placed, the header set to [n, N, c]) against the formula,
+    zero-padded; ``misplaced-block``: its stage 1 routing its first block one
+    position too far."""
+    if len(shape) != 3 or not 1 <= shape[2] <= shape[0]:
+        raise ShapeError(f"theorem9_stacked: a shape is N x H x n with 1 <= n <= N, got {shape_label(shape)}")
+    big, heads, n = shape
+    u = FAMILY.at(big, heads)
+    small = spec_of(n, big, heads)
     name = u.output_layout.blocks[0].name
 
     def target(m: Mapping[str, Any]) -> dict:
-        return {name: attention_formula(u.spec, m, m["scale"][0, 0])}
+        padded = sympy.zeros(big, big)
+        padded[:n, :] = attention_formula(small, m, m["scale"][0, 0])
+        return {name: padded}
     broken = broken_universal(u, 1, misplaced_block(u, 1)) if mutant else None
-    return whole_obligation("theorem9_stacked", shape, u, target, broken=broken, mutant=mutant)
+    return whole_obligation("theorem9_stacked", shape, u, target, small=small, broken=broken, mutant=mutant)
 
 
 CLAIM = Claim(
     id="theorem9_stacked",
-    paper="Theorem 9 (every H, T at n = d = N)",
-    title="U over stacked heads simulates H heads with W_O, [head_0 | ... | head_{H-1}] W_O, for every H: one "
-          "RASP program U_{N,H} per N and H, T at n = d = N",
+    paper="Theorem 9 (every H, T of width N and n <= N tokens)",
+    title="U over stacked heads simulates H heads with W_O, [head_0 | ... | head_{H-1}] W_O, for every H and "
+          "every n <= N tokens: one RASP program U_{N,H} per N and H",
     statement=(
-        "For every N and H, the one RASP program U_{N,H} (built for N x N, H merged heads of value width N "
-        "stacked, and W_O): for every real X (N x N), A = [A_0 | ... | A_{H-1}], V = [V_0 | ... | V_{H-1}] "
-        "(N x H N), W_O (H N x N) and scale c, U_{N,H} run on <[N, N, c], X, A, V, W_O> outputs "
-        "[softmax(c X A_0 X^T) X V_0 | ... | softmax(c X A_{H-1} X^T) X V_{H-1}] W_O. Shapes N x H: the "
-        "whole program at N and H."),
-    shapes=lambda bound: [(big, heads) for big in range(1, bound + 1) for heads in range(1, bound + 1)],
+        "For every N, H and n <= N, the one RASP program U_{N,H} (built for N x N, H merged heads of value "
+        "width N stacked, and W_O): for every real X (n x N), A = [A_0 | ... | A_{H-1}], V = [V_0 | ... | "
+        "V_{H-1}] (N x H N), W_O (H N x N) and scale c, U_{N,H} run on <[n, N, c], X, A, V, W_O> (X in the "
+        "first n rows of its N x N block, any values below) outputs [softmax(c X A_0 X^T) X V_0 | ... | "
+        "softmax(c X A_{H-1} X^T) X V_{H-1}] W_O in its first n rows and 0 below. Shapes N x H x n: the whole "
+        "program at N and H, X zero-padded."),
+    shapes=lambda bound: [(big, heads, n) for big in range(1, bound + 1) for heads in range(1, bound + 1)
+                          for n in range(1, big + 1)],
     obligation=_whole,
     mutants={"misplaced-block": lambda shape: _whole(shape, "misplaced-block")},
     engines=ENGINES, default_max_n=2, ci_max_n=2, category="our statement",
-    notes="merged heads stacked, d_v = N each, W_O; T at full size (no padding); for every size its seven "
-          "stages and the equation that composes them (proofs/_full_size.py)")
+    notes="merged heads stacked, d_v = N each, W_O; T of U's width N and any n <= N tokens; for every size its "
+          "seven stages and the equation that composes them (proofs/_stage_equation.py)")
 
-THEOREM9_STACKED = full_size_claim(CLAIM, FAMILY, FAMILIES, attention_formula)
-"""Theorem 9 for every N and every H at n = d = N: the seven stages and their composition."""
+THEOREM9_STACKED = equation_claim(CLAIM, FAMILY, FAMILIES, attention_formula)
+"""Theorem 9 for every N, every H and every n <= N at width N: the seven stages and their composition."""
 
 CLAIMS = (CLAIM, *CLAIMS)
 COMPOSED = (THEOREM9_STACKED,)

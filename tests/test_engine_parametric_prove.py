@@ -12,11 +12,11 @@ from usim.engine.parametric.prove import prove_equation
 from usim.engine.parametric.statement import Equation
 
 
-def _equation(left, right, side_condition=None, cols=lambda N: N) -> Equation:
+def _equation(left, right, side_condition=None, cols=lambda N: N, splits=None) -> Equation:
     """An equation over N: S (N x N) in, one N x cols(N) block out."""
     return Equation("test", ("N",), lambda N: [("S", (N, N))], lambda N: [("Y", (N, cols(N)))],
                     lambda N: lambda m: {"Y": left(N, m["S"])}, lambda N: lambda m: {"Y": right(N, m["S"])},
-                    side_condition)
+                    side_condition, splits)
 
 
 def _transpose_twice(N, S):
@@ -93,3 +93,27 @@ def test_no_sizes_meeting_the_side_condition_is_vacuous():
 
     verdict = prove_equation(_equation(_transpose_twice, _itself, side_condition=lambda N: N < dimension("N")))
     assert verdict.status in (Status.VACUOUS, Status.UNKNOWN)
+
+
+def _first_row_summed(N, S):  # row 0: the sum of S's column j; below: 0 (a case inside the sum)
+    P = matrix_of(N, N, lambda i, l: when(i < 1, lambda: 1, lambda: 0))
+    return matrix_of(N, N, lambda i, j: total(N, lambda l: P[i, l] * S[l, j]))
+
+
+def _column_sums_on_row_0(N, S):
+    return matrix_of(N, N, lambda i, j: when(i < 1, lambda: total(N, lambda l: S[l, j]), lambda: 0))
+
+
+def test_rows_split_where_the_cases_inside_a_sum_are_decided_are_proved():
+    assert prove_equation(_equation(_first_row_summed, _column_sums_on_row_0)).status is Status.UNKNOWN
+    split = prove_equation(_equation(_first_row_summed, _column_sums_on_row_0, splits=lambda N: lambda a, b: [a < 1]))
+    assert split.status is Status.PROVED, split.reason
+
+
+def test_a_split_does_not_make_a_wrong_row_equal():
+    def on_every_row(N, S):
+        return matrix_of(N, N, lambda i, j: total(N, lambda l: S[l, j]))
+
+    verdict = prove_equation(_equation(_first_row_summed, on_every_row, splits=lambda N: lambda a, b: [a < 1]))
+    assert verdict.status is Status.UNKNOWN
+    assert all(h["N"] >= 2 for h in verdict.hints)  # only rows a >= 1 differ

@@ -5,7 +5,9 @@ U_N = stage_m o ... o stage_1, each stage a function of one sequence. A
 :class:`ComposedClaim` states such a claim for every size by
 
 * its parts, each a :class:`~usim.engine.parametric.statement.FamilyClaim`
-  under the same conditions, proved for every size by
+  under the claim's conditions (a part may be stated over fewer of its sizes,
+  under some of its side conditions: what holds for every value of those holds
+  in particular under the claim's), proved for every size by
   :func:`~usim.engine.parametric.allsizes.prove_all_sizes` (with its own tie to
   the builder, witness and, for a broken variant, its own counterexample
   replayed at a concrete size: "replay the failing part alone");
@@ -76,10 +78,12 @@ class ComposedClaim:
     def __post_init__(self) -> None:
         if not self.parts:
             raise UsimError(f"{self.claim.id}: a composed claim needs at least one part")
-        conditions = {p.describe_conditions() for p in self.parts}
-        if len(conditions) != 1:
-            raise UsimError(f"{self.claim.id}: its parts are stated under different conditions "
-                            f"({'; '.join(sorted(conditions))})")
+        widest = self.widest
+        for p in self.parts:  # a part stated over fewer sizes holds, in particular, under the widest's conditions
+            if not set(p.dims) <= set(widest.dims) or \
+                    not {str(c) for c in p.conditions()} <= {str(c) for c in widest.conditions()}:
+                raise UsimError(f"{self.claim.id}: its parts are stated under different conditions "
+                                f"({p.describe_conditions()}; {widest.describe_conditions()})")
         for name, (index, broken) in self.mutants.items():
             if not 0 <= index < len(self.parts) or broken not in self.parts[index].mutants:
                 raise UsimError(f"{self.claim.id}: the broken variant {name} names no broken variant of a part")
@@ -89,8 +93,14 @@ class ComposedClaim:
         return self.claim.id
 
     @property
+    def widest(self) -> FamilyClaim:
+        """The part stated over the most sizes: the claim's sizes and conditions are its
+        (every other part's are among them)."""
+        return max(self.parts, key=lambda p: len(p.dims))
+
+    @property
     def dims(self) -> tuple[str, ...]:
-        return self.parts[0].dims
+        return self.widest.dims
 
     @property
     def one_definition(self) -> bool:
@@ -101,7 +111,7 @@ class ComposedClaim:
         return ABOUT_CLAIM if self.one_definition else ABOUT_FAMILY
 
     def describe_conditions(self) -> str:
-        return self.parts[0].describe_conditions()
+        return self.widest.describe_conditions()
 
     def family(self) -> Program:
         """The whole program at symbolic sizes (what the certificate's fingerprint is of)."""

@@ -18,6 +18,7 @@ proof.
 
 from __future__ import annotations
 
+import itertools
 import time
 from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping, Sequence
@@ -337,23 +338,21 @@ def _prove_equation(run: _Run) -> tuple[Status, str, Mapping[str, int] | None, i
             context.env = {a.args[0]: za, b.args[0]: zb}
             context.facts = list(facts)
             with active(context):
-                left, right = sides[0][name][a, b], sides[1][name][a, b]
-            for lc, lv in (left.cases if isinstance(left, Cases) else ((None, left),)):
-                for rc, rv in (right.cases if isinstance(right, Cases) else ((None, right),)):
-                    here = facts + tuple(c for c in (lc, rc) if c is not None)
-                    if len(here) > len(facts) and prover.satisfiable(here, CASES).holds is False:
-                        continue
-                    got, expected = sympy.sympify(lv), sympy.sympify(rv)
-                    for value, what in ((got, "left"), (expected, "right")):
-                        _target_divisors(run, evaluator, value, here, f"the {what} side's {name}[a, b]")
-                    _target_reads(run, context)
-                    decision = comparison.equal(got, expected, here)
-                    cases += 1
-                    if decision.verdict is not Verdict.EQUAL:
-                        run.hints.extend(decision.hints)
-                        raise StepFailed(ALGEBRA, f"at {name}[a, b] the left side is {atoms.text(got)}, the right "
-                                         f"side {atoms.text(expected)}: not shown equal",
-                                         decision.hints[0] if decision.hints else None)
+                split = [context.condition(c) for c in (equation.splits(*symbols)(a, b) if equation.splits else ())]
+            for region in itertools.product(*((f, z3.Not(f)) for f in split)):  # each split's two sides
+                inside = facts + tuple(region)
+                if region and prover.satisfiable(inside, CASES).holds is False:
+                    continue
+                context.facts = list(inside)
+                with active(context):
+                    left, right = sides[0][name][a, b], sides[1][name][a, b]
+                for lc, lv in (left.cases if isinstance(left, Cases) else ((None, left),)):
+                    for rc, rv in (right.cases if isinstance(right, Cases) else ((None, right),)):
+                        here = inside + tuple(c for c in (lc, rc) if c is not None)
+                        if len(here) > len(inside) and prover.satisfiable(here, CASES).holds is False:
+                            continue
+                        cases += _equal_entry(run, evaluator, comparison, context, here, sympy.sympify(lv),
+                                              sympy.sympify(rv), name)
         _definedness(run, evaluator, context)
     except StepFailed as failure:
         return _not_proved(run, failure.outcome, str(failure))
@@ -364,6 +363,21 @@ def _prove_equation(run: _Run) -> tuple[Status, str, Mapping[str, int] | None, i
     if run.hints:
         return Status.UNKNOWN, "not every step was proved", witness, cases
     return Status.PROVED, "every step proved", witness, cases
+
+
+def _equal_entry(run: _Run, evaluator: SymbolicSizeEvaluator, comparison: Comparison, context: TargetContext,
+                 facts: tuple, got: sympy.Expr, expected: sympy.Expr, name: str) -> int:
+    """One case of an equation's entry: both sides' divisors recorded, their reads
+    checked, and the two shown equal (else the step fails, with the sizes it names)."""
+    for value, what in ((got, "left"), (expected, "right")):
+        _target_divisors(run, evaluator, value, facts, f"the {what} side's {name}[a, b]")
+    _target_reads(run, context)
+    decision = comparison.equal(got, expected, facts)
+    if decision.verdict is not Verdict.EQUAL:
+        run.hints.extend(decision.hints)
+        raise StepFailed(ALGEBRA, f"at {name}[a, b] the left side is {run.atoms.text(got)}, the right side "
+                         f"{run.atoms.text(expected)}: not shown equal", decision.hints[0] if decision.hints else None)
+    return 1
 
 
 def _case(run: _Run, evaluator: SymbolicSizeEvaluator, comparison: Comparison, output, position: Term, ctx: Context,

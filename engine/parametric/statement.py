@@ -239,7 +239,11 @@ class Equation:
     ``inputs`` and ``outputs``: the blocks each side reads and gives, as functions
     of the dimensions; ``left`` and ``right``: the dimensions -> (input matrices ->
     output blocks); ``side_condition``: beyond every dimension being at least 1,
-    as a :class:`FamilyClaim`'s.
+    as a :class:`FamilyClaim`'s; ``splits``: the dimensions -> (an output entry's
+    row and column index -> conditions on them), each splitting the entries in two
+    (where it holds and where it does not), every region proved on its own with
+    its conditions among the facts (a side that is 0 on rows a >= n and a
+    product elsewhere: the split a < n decides the cases inside its sums).
     """
 
     name: str
@@ -249,6 +253,7 @@ class Equation:
     left: Callable[..., Callable[[Mapping[str, Any]], Mapping[str, Any]]]
     right: Callable[..., Callable[[Mapping[str, Any]], Mapping[str, Any]]]
     side_condition: Callable[..., Condition | bool] | None = None
+    splits: Callable[..., Callable[[Any, Any], Sequence[Condition]]] | None = None
 
     def symbols(self) -> tuple[SymbolicInt, ...]:
         return tuple(dimension(d) for d in self.dims)

@@ -1,7 +1,7 @@
-"""U's stages composed at full size (T at n = d = N): the chain of U over stacked heads,
-its equation (the stages' meanings composed = Theorem 9's formula for every N and H),
-and chains that must fail: parts out of order, a formula the stages do not compute,
-a family not at full size, a header not carried to the stage that sets it."""
+"""U's stages composed by an equation: U over stacked heads proved for every N, H and
+n <= N tokens from its seven stages and the equation (the stages' meanings composed =
+Theorem 9's formula, zero-padded); and chains that must fail: parts out of order, a
+formula the stages do not compute, a header not carried to the stage that sets n."""
 
 from __future__ import annotations
 
@@ -15,21 +15,23 @@ from usim.encodings.sized import matrix_of
 from usim.engine.claim import Status
 from usim.engine.parametric.prove import prove_equation
 from usim.proofs import composed, family
-from usim.proofs._full_size import composed_targets, full_size_composition, wiring_equation
+from usim.proofs._stage_equation import composed_targets, equation_composition, header_dims, wiring_equation
 from usim.proofs._stages import UniversalFamily
 from usim.proofs._universal import attention_formula
 from usim.proofs.theorem9_stacked import FAMILIES, FAMILY, THEOREM9_STACKED, spec_of
 
 
-def test_theorem9_over_stacked_heads_is_registered_as_its_seven_stages_at_full_size():
+def test_theorem9_over_stacked_heads_is_registered_as_its_seven_stages_over_n_and_h():
     assert composed()["theorem9_stacked"] is THEOREM9_STACKED
     assert [p.id for p in THEOREM9_STACKED.parts] == [f"theorem9_stacked_stage{k}" for k in range(1, 8)]
-    assert THEOREM9_STACKED.describe_conditions() == "N >= 1, h >= 1"
-    assert THEOREM9_STACKED.layers == ()  # T at n = d = N only: no command's U_N is said to be proved by it
+    assert header_dims(FAMILY) == ("n",)  # only the softmax stage reads the header's n; none reads d
+    assert THEOREM9_STACKED.dims == ("N", "h", "n")
+    assert THEOREM9_STACKED.describe_conditions() == "N >= 1, h >= 1, n >= 1, n <= N"
+    assert THEOREM9_STACKED.layers == ()  # T of U's width only: no command's U_N is said to be proved by it
 
 
-def test_the_stages_compose_to_theorem_9_for_every_n_and_h():
-    chain = full_size_composition(FAMILY, list(FAMILIES), attention_formula)
+def test_the_stages_compose_to_theorem_9_for_every_n_h_and_tokens():
+    chain = equation_composition(FAMILY, list(FAMILIES), attention_formula)
     assert chain.ok, chain.problems
     assert any("proved by the parametric engine" in c for c in chain.checks)
 
@@ -42,17 +44,18 @@ def test_the_equation_alone_is_proved_with_its_divisors_and_reads_checked():
     assert steps["the target reads inside its inputs"].proved >= 1
 
 
-def test_the_composed_meanings_at_integers_are_the_layer():
+def test_the_composed_meanings_at_integers_are_the_layer_on_the_first_n_rows_and_0_below():
     m = {"X": sympy.Matrix([[1, -2], [3, 1]]), "A": sympy.Matrix([[1, 0, 2, -1], [0, 1, 1, 3]]),
          "V": sympy.Matrix([[2, 1, 0, -1], [1, 1, 4, 2]]), "WO": sympy.Matrix([[1, 0], [0, 1], [2, 1], [1, -1]]),
-         HEADER: sympy.Matrix([[2, 2, sympy.Rational(1, 3)]])}
-    got = composed_targets(FAMILY, 2, 2)(m)["Att"]
-    want = attention_formula(spec_of(2, 2, 2), m, m[HEADER][0, 2])
-    assert sympy.simplify(got - want) == sympy.zeros(2, 2)
+         HEADER: sympy.Matrix([[1, 2, sympy.Rational(1, 3)]])}
+    got = composed_targets(FAMILY, 2, 2, 1)(m)["Att"]  # N = 2, H = 2, n = 1: X's second row is not T's
+    want = attention_formula(spec_of(1, 2, 2), m, m[HEADER][0, 2])
+    assert sympy.simplify(got[:1, :] - want) == sympy.zeros(1, 2)
+    assert got[1, :] == sympy.zeros(1, 2)
 
 
 def test_stages_out_of_order_do_not_compose():
-    chain = full_size_composition(FAMILY, [FAMILIES[1], FAMILIES[0], *FAMILIES[2:]], attention_formula)
+    chain = equation_composition(FAMILY, [FAMILIES[1], FAMILIES[0], *FAMILIES[2:]], attention_formula)
     assert any("is not stage 1" in p for p in chain.problems)
 
 
@@ -61,13 +64,16 @@ def test_a_formula_reading_head_0_for_every_head_is_not_what_the_stages_compose_
         A = m["A"]
         return attention_formula(spec, {**m, "A": matrix_of(A.rows, A.cols, lambda i, j: A[i, j % spec.d])}, c)
 
-    chain = full_size_composition(FAMILY, list(FAMILIES), head_0_only)
+    chain = equation_composition(FAMILY, list(FAMILIES), head_0_only)
     assert any("is not proved" in p for p in chain.problems)
 
 
-def test_a_family_that_keeps_n_as_a_dimension_is_not_at_full_size():
-    chain = full_size_composition(UniversalFamily(spec_of, extra=("h",)), list(FAMILIES), attention_formula)
-    assert not chain.ok
+def test_a_formula_over_every_row_of_x_is_not_what_the_stages_compose_to():
+    def every_row(spec, m, c):  # T read as N tokens: U masks the rows past n
+        return attention_formula(dataclasses.replace(spec, n=m["X"].rows), m, c)
+
+    chain = equation_composition(FAMILY, list(FAMILIES), every_row)
+    assert any("is not proved" in p for p in chain.problems)
 
 
 class _DroppedHeader(UniversalFamily):
@@ -81,12 +87,13 @@ class _DroppedHeader(UniversalFamily):
 
 
 def test_a_header_not_carried_to_the_stage_that_sets_n_is_found():
-    dropped = _DroppedHeader(spec_of, extra=("h",), label="U_{N,h}", full_size=True)
-    chain = full_size_composition(dropped, list(FAMILIES), attention_formula)
+    dropped = _DroppedHeader(spec_of, extra=("h",), label="U_{N,h}")
+    chain = equation_composition(dropped, list(FAMILIES), attention_formula)
     assert any("not carried" in p for p in chain.problems)
+    assert not chain.ok
 
 
-def test_usim_proves_theorem9_for_every_h_from_its_stages(tmp_path):
+def test_usim_proves_theorem9_for_every_h_and_n_from_its_stages(tmp_path):
     import subprocess
     import sys
 
@@ -95,7 +102,7 @@ def test_usim_proves_theorem9_for_every_h_from_its_stages(tmp_path):
                           "--max-n", "1", "--json", str(path), "-q", "-j", "2"],
                          capture_output=True, text=True, timeout=900)
     assert run.returncode == 0, run.stdout[-2000:] + run.stderr[-2000:]
-    assert "theorem9_stacked: PROVED for every size (N >= 1, h >= 1)" in run.stdout
+    assert "theorem9_stacked: PROVED for every size (N >= 1, h >= 1, n >= 1, n <= N)" in run.stdout
     section = json.loads(path.read_text())["all_sizes"]
     assert [p["status"] for p in section["result"]["parts"]] == ["PROVED"] * 7
     assert section["result"]["chain"]["problems"] == []

@@ -1,0 +1,268 @@
+"""U's stages composed by an equation: T of U's width and any number of tokens n <= N.
+
+The stages of a :class:`~usim.proofs._stages.UniversalFamily` (U's whole
+workspaces, not zero-padded) are each stated over (N, *extra) and the header's
+sizes the stage reads (the head count H of U over stacked heads; n for its
+softmax stage). They compose to a theorem about T = ``spec_of(n, N, *extra)``
+(d = N where no stage reads d): the claim's sizes are N, the extra sizes and
+the header sizes read by any stage, each header size <= N, and
+
+* each stage's statement (:func:`~usim.proofs._stages.stage_claims`): for every
+  content W of its workspace, stage_k(set(W)) = target_k(W), where set(W) is W
+  with the header's sizes the stage reads set to its sizes, target_k gives each
+  new block its step's masked meaning there and carries every other block
+  unchanged (the header with those sizes set); a stage stated over fewer sizes
+  holds, in particular, at every value of the others;
+* the header is carried from U's input to every stage that sets one of its
+  sizes, so on U's input, whose header is [n, d, c], every setting is the
+  identity: U = stage_m o ... o stage_1 maps the input to target_m(...
+  target_1(input)), whose block T's result is U's output;
+* **the equation**: that composition of targets equals the claim's formula on
+  T's blocks (read in the top-left corners of U's input blocks, T's X its
+  first n rows), zero-padded to U's output, entry by entry for every size. It
+  is not a matter of terms (the per-head route's Level 2,
+  :func:`~usim.proofs._universal.check_route`): over stacked heads it is
+  diagonal(stacked_softmax(stack(X A) X^T) (X V)) W_O = [softmax(c X A_h X^T)
+  X V_h]_h W_O on the first n rows and 0 below, for every H, a sum over a head
+  index with a symbolic count; the parametric engine proves it
+  (:func:`~usim.engine.parametric.prove.prove_equation`, the output's rows split
+  at n so that the masks' cases inside the products are decided by the facts).
+
+The content of U's input outside T's corners is any: the equation holds for
+every input, so U's output does not depend on it (zero padding is one case).
+:func:`equation_composition` checks all of that as a
+:class:`~usim.engine.parametric.composed.Chain` (the equation among its checks,
+proved again by whoever reads the record); :func:`equation_claim` makes the
+composed claim. A width d < N (T's blocks placed head by head) is not stated here.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable, Mapping
+
+from usim.constructions.universal import HDR_SCALE, HEADER, LayerSpec, route_of
+from usim.constructions.universal.kinds import SIZE_FIELDS
+from usim.encodings.layout import SequenceLayout
+from usim.encodings.sized import both, matrix_of, when
+from usim.engine.claim import Claim, Status
+from usim.engine.parametric.composed import Chain, ComposedClaim
+from usim.engine.parametric.prove import prove_equation
+from usim.engine.parametric.statement import Equation, FamilyClaim
+from usim.proofs._rectangles import same
+from usim.proofs._stages import UniversalFamily, as_layout, layout_problems, within_bound
+from usim.rasp.family import dimension
+from usim.rasp.fingerprint import fingerprint
+
+Formula = Callable[[LayerSpec, Mapping[str, Any], Any], Any]
+"""T's output from its blocks and the scale (:func:`~usim.proofs._universal.attention_formula`)."""
+
+EQUATION_BUDGET = 120.0
+"""The parametric engine's seconds for the equation (it takes about a second)."""
+
+
+def header_dims(family: UniversalFamily) -> tuple[str, ...]:
+    """The header's sizes any stage of ``family``'s U reads (n before d): the claim's last dimensions."""
+    read = {f for k in range(1, len(family.symbolic().stages) + 1) for f in family.reads(k)}
+    return tuple(f for f in SIZE_FIELDS if f in read)
+
+
+class _Sizes:
+    """The claim's sizes (N, *extra, *header sizes) by name, and each stage's and T's from them."""
+
+    def __init__(self, family: UniversalFamily, sizes: tuple[Any, ...]) -> None:
+        self.family, self.sizes = family, sizes
+        self.named = dict(zip(("N",) + family.extra + header_dims(family), sizes))
+
+    def of_stage(self, k: int) -> tuple[Any, ...]:
+        return tuple(self.named[d] for d in self.family.dims(k))
+
+    def small(self) -> LayerSpec:
+        """T: the header's sizes no stage reads are N."""
+        N = self.named["N"]
+        return self.family.spec_of(self.named.get("n", N), self.named.get("d", N),
+                                   *(self.named[e] for e in self.family.extra))
+
+    def big(self) -> LayerSpec:
+        return self.family.built_for(self.sizes).spec
+
+
+def composed_targets(family: UniversalFamily, *sizes: Any) -> Callable[[Mapping[str, Any]], dict]:
+    """target_m o ... o target_1 at the claim's ``sizes``: U's input blocks -> the last stage's blocks.
+
+    Args:
+        family: U's family.
+        *sizes: (N, *extra, *header sizes), symbolic or integers.
+
+    Returns:
+        Input matrices (by block name) -> the last stage's output blocks, each
+        stage's target, at its own sizes, given the previous one's output.
+    """
+    at = _Sizes(family, sizes)
+    u = family.built_for(sizes)
+
+    def composed(m: Mapping[str, Any]) -> dict:
+        env = dict(m)
+        for stage in u.stages:
+            env = dict(family.target(stage.index, *at.of_stage(stage.index))(env))
+        return env
+    return composed
+
+
+def wiring_equation(family: UniversalFamily, formula: Formula) -> Equation:
+    """The stages' targets composed equal ``formula`` on T, zero-padded, for every size.
+
+    Args:
+        family: U's family.
+        formula: T's output from its blocks and the scale.
+
+    Returns:
+        The equation over (N, *extra, *header sizes), each header size <= N: U's
+        input blocks in, T's result (U's output block) out, its rows and columns
+        split at T's.
+    """
+    dims = ("N",) + family.extra + header_dims(family)
+
+    def result(*sizes: Any) -> tuple[str, Any, Any]:
+        shape = family.built_for(sizes).output_layout.blocks[0].shape
+        return route_of(_Sizes(family, sizes).small()).result, shape.rows, shape.cols
+
+    def inputs(*sizes: Any) -> list[tuple[str, tuple[Any, Any]]]:
+        return [(b.name, (b.shape.rows, b.shape.cols)) for b in family.built_for(sizes).input_layout.blocks]
+
+    def outputs(*sizes: Any) -> list[tuple[str, tuple[Any, Any]]]:
+        name, rows, cols = result(*sizes)
+        return [(name, (rows, cols))]
+
+    def left(*sizes: Any) -> Callable[[Mapping[str, Any]], dict]:
+        name = result(*sizes)[0]
+        composed = composed_targets(family, *sizes)
+        return lambda m: {name: composed(m)[name]}
+
+    def right(*sizes: Any) -> Callable[[Mapping[str, Any]], dict]:
+        name, rows, cols = result(*sizes)
+        small = _Sizes(family, sizes).small()
+
+        def padded(m: Mapping[str, Any]) -> dict:
+            t = formula(small, m, m[HEADER][0, HDR_SCALE])
+            return {name: matrix_of(rows, cols, lambda i, j: when(both(i < t.rows, j < t.cols),
+                                                                    lambda: t[i, j], lambda: 0))}
+        return padded
+
+    def splits(*sizes: Any) -> Callable[[Any, Any], list]:  # T's rows and columns, and the padding's
+        small = _Sizes(family, sizes).small()
+        return lambda a, b: [a < small.n, b < small.d_out]
+
+    return Equation(f"{family.label}'s stages composed = T's formula, zero-padded", dims, inputs, outputs, left,
+                    right, side_condition=lambda N, *rest: within_bound(N, rest[len(family.extra):]),
+                    splits=splits)
+
+
+def equation_composition(family: UniversalFamily, parts: list[FamilyClaim], formula: Formula) -> Chain:
+    """Why the stages compose to ``formula`` on T (the module docstring), each
+    reason checked at symbolic sizes.
+
+    Args:
+        family: U's family (not zero-padded).
+        parts: its stages' statements for every size, in order.
+        formula: T's output from its blocks and the scale.
+
+    Returns:
+        The checks made and every problem found.
+    """
+    checks, problems = [], []
+    dims = ("N",) + family.extra + header_dims(family)
+    sizes = tuple(dimension(d) for d in dims)
+    at = _Sizes(family, sizes)
+    u = family.built_for(sizes)
+    m = len(u.stages)
+    checks.append(f"the {m} parts are stages 1 to {m} of {family.label}'s family, in order: each one's program, "
+                  "layouts and target the stage's at its symbolic sizes, each header size it reads <= N")
+    if len(parts) != m:
+        problems.append(f"{len(parts)} parts for {m} stages")
+    for k, part in enumerate(parts[:m], start=1):
+        mine = at.of_stage(k)
+        if part.dims != family.dims(k):
+            problems.append(f"part {k} ({part.id}) is stated over {part.dims}, not {family.dims(k)}")
+            continue
+        if fingerprint(part.family()) != fingerprint(family.program(k, *mine)):
+            problems.append(f"part {k} ({part.id}) is not stage {k} of the family")
+        if layout_problems(f"part {k}'s input", as_layout(part.inputs(*mine)), as_layout(family.inputs(k, *mine))) \
+                or layout_problems(f"part {k}'s output", as_layout(part.outputs(*mine)),
+                                   as_layout(family.outputs(k, *mine))):
+            problems.append(f"part {k} ({part.id}) is not stated on stage {k}'s workspaces")
+        if part.target_at(*mine) is not family.target(k, *mine):
+            problems.append(f"part {k} ({part.id}) does not state stage {k}'s meanings")
+        if [str(c) for c in part.conditions()] != [str(c) for c in ([within_bound(sizes[0], mine[1 + len(
+                family.extra):])] if family.reads(k) else [])] or part.preconditions is not None:
+            problems.append(f"part {k} ({part.id}) is stated under {part.describe_conditions()} or with "
+                            "preconditions")
+    checks.append("U's input layout is stage 1's, and each stage's output layout is the next stage's input "
+                  "(names, offsets, shapes and length the same polynomials)")
+    problems += layout_problems("U's input and stage 1's", u.input_layout, u.stages[0].input)
+    for k in range(1, m):
+        problems += layout_problems(f"stage {k}'s output and stage {k + 1}'s input",
+                                    u.stages[k - 1].output, u.stages[k].input)
+    small, big = at.small(), at.big()
+    checks.append("U's input is the header and T's blocks, in T's order, each T's block in the top-left corner of "
+                  "U's of the same name (a size of T that is not U's is a header size, <= N)")
+    theirs, ours = small.parameter_shapes(), big.parameter_shapes()
+    problems += layout_problems("U's input blocks and U's parameters",
+                                SequenceLayout.of(*((b.name, b.shape) for b in u.input_layout.blocks)),
+                                SequenceLayout.of((HEADER, (1, 3)), *ours))
+    header_sizes = [at.named[f] for f in header_dims(family)]
+    if [name for name, _ in theirs] != [name for name, _ in ours]:
+        problems.append(f"T's blocks {[name for name, _ in theirs]} are not U's {[name for name, _ in ours]}")
+    for (name, t), (_, o) in zip(theirs, ours):
+        for a, b in zip(t, o):
+            if not same(a, b) and not (any(same(a, s) for s in header_sizes) and same(b, sizes[0])):
+                problems.append(f"T's {name} ({t}) does not sit in the corner of U's ({o})")
+    checks.append("each stage sets header sizes only to the claim's, and the header is carried from U's input to "
+                  "every stage that sets one (in each earlier stage's output): on U's input, whose header holds "
+                  "them, each setting is the identity")
+    for stage in u.stages:
+        fixed = family.fixed(stage.index, at.of_stage(stage.index))
+        if any(not same(v, at.named[f]) for f, v in fixed.items()):
+            problems.append(f"stage {stage.index} sets a header size to something other than the claim's")
+        if fixed and any(HEADER not in {b.name for b in layout.blocks}
+                         for layout in [u.input_layout] + [s.output for s in u.stages[:stage.index - 1]]):
+            problems.append(f"stage {stage.index} sets the header's {', '.join(fixed)}, and the header is not "
+                            "carried to it from U's input")
+    result = route_of(small).result
+    last = u.stages[-1].output
+    checks.append(f"U's output is the last stage's only block {result}, from position 0, in a sequence of U's "
+                  "length (0 after it)")
+    if [b.name for b in last.blocks] != [result]:
+        problems.append(f"the last stage outputs {[b.name for b in last.blocks]}, not T's result {result} alone")
+    else:
+        problems += layout_problems("U's output and the last stage's result",
+                                    SequenceLayout.of((result, u.output_layout.blocks[0].shape),
+                                                      length=u.output_layout.length),
+                                    SequenceLayout(last.blocks[:1], last.length))
+    equation = wiring_equation(family, formula)
+    checks.append(f"the equation {equation.name}, entry by entry for every {equation.describe_conditions()}: "
+                  "proved by the parametric engine")
+    verdict = prove_equation(equation, EQUATION_BUDGET)
+    if verdict.status is not Status.PROVED:
+        problems.append(f"the equation {equation.name} is not proved: {verdict.status.value} ({verdict.reason})")
+    return Chain(tuple(checks), tuple(problems))
+
+
+def equation_claim(bounded: Claim, family: UniversalFamily, parts: list[FamilyClaim],
+                   formula: Formula) -> ComposedClaim:
+    """The theorem for every size: ``bounded`` (its bounded proof the cross-check)
+    proved as ``family``'s stages ``parts`` and their :func:`equation_composition`;
+    its broken variants are the parts', named ``stage{k}:{name}``.
+
+    Args:
+        bounded: the bounded claim (whole U against the formula).
+        family: U's family.
+        parts: its stages' statements for every size, in order.
+        formula: T's output from its blocks and the scale.
+
+    Returns:
+        The composed claim. It names no layer (``layers`` empty): it is about T at
+        U's width only, not about every T a U_N runs.
+    """
+    mutants = {f"stage{k}:{name}": (k - 1, name) for k, part in enumerate(parts, start=1) for name in part.mutants}
+    return ComposedClaim(bounded, tuple(parts), chain=lambda: equation_composition(family, parts, formula),
+                         program=lambda: family.symbolic().program, mutants=mutants)
