@@ -118,7 +118,7 @@ def compose(steps: Sequence[Step], params: Sequence[str],
     """
     env: dict[str, Term] = {p: leaf(p) for p in params}
     for st in steps:
-        env[st.out] = kinds[st.kind].composed([env[x] for x in st.args])
+        env[st.out] = kinds[st.kind].composed([env[x] for x in st.args], st.sizes)
     return env
 
 

@@ -88,3 +88,14 @@ def test_a_kind_says_how_its_step_is_written_and_what_it_composes_to():
 def test_the_concatenations_meaning_is_the_matrices_side_by_side():
     a, b, c = sympy.Matrix([[1, 2], [3, 4]]), sympy.Matrix([[5], [6]]), sympy.Matrix([[7, 8, 9], [0, 1, 2]])
     assert STEP_KINDS["concat"].meaning([a, b, c], 1) == sympy.Matrix.hstack(a, b, c)
+
+
+def test_a_step_over_stacked_heads_keeps_its_sizes_in_its_term():
+    from usim.constructions.universal.kinds import STEP_KINDS
+    from usim.constructions.universal.terms import leaf
+    from usim.rasp.family import dimension
+
+    stack = STEP_KINDS["stack"]
+    assert stack.composed([leaf("Y1")], (2, 3, 3)) != stack.composed([leaf("Y1")], (3, 3, 3))
+    assert stack.composed([leaf("Y1")], (dimension("h"), 3, 3)) == ("stack", leaf("Y1"), ("sizes", "h", 3, 3))
+    assert STEP_KINDS["softmax"].composed([leaf("S")]) == ("softmax", leaf("S"))  # a kind without sizes

@@ -145,9 +145,22 @@ class StepKind:
             raise ValueError(f"step kind {self.name} has a masked meaning but reads no size (n, d) from the "
                              "header: its stages are proved for every header, against its meaning")
 
-    def composed(self, args: Sequence[Term]) -> Term:
-        """The term a step of this kind composes to, from its arguments' terms."""
-        return op(self.name, *args) if self.term is None else self.term(*args)
+    def composed(self, args: Sequence[Term], sizes: Sequence[Any] = ()) -> Term:
+        """The term a step of this kind composes to.
+
+        Args:
+            args: its arguments' terms.
+            sizes: the step's own sizes (a kind over stacked heads: (H, r, c)), kept in
+                its term so that two steps on other sizes compose to different terms
+                (a symbolic size by its name).
+
+        Returns:
+            The kind's term (its own ``term``, else the kind applied to the arguments).
+        """
+        if self.term is not None:
+            return self.term(*args)
+        own = (("sizes", *(str(s) if is_symbolic(s) else s for s in sizes)),) if sizes else ()
+        return op(self.name, *args, *own)
 
     def written(self, args: Sequence[str], sizes: Sequence[Any] = ()) -> str:
         """The step on its arguments (and its own sizes), as written after ``out =``."""
