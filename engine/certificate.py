@@ -283,9 +283,11 @@ def _composed_result(result: dict, at: str) -> Status:
         statuses.append(derived)
     if result.get("mutant") is None:
         if not isinstance(chain, dict) or not isinstance(chain.get("checks"), list) \
-                or not isinstance(chain.get("problems"), list):
+                or not isinstance(chain.get("problems"), list) or not isinstance(chain.get("undecided", []), list):
             raise CertificateError(f"{at}: the chain that composes the parts is malformed")
         chain_ok: bool | None = not chain["problems"] and bool(chain["checks"])
+        if chain_ok and chain.get("undecided"):  # a check left undecided: the claim is UNKNOWN
+            chain_ok = None
     elif chain is not None:
         raise CertificateError(f"{at}: a broken variant's record has a chain (it is one part's)")
     else:

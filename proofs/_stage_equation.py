@@ -53,7 +53,7 @@ from usim.proofs._stages import UniversalFamily, as_layout, layout_problems, wit
 from usim.rasp.family import dimension
 from usim.rasp.fingerprint import fingerprint
 
-Formula = Callable[[LayerSpec, Mapping[str, Any], Any], Any]
+LayerFormula = Callable[[LayerSpec, Mapping[str, Any], Any], Any]
 """T's output from its blocks and the scale (:func:`~usim.proofs._universal.attention_formula`)."""
 
 EQUATION_BUDGET = 120.0
@@ -108,7 +108,7 @@ def composed_targets(family: UniversalFamily, *sizes: Any) -> Callable[[Mapping[
     return composed
 
 
-def wiring_equation(family: UniversalFamily, formula: Formula) -> Equation:
+def wiring_equation(family: UniversalFamily, formula: LayerFormula) -> Equation:
     """The stages' targets composed equal ``formula`` on T, zero-padded, for every size.
 
     Args:
@@ -157,7 +157,7 @@ def wiring_equation(family: UniversalFamily, formula: Formula) -> Equation:
                     splits=splits)
 
 
-def equation_composition(family: UniversalFamily, parts: list[FamilyClaim], formula: Formula) -> Chain:
+def equation_composition(family: UniversalFamily, parts: list[FamilyClaim], formula: LayerFormula) -> Chain:
     """Why the stages compose to ``formula`` on T (the module docstring), each
     reason checked at symbolic sizes.
 
@@ -192,8 +192,8 @@ def equation_composition(family: UniversalFamily, parts: list[FamilyClaim], form
             problems.append(f"part {k} ({part.id}) is not stated on stage {k}'s workspaces")
         if part.target_at(*mine) is not family.target(k, *mine):
             problems.append(f"part {k} ({part.id}) does not state stage {k}'s meanings")
-        if [str(c) for c in part.conditions()] != [str(c) for c in ([within_bound(sizes[0], mine[1 + len(
-                family.extra):])] if family.reads(k) else [])] or part.preconditions is not None:
+        wanted = [within_bound(sizes[0], mine[1 + len(family.extra):])] if family.reads(k) else []
+        if [str(c) for c in part.conditions()] != [str(c) for c in wanted] or part.preconditions is not None:
             problems.append(f"part {k} ({part.id}) is stated under {part.describe_conditions()} or with "
                             "preconditions")
     checks.append("U's input layout is stage 1's, and each stage's output layout is the next stage's input "
@@ -216,17 +216,17 @@ def equation_composition(family: UniversalFamily, parts: list[FamilyClaim], form
         for a, b in zip(t, o):
             if not same(a, b) and not (any(same(a, s) for s in header_sizes) and same(b, sizes[0])):
                 problems.append(f"T's {name} ({t}) does not sit in the corner of U's ({o})")
-    checks.append("each stage sets header sizes only to the claim's, and the header is carried from U's input to "
-                  "every stage that sets one (in each earlier stage's output): on U's input, whose header holds "
-                  "them, each setting is the identity")
+    checks.append("the header is carried unchanged from U's input to every stage that sets one of its sizes (in "
+                  "each earlier stage's output, made by none of its steps): on U's input, whose header holds the "
+                  "claim's sizes, each setting is the identity")
     for stage in u.stages:
         fixed = family.fixed(stage.index, at.of_stage(stage.index))
-        if any(not same(v, at.named[f]) for f, v in fixed.items()):
-            problems.append(f"stage {stage.index} sets a header size to something other than the claim's")
-        if fixed and any(HEADER not in {b.name for b in layout.blocks}
-                         for layout in [u.input_layout] + [s.output for s in u.stages[:stage.index - 1]]):
+        earlier = u.stages[:stage.index - 1]
+        if fixed and (any(HEADER not in {b.name for b in layout.blocks}
+                          for layout in [u.input_layout] + [s.output for s in earlier])
+                      or any(st.out == HEADER for s in earlier for st in s.steps)):
             problems.append(f"stage {stage.index} sets the header's {', '.join(fixed)}, and the header is not "
-                            "carried to it from U's input")
+                            "carried to it unchanged from U's input")
     result = route_of(small).result
     last = u.stages[-1].output
     checks.append(f"U's output is the last stage's only block {result}, from position 0, in a sequence of U's "
@@ -239,16 +239,25 @@ def equation_composition(family: UniversalFamily, parts: list[FamilyClaim], form
                                                       length=u.output_layout.length),
                                     SequenceLayout(last.blocks[:1], last.length))
     equation = wiring_equation(family, formula)
+    widest = max(parts, key=lambda p: len(p.dims)) if parts else None
+    checks.append("the equation is stated over the claim's sizes and conditions (its widest part's)")
+    if widest is None or equation.dims != widest.dims \
+            or equation.describe_conditions() != widest.describe_conditions():
+        problems.append(f"the equation is stated for every {equation.describe_conditions()}, the claim for every "
+                        f"{widest.describe_conditions() if widest else '(no part)'}")
     checks.append(f"the equation {equation.name}, entry by entry for every {equation.describe_conditions()}: "
                   "proved by the parametric engine")
+    undecided = []
     verdict = prove_equation(equation, EQUATION_BUDGET)
-    if verdict.status is not Status.PROVED:
+    if verdict.status is Status.UNKNOWN and not verdict.hints:  # a timeout, or outside the fragment
+        undecided.append(f"the equation {equation.name} is not decided: {verdict.reason}")
+    elif verdict.status is not Status.PROVED:
         problems.append(f"the equation {equation.name} is not proved: {verdict.status.value} ({verdict.reason})")
-    return Chain(tuple(checks), tuple(problems))
+    return Chain(tuple(checks), tuple(problems), tuple(undecided))
 
 
 def equation_claim(bounded: Claim, family: UniversalFamily, parts: list[FamilyClaim],
-                   formula: Formula) -> ComposedClaim:
+                   formula: LayerFormula) -> ComposedClaim:
     """The theorem for every size: ``bounded`` (its bounded proof the cross-check)
     proved as ``family``'s stages ``parts`` and their :func:`equation_composition`;
     its broken variants are the parts', named ``stage{k}:{name}``.

@@ -410,7 +410,14 @@ def layout_problems(what: str, a: SequenceLayout, b: SequenceLayout) -> list[str
 
 
 def as_layout(blocks: list[tuple[str, tuple[Any, Any]]]) -> SequenceLayout:
-    """Blocks (name, (rows, cols)) one after another from position 0, as a layout."""
+    """Blocks one after another from position 0, as a layout.
+
+    Args:
+        blocks: (name, (rows, cols)) in order.
+
+    Returns:
+        Their layout, as long as the blocks.
+    """
     return SequenceLayout.of(*blocks)
 
 
@@ -487,9 +494,9 @@ def composition(family: PaddedFamily, parts: list[FamilyClaim], formula: Callabl
         if fingerprint(part.family()) != fingerprint(family.program(k, N, n, d)):
             problems.append(f"part {k} ({part.id}) is not stage {k} of the family")
         if layout_problems(f"part {k}'s input", as_layout(part.inputs(N, n, d)),
-                            as_layout(family.inputs(k, N, n, d))) \
+                           as_layout(family.inputs(k, N, n, d))) \
                 or layout_problems(f"part {k}'s output", as_layout(part.outputs(N, n, d)),
-                                    as_layout(family.outputs(k, N, n, d))):
+                                   as_layout(family.outputs(k, N, n, d))):
             problems.append(f"part {k} ({part.id}) is not stated on stage {k}'s workspaces")
         if part.target_at(N, n, d) is not family.target(k, N, n, d):
             problems.append(f"part {k} ({part.id}) does not state stage {k}'s zero-padded meanings")

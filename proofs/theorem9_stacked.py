@@ -36,12 +36,18 @@ size too: a routing head reading one position too far (``misplaced-block``,
 (``product-off-by-one``, bounded only, as for Theorem 6). A softmax without its
 key mask is refuted too, but its replay keeps cvc5 busy for its whole budget.
 
-What this does not yet give: the stages composed into Theorem 9 for every H.
-The per-head route composes to the formula as terms (:mod:`usim.proofs._universal`,
-Level 2); the stacked route composes to it only through the identity
-diagonal(softmax_stacked(stack(X A) X^T) X V) = [softmax(X A_h X^T) X V_h]_h
-for every H, which is still to be proved, as is the padding (T's A_h placed
-head by head into U's A, one rectangle per head).
+Claim ``theorem9_stacked`` composes them: for every N, H and n <= N, U_{N,H} run
+on <[n, N, c], X, A, V, W_O>, T's X in the first n rows of its block (any values
+below), outputs [softmax(c X A_h X^T) X V_h]_h W_O on its first n rows and 0
+below. Bounded (:data:`CLAIM`): the whole program against the formula, X
+zero-padded, at N, H <= the bound and every n <= N. For every size
+(:data:`THEOREM9_STACKED`): the seven stages and their chain
+(:mod:`usim.proofs._stage_equation`), whose equation, the stages' meanings
+composed = the formula zero-padded, is
+diagonal(stacked_softmax(stack(X A) X^T) X V) W_O = [softmax(c X A_h X^T) X V_h]_h W_O
+on the first n rows, a sum over a symbolic number of heads, proved by the
+parametric engine. Not stated here: T of a width d < N (T's A_h, V_h and W_O
+placed head by head into U's, one rectangle per head).
 """
 
 from __future__ import annotations
@@ -121,7 +127,6 @@ CLAIMS, FAMILIES = stage_claims(
     notes="the stage on its whole workspace (scratch included); header n set by the stage; H a dimension")
 
 
-
 def _whole(shape: Shape, mutant: str | None = None) -> Obligation:
     """U_{N,H} as one program on T at n tokens and width N (its compact input
     <c, X, A, V, W_O> placed, the header set to [n, N, c]) against the formula,
@@ -165,7 +170,7 @@ CLAIM = Claim(
 THEOREM9_STACKED = equation_claim(CLAIM, FAMILY, FAMILIES, attention_formula)
 """Theorem 9 for every N, every H and every n <= N at width N: the seven stages and their composition."""
 
-CLAIMS = (CLAIM, *CLAIMS)
+CLAIMS = [CLAIM, *CLAIMS]
 COMPOSED = (THEOREM9_STACKED,)
 
 if __name__ == "__main__":  # python -m usim.proofs.X is usim prove of its claims

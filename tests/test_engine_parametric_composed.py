@@ -115,6 +115,17 @@ def test_every_part_proved_but_a_chain_with_a_problem_is_an_error_not_a_proof():
     assert "do not compose" in result.note
 
 
+def test_every_part_proved_but_a_check_of_the_chain_undecided_is_unknown_not_a_proof():
+    softmax = THEOREM6.parts[2]
+    undecided = ComposedClaim(THEOREM6.claim, (softmax,), lambda: Chain(("a check",), (), ("a timeout",)),
+                              THEOREM6.program)
+    result = prove_composed(undecided, tie_bound=1)
+    assert result.status is Status.UNKNOWN
+    assert "undecided" in result.note
+    assert result.as_dict()["chain"]["undecided"] == ["a timeout"]
+    assert "undecided" not in Chain(("a check",)).as_dict()  # a chain without one is recorded as before
+
+
 def test_usim_proves_theorem6_for_every_size_from_its_stages_and_their_composition(tmp_path, capsys):
     # in a fresh process: padded stage 1's z3 queries still depend on what the process built
     # before (UNKNOWN in the CI run of 391b1e7 after the rest of the suite; paper_map.md)

@@ -107,3 +107,24 @@ def test_usim_proves_theorem9_for_every_h_and_n_from_its_stages(tmp_path):
     assert [p["status"] for p in section["result"]["parts"]] == ["PROVED"] * 7
     assert section["result"]["chain"]["problems"] == []
     assert family("theorem9_stacked") is THEOREM9_STACKED
+
+
+def test_the_stacked_formula_is_each_head_s_softmax_concatenated_times_w_o():
+    """The formula both proofs use, against a separate per-head computation (A_h, V_h column slices)."""
+    import numpy as np
+
+    rng = np.random.default_rng(3)
+    for n, d, heads in [(2, 2, 3), (2, 3, 2), (3, 1, 1)]:
+        X, A, V, WO = (rng.integers(-3, 4, size=shape) for shape in [(n, d), (d, heads * d), (d, heads * d),
+                                                                      (heads * d, d)])
+        c = sympy.Rational(1, 2)
+        m = {"X": sympy.Matrix(X), "A": sympy.Matrix(A), "V": sympy.Matrix(V), "WO": sympy.Matrix(WO)}
+        got = attention_formula(spec_of(n, d, heads), m, c)
+        outputs = []
+        for h in range(heads):
+            scores = (m["X"] * m["A"][:, h * d:(h + 1) * d] * m["X"].T) * c
+            weights = sympy.Matrix(n, n, lambda i, j: sympy.exp(scores[i, j]) / sum(
+                sympy.exp(scores[i, l]) for l in range(n)))
+            outputs.append(weights * m["X"] * m["V"][:, h * d:(h + 1) * d])
+        want = sympy.Matrix.hstack(*outputs) * m["WO"]
+        assert all(abs(float(x)) < 1e-9 for x in (got - want).evalf(30)), (n, d, heads)

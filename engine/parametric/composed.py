@@ -11,15 +11,17 @@ U_N = stage_m o ... o stage_1, each stage a function of one sequence. A
   :func:`~usim.engine.parametric.allsizes.prove_all_sizes` (with its own tie to
   the builder, witness and, for a broken variant, its own counterexample
   replayed at a concrete size: "replay the failing part alone");
-* its chain, the structural checks that make the parts compose to the claim
-  (:class:`Chain`: each part's output layout is the next part's input layout,
-  the whole program is the parts applied one after another, the wiring is the
-  claim's formula), derived again by whoever reads the record.
+* its chain, the checks that make the parts compose to the claim
+  (:class:`Chain`: each part is the program's stage at its sizes, each part's
+  output layout is the next part's input layout, the wiring is the claim's
+  formula, as terms or as an equation the parametric engine proves), derived
+  again by whoever reads the record. Each chain must tie every part's sizes to
+  the claim's: names alone are what this class compares.
 
 The verdict for every size: PROVED when every part is PROVED and the chain
 has no problem; REFUTED when a part is (a broken variant of the claim is a
 broken variant of one part); ERROR when a part is, or when the chain fails;
-UNKNOWN otherwise (VACUOUS when every part is). The bounded cross-check is the
+UNKNOWN otherwise (a check of the chain undecided, say; VACUOUS when every part is). The bounded cross-check is the
 claim's own bounded proof, as for one family.
 """
 
@@ -41,17 +43,26 @@ from usim.rasp.program import Program
 
 @dataclass(frozen=True)
 class Chain:
-    """What makes the parts compose to the claim: the checks made, and every problem found."""
+    """What makes the parts compose to the claim: the checks made, every problem
+    found, and every check left undecided (a proof inside the chain that ended
+    UNKNOWN, a timeout: the claim is then UNKNOWN, not an ERROR)."""
 
     checks: tuple[str, ...]
     problems: tuple[str, ...] = ()
+    undecided: tuple[str, ...] = ()
 
     @property
-    def ok(self) -> bool:
-        return not self.problems and bool(self.checks)
+    def ok(self) -> bool | None:
+        """True: every check holds; False: a problem; None: no problem, but a check undecided."""
+        if self.problems or not self.checks:
+            return False
+        return None if self.undecided else True
 
     def as_dict(self) -> dict:
-        return {"checks": list(self.checks), "problems": list(self.problems)}
+        found = {"checks": list(self.checks), "problems": list(self.problems)}
+        if self.undecided:  # absent when empty: the record of a chain without one is as before
+            found["undecided"] = list(self.undecided)
+        return found
 
 
 @dataclass(frozen=True)
@@ -149,6 +160,8 @@ class ComposedResult:
     def note(self) -> str:
         if self.chain is not None and self.chain.problems:
             return "the parts do not compose: " + "; ".join(self.chain.problems[:3])
+        if self.chain is not None and self.chain.undecided:
+            return "a check of the chain is undecided: " + "; ".join(self.chain.undecided[:3])
         failed = [p for p in self.parts if p.status is not Status.PROVED]
         if failed:
             p = failed[0]

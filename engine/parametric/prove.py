@@ -54,6 +54,10 @@ ROOTS = "every square root's argument is >= 0"
 READS = "the target reads inside its inputs"
 LAYOUT = "the output blocks fit the sequence and have the target's shapes"
 WITNESS = "the side conditions have a witness"
+ZERO_VALUES = "the target is defined where a size it uses as a value is 0"
+ZERO_SIZES_LIMIT = 8
+"""The largest size at which a target is evaluated where a size it uses as a value
+is 0 (:func:`_zero_size_values`); a size that is 0 only past it leaves the proof unknown."""
 HINTS = 6
 """How many failed steps are turned into the smallest sizes where they fail."""
 
@@ -119,19 +123,42 @@ def _blocks(layout: Sequence[tuple[str, tuple[Any, Any]]], dims, positive) -> li
 
 
 def prove_family(fc: FamilyClaim, mutant: str | None = None, timeout: float = 60.0) -> ParametricVerdict:
-    """Prove ``fc``'s family (or a broken variant of it) for every size."""
+    """Prove ``fc``'s family (or a broken variant of it) for every size.
+
+    Args:
+        fc: the claim's statement for every size.
+        mutant: one of its broken variants, or None.
+        timeout: the time budget, in seconds.
+
+    Returns:
+        PROVED, VACUOUS or UNKNOWN, with the reason, the ledger of steps and the
+        sizes where a failed step fails.
+    """
     start = time.perf_counter()
     run = _Run(fc, fc.family(mutant), Prover(fc.dims, timeout, Ledger()))
-    return _verdict(run, _prove, timeout, start)
+    return _parametric_verdict(run, _prove, timeout, start)
 
 
-def _verdict(run: _Run, make: Callable[[_Run], tuple[Status, str, Mapping[str, int] | None, int]],
-             timeout: float, start: float) -> ParametricVerdict:
+Found = tuple[Status, str, "Mapping[str, int] | None", int]
+"""A proof's status, reason, witness sizes and number of cases."""
+
+
+class _Early(Exception):
+    """A verdict reached before the entries are compared (VACUOUS, or not proved)."""
+
+    def __init__(self, found: Found) -> None:
+        super().__init__(found[1])
+        self.found = found
+
+
+def _parametric_verdict(run: _Run, make: Callable[[_Run], Found], timeout: float, start: float) -> ParametricVerdict:
     """``make``'s verdict on ``run``, a time or solver failure UNKNOWN, with the
     sizes where each failed step fails and the ledger."""
     prover = run.prover
     try:
         status, reason, witness, cases = make(run)
+    except _Early as early:
+        status, reason, witness, cases = early.found
     except Deadline:
         status, reason, witness, cases = Status.UNKNOWN, f"timeout after {timeout:g} s", None, 0
     except z3.Z3Exception as error:
@@ -150,14 +177,24 @@ def _verdict(run: _Run, make: Callable[[_Run], tuple[Status, str, Mapping[str, i
                              time.perf_counter() - start)
 
 
-Early = tuple[Status, str, "Mapping[str, int] | None", int]
-"""A verdict reached before the entries are compared (VACUOUS, or not proved)."""
+@dataclass(frozen=True)
+class _Sizes:
+    """What every size meeting the side conditions satisfies: the facts, the smallest
+    such sizes, and whether a term is provably > 0 under the facts."""
+
+    base: list
+    witness: Mapping[str, int]
+    positive: Callable[[Term], bool]
 
 
-def _side_conditions(run: _Run) -> tuple[list, Mapping[str, int]] | Early:
+def _side_conditions(run: _Run) -> _Sizes:
     """The facts every size meets (each dimension >= 1, the side conditions) and
-    the smallest sizes that meet them, or the verdict without them: VACUOUS
-    with no such sizes, not proved where a side condition may divide by zero."""
+    the smallest sizes that meet them.
+
+    Raises:
+        _Early: VACUOUS with no such sizes; not proved where a side condition may
+            divide by zero, or where z3 cannot tell whether any sizes meet them.
+    """
     fc, prover = run.fc, run.prover
     dims = prover.dims
 
@@ -174,29 +211,92 @@ def _side_conditions(run: _Run) -> tuple[list, Mapping[str, int]] | Early:
     if witness is None:
         found = prover.satisfiable(base, WITNESS)
         if found.holds is False:
-            return Status.VACUOUS, f"no sizes meet the side conditions ({fc.describe_conditions()})", None, 0
+            raise _Early((Status.VACUOUS, f"no sizes meet the side conditions ({fc.describe_conditions()})", None, 0))
         if found.holds is None:
-            return Status.UNKNOWN, "z3 could not decide whether the side conditions can be met", None, 0
+            raise _Early((Status.UNKNOWN, "z3 could not decide whether the side conditions can be met", None, 0))
         witness = found.model
     witness = {d: witness[d] for d in fc.dims}
     for condition in definedness:
         outcome = prover.proves(base, condition, DEFINED)
         if outcome.holds is not True:
-            return _not_proved(run, outcome, "a side condition divides by zero")
-    return base, witness
+            raise _Early(_not_proved(run, outcome, "a side condition divides by zero"))
+    return _Sizes(base, witness, positive)
 
 
-def _prove(run: _Run) -> tuple[Status, str, Mapping[str, int] | None, int]:
+def _integer_inputs(blocks: Sequence[tuple[str, tuple[Any, Any]]]) -> dict[str, sympy.Matrix]:
+    """Input blocks at integer sizes, each entry its own symbol."""
+    return {name: sympy.Matrix(rows, cols, lambda i, j: sympy.Symbol(f"{name}[{i},{j}]"))
+            for name, (rows, cols) in blocks}
+
+
+def _undefined(values: Mapping[str, Any]) -> list[str]:
+    """The entries of ``values`` (matrices by name) that are not finite (nan, zoo, oo)."""
+    bad = []
+    for name, matrix in values.items():
+        for (i, j), entry in zip(((i, j) for i in range(matrix.rows) for j in range(matrix.cols)), matrix):
+            if sympy.sympify(entry).has(sympy.nan, sympy.zoo, sympy.oo, -sympy.oo):
+                bad.append(f"{name}[{i}, {j}]")
+    return bad
+
+
+def _zero_size_values(run: _Run, context: TargetContext,
+                      targets: Callable[..., list[Callable[[Mapping[str, Any]], Mapping[str, Any]]]]) -> None:
+    """Each size the targets use as a value that is not shown > 0 (recorded by the
+    target context) must leave them defined where it is 0: sympy cancels w / w and
+    0 * (1 / w) before the divisor check can see them, so the targets are
+    evaluated at the smallest sizes where w = 0 (each at most :data:`ZERO_SIZES_LIMIT`)
+    on symbolic entries, and every entry must be finite.
+
+    Args:
+        run: the proof (its statement gives the inputs at integer sizes).
+        context: the target context, after the targets were read.
+        targets: the dimensions (integers) -> the target functions to evaluate there.
+
+    Raises:
+        StepFailed: a target undefined there, or such a size 0 only past the limit.
+    """
+    prover, fc = run.prover, run.fc
+    seen: set[str] = set()
+    for facts, term in context.size_values:
+        if term.sexpr() in seen:
+            continue
+        seen.add(term.sexpr())
+        zero = list(facts) + [term == 0]
+        where = prover.satisfiable(zero, ZERO_VALUES)
+        if where.holds is False:
+            continue
+        found = prover.smallest(zero, ZERO_VALUES, limit=ZERO_SIZES_LIMIT) if where.holds else None
+        if found is None:
+            raise StepFailed(ZERO_VALUES, f"the size {term} is used as a value and may be 0, at sizes past "
+                             f"{ZERO_SIZES_LIMIT} or that z3 does not name", where if where.holds else None)
+        at = tuple(found[d] for d in fc.dims)
+        inputs = _integer_inputs(fc.inputs(*at))
+        start = time.perf_counter()
+        try:
+            bad = [entry for target in targets(*at) for entry in _undefined(target(inputs))]
+        except (ZeroDivisionError, ArithmeticError) as error:
+            bad = [f"({type(error).__name__})"]
+        prover.ledger.add(ZERO_VALUES, "sympy", not bad, time.perf_counter() - start)
+        if bad:
+            raise StepFailed(ZERO_VALUES, f"the size {term} used as a value is 0 at "
+                             f"{dict(zip(fc.dims, at))}, where the target is undefined ({', '.join(bad[:3])})",
+                             where)
+
+
+def _shape_problem(run: _Run, sizes: _Sizes, matrix: Any, rows: Any, cols: Any, what: str) -> Found | None:
+    """Not proved unless ``matrix`` is rows x cols at every size (None: it is)."""
+    dims = run.prover.dims
+    shape = [translate(x, {}, dims, sizes.positive).term for x in (matrix.rows, matrix.cols, rows, cols)]
+    same = run.prover.proves(sizes.base, z3.And(shape[0] == shape[2], shape[1] == shape[3]), LAYOUT)
+    return None if same.holds is True else _not_proved(run, same, f"{what} is not {rows} x {cols}")
+
+
+def _prove(run: _Run) -> Found:
     fc, prover = run.fc, run.prover
     dims = prover.dims
     symbols = fc.symbols()
-    found = _side_conditions(run)
-    if isinstance(found[0], Status):
-        return found  # type: ignore[return-value]
-    base, witness = found  # type: ignore[misc]
-
-    def positive(term: Term) -> bool:
-        return prover.proves(base, term > 0, SIGNS).holds is True
+    sizes = _side_conditions(run)
+    base, witness, positive = sizes.base, sizes.witness, sizes.positive
 
     inputs = _blocks(fc.inputs(*symbols), dims, positive)
     outputs = _blocks(fc.outputs(*symbols), dims, positive)
@@ -223,13 +323,10 @@ def _prove(run: _Run) -> tuple[Status, str, Mapping[str, int] | None, int]:
     fits = prover.proves(base, end <= n, LAYOUT)
     if fits.holds is not True:
         return _not_proved(run, fits, f"the output ({end} positions) does not fit the sequence ({n})")
-    for block, (name, (rows, cols)) in zip(outputs, fc.outputs(*symbols)):
-        matrix = blocks[name]
-        shape_rows = translate(matrix.rows, {}, dims, positive).term
-        shape_cols = translate(matrix.cols, {}, dims, positive).term
-        same = prover.proves(base, z3.And(shape_rows == block.rows, shape_cols == block.cols), LAYOUT)
-        if same.holds is not True:
-            return _not_proved(run, same, f"the target's {name} is not {rows} x {cols}")
+    for name, (rows, cols) in fc.outputs(*symbols):
+        problem = _shape_problem(run, sizes, blocks[name], rows, cols, f"the target's {name}")
+        if problem:
+            return problem
 
     output = run.program.outputs[0][1]
     cases = 0
@@ -261,6 +358,7 @@ def _prove(run: _Run) -> tuple[Status, str, Mapping[str, int] | None, int]:
             cases += _case(run, evaluator, comparison, output, p, Context(tuple(base) + (p >= end, p < n)),
                            sympy.Integer(0), "the padding")
         _definedness(run, evaluator, target_context)
+        _zero_size_values(run, target_context, lambda *at: [fc.target_at(*at)])
     except StepFailed as failure:
         return _not_proved(run, failure.outcome, str(failure))
     except Unsupported as gap:
@@ -288,21 +386,16 @@ def prove_equation(equation: Equation, timeout: float = 60.0) -> ParametricVerdi
     """
     start = time.perf_counter()
     run = _Run(equation, None, Prover(equation.dims, timeout, Ledger()))
-    return _verdict(run, _prove_equation, timeout, start)
+    return _parametric_verdict(run, _prove_equation, timeout, start)
 
 
-def _prove_equation(run: _Run) -> tuple[Status, str, Mapping[str, int] | None, int]:
+def _prove_equation(run: _Run) -> Found:
     equation, prover = run.fc, run.prover
     assert isinstance(equation, Equation)
     dims = prover.dims
     symbols = equation.symbols()
-    found = _side_conditions(run)
-    if isinstance(found[0], Status):
-        return found  # type: ignore[return-value]
-    base, witness = found  # type: ignore[misc]
-
-    def positive(term: Term) -> bool:
-        return prover.proves(base, term > 0, SIGNS).holds is True
+    sizes = _side_conditions(run)
+    base, witness, positive = sizes.base, sizes.witness, sizes.positive
 
     inputs = _blocks(equation.inputs(*symbols), dims, positive)
     atoms = run.atoms
@@ -324,12 +417,9 @@ def _prove_equation(run: _Run) -> tuple[Status, str, Mapping[str, int] | None, i
                 return Status.UNKNOWN, f"the {what} side gives the blocks {sorted(side)}, the equation " \
                                        f"states {sorted(declared)}", witness, 0
             for name, (rows, cols) in declared.items():
-                shape = (translate(side[name].rows, {}, dims, positive).term,
-                         translate(side[name].cols, {}, dims, positive).term)
-                wanted = (translate(rows, {}, dims, positive).term, translate(cols, {}, dims, positive).term)
-                same = prover.proves(base, z3.And(shape[0] == wanted[0], shape[1] == wanted[1]), LAYOUT)
-                if same.holds is not True:
-                    return _not_proved(run, same, f"the {what} side's {name} is not {rows} x {cols}")
+                problem = _shape_problem(run, sizes, side[name], rows, cols, f"the {what} side's {name}")
+                if problem:
+                    return problem
         for name, (rows, cols) in declared.items():
             a, b = index_symbol("a"), index_symbol("b")
             height, width = translate(rows, {}, dims, positive).term, translate(cols, {}, dims, positive).term
@@ -354,6 +444,7 @@ def _prove_equation(run: _Run) -> tuple[Status, str, Mapping[str, int] | None, i
                         cases += _equal_entry(run, evaluator, comparison, context, here, sympy.sympify(lv),
                                               sympy.sympify(rv), name)
         _definedness(run, evaluator, context)
+        _zero_size_values(run, context, lambda *at: [equation.left(*at), equation.right(*at)])
     except StepFailed as failure:
         return _not_proved(run, failure.outcome, str(failure))
     except Unsupported as gap:

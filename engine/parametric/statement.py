@@ -81,11 +81,12 @@ def claim_all_sizes_status(family: Status, bounded: Status, about: str) -> Statu
 
 def composed_status(parts: Sequence[Status], chain_ok: bool | None) -> Status:
     """The composed verdict from its parts' and the chain's (one rule for reports
-    and certificates; ``chain_ok`` None for a broken variant, which is one part's).
+    and certificates; ``chain_ok`` None for a broken variant, which is one part's,
+    and for a chain with a check left undecided).
 
     Args:
         parts: the parts' verdicts for every size, in order.
-        chain_ok: whether the chain has no problem (None: not checked).
+        chain_ok: whether the chain has no problem (None: not checked, or a check undecided).
 
     Returns:
         REFUTED if a part is; ERROR if a part is or the chain fails; PROVED if
@@ -102,6 +103,30 @@ def composed_status(parts: Sequence[Status], chain_ok: bool | None) -> Status:
     if all(p is Status.VACUOUS for p in parts):
         return Status.VACUOUS
     return Status.UNKNOWN
+
+
+def symbols_of(dims: Sequence[str]) -> tuple[SymbolicInt, ...]:
+    """The symbolic dimensions named ``dims``, in order."""
+    return tuple(dimension(d) for d in dims)
+
+
+def side_conditions(side_condition: Callable[..., Condition | bool] | None, dims: Sequence[str]) -> list[Condition]:
+    """A statement's side conditions over its symbolic dimensions (besides each >= 1).
+
+    Args:
+        side_condition: the dimensions -> a condition (or True), or None.
+        dims: the dimensions' names.
+
+    Returns:
+        The condition at the symbolic dimensions, or none.
+    """
+    found = side_condition(*symbols_of(dims)) if side_condition is not None else None
+    return [found] if isinstance(found, Condition) else []
+
+
+def described(dims: Sequence[str], conditions: Sequence[Condition]) -> str:
+    """Each dimension >= 1 and the side conditions, in words (``N >= 1, n >= 1, n <= N``)."""
+    return ", ".join(f"{d} >= 1" for d in dims) + "".join(f", {c}" for c in conditions)
 
 
 def shape_key(*sizes: Any) -> tuple:
@@ -190,7 +215,7 @@ class FamilyClaim:
         return ABOUT_CLAIM if self.one_definition else ABOUT_FAMILY
 
     def symbols(self) -> tuple[SymbolicInt, ...]:
-        return tuple(dimension(d) for d in self.dims)
+        return symbols_of(self.dims)
 
     def family(self, mutant: str | None = None) -> Program:
         """The program over symbolic dimensions (a broken variant's, if named)."""
@@ -210,15 +235,10 @@ class FamilyClaim:
 
     def conditions(self) -> list[Condition]:
         """The side conditions over the symbolic dimensions (besides each >= 1)."""
-        if self.side_condition is None:
-            return []
-        found = self.side_condition(*self.symbols())
-        return [found] if isinstance(found, Condition) else []
+        return side_conditions(self.side_condition, self.dims)
 
     def describe_conditions(self) -> str:
-        text = ", ".join(f"{d} >= 1" for d in self.dims)
-        extra = self.conditions()
-        return text + "".join(f", {c}" for c in extra)
+        return described(self.dims, self.conditions())
 
     def holds_at(self, shape: Sequence[int]) -> bool:
         """Whether the side conditions hold at a concrete shape."""
@@ -256,12 +276,11 @@ class Equation:
     splits: Callable[..., Callable[[Any, Any], Sequence[Condition]]] | None = None
 
     def symbols(self) -> tuple[SymbolicInt, ...]:
-        return tuple(dimension(d) for d in self.dims)
+        return symbols_of(self.dims)
 
     def conditions(self) -> list[Condition]:
         """The side conditions over the symbolic dimensions (besides each >= 1)."""
-        found = self.side_condition(*self.symbols()) if self.side_condition is not None else None
-        return [found] if isinstance(found, Condition) else []
+        return side_conditions(self.side_condition, self.dims)
 
     def describe_conditions(self) -> str:
-        return ", ".join(f"{d} >= 1" for d in self.dims) + "".join(f", {c}" for c in self.conditions())
+        return described(self.dims, self.conditions())
