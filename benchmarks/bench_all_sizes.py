@@ -16,7 +16,7 @@ is printed):
 For a claim proved in parts (theorem6, theorem6_users: its padded stages and
 their composition, :mod:`usim.engine.parametric.composed`) it times the whole
 verdict for every size (every part with its witness and tie, and the chain), the chain
-alone (for a claim at full size, its equation proved again), and
+alone (for a claim composed by an equation, the equation proved again), and
 each broken variant (its part's refutation, replayed).
 
 It also prints, for comparison, the bounded proof of the same claim up to the
@@ -88,7 +88,7 @@ def composed(cc: ComposedClaim, args: argparse.Namespace) -> None:
           + ", ".join(f"{p.claim_id.rsplit('_', 1)[-1]} {p.seconds:.1f} s" for p in result.parts))
     seconds, chain = median_time(cc.chain, args.repeat)
     print(f"{cc.id:<16} {'(the chain alone)':<24} {'ok' if chain.ok else 'PROBLEM':<9} {'-':<8} {seconds:8.3f}  "
-          f"{len(chain.checks)} checks (an equation among them, for a claim at full size)")
+          f"{len(chain.checks)} checks (an equation among them, for a claim composed by one)")
     for mutant in cc.mutants:
         seconds, result = median_time(lambda: prove_composed(cc, mutant, tie_bound=args.tie), args.repeat)
         print(f"{cc.id:<16} {mutant:<24} {result.status.value:<9} {result.parts[0].label or '-':<8} "
