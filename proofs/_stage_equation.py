@@ -38,18 +38,24 @@ composed claim. A width d < N (T's blocks placed head by head) is not stated her
 
 from __future__ import annotations
 
+import itertools
 from typing import Any, Callable, Mapping
+
+import sympy
 
 from usim.constructions.universal import HDR_SCALE, HEADER, LayerSpec, route_of
 from usim.constructions.universal.kinds import SIZE_FIELDS
 from usim.encodings.layout import SequenceLayout
 from usim.encodings.sized import both, matrix_of, when
-from usim.engine.claim import Claim, Status
+from usim.encodings.notation import shape_label
+from usim.engine.claim import Claim, Obligation, Shape, Status
 from usim.engine.parametric.composed import Chain, ComposedClaim
 from usim.engine.parametric.prove import prove_equation
 from usim.engine.parametric.statement import Equation, FamilyClaim
 from usim.proofs._rectangles import same
-from usim.proofs._stages import UniversalFamily, as_layout, layout_problems, within_bound
+from usim.proofs._stages import UniversalFamily, as_layout, layout_problems, precondition_problems, within_bound
+from usim.errors import ShapeError
+from usim.proofs._universal import broken_universal, misplaced_block, stage_preconditions, whole_obligation
 from usim.rasp.family import dimension
 from usim.rasp.fingerprint import fingerprint
 
@@ -77,7 +83,7 @@ class _Sizes:
         return tuple(self.named[d] for d in self.family.dims(k))
 
     def small(self) -> LayerSpec:
-        """T: the header's sizes no stage reads are N."""
+        """T: the header's sizes no stage has as a dimension are N."""
         N = self.named["N"]
         return self.family.spec_of(self.named.get("n", N), self.named.get("d", N),
                                    *(self.named[e] for e in self.family.extra))
@@ -154,7 +160,7 @@ def wiring_equation(family: UniversalFamily, formula: LayerFormula) -> Equation:
 
     return Equation(f"{family.label}'s stages composed = T's formula, zero-padded", dims, inputs, outputs, left,
                     right, side_condition=lambda N, *rest: within_bound(N, rest[len(family.extra):]),
-                    splits=splits)
+                    splits=splits, preconditions=stage_preconditions(family.symbolic().input_layout))
 
 
 def equation_composition(family: UniversalFamily, parts: list[FamilyClaim], formula: LayerFormula) -> Chain:
@@ -176,7 +182,9 @@ def equation_composition(family: UniversalFamily, parts: list[FamilyClaim], form
     u = family.built_for(sizes)
     m = len(u.stages)
     checks.append(f"the {m} parts are stages 1 to {m} of {family.label}'s family, in order: each one's program, "
-                  "layouts and target the stage's at its symbolic sizes, each header size it reads <= N")
+                  "layouts and target the stage's at its symbolic sizes, each header size it reads <= N; each "
+                  "part's preconditions (a layer norm's eps > 0) read only blocks of U's input that every stage "
+                  "before it carries unchanged, and are the equation's")
     if len(parts) != m:
         problems.append(f"{len(parts)} parts for {m} stages")
     for k, part in enumerate(parts[:m], start=1):
@@ -193,9 +201,9 @@ def equation_composition(family: UniversalFamily, parts: list[FamilyClaim], form
         if part.target_at(*mine) is not family.target(k, *mine):
             problems.append(f"part {k} ({part.id}) does not state stage {k}'s meanings")
         wanted = [within_bound(sizes[0], mine[1 + len(family.extra):])] if family.reads(k) else []
-        if [str(c) for c in part.conditions()] != [str(c) for c in wanted] or part.preconditions is not None:
-            problems.append(f"part {k} ({part.id}) is stated under {part.describe_conditions()} or with "
-                            "preconditions")
+        if [str(c) for c in part.conditions()] != [str(c) for c in wanted]:
+            problems.append(f"part {k} ({part.id}) is stated under {part.describe_conditions()}")
+        problems += precondition_problems(u, k, part)
     checks.append("U's input layout is stage 1's, and each stage's output layout is the next stage's input "
                   "(names, offsets, shapes and length the same polynomials)")
     problems += layout_problems("U's input and stage 1's", u.input_layout, u.stages[0].input)
@@ -254,6 +262,50 @@ def equation_composition(family: UniversalFamily, parts: list[FamilyClaim], form
     elif verdict.status is not Status.PROVED:
         problems.append(f"the equation {equation.name} is not proved: {verdict.status.value} ({verdict.reason})")
     return Chain(tuple(checks), tuple(problems), tuple(undecided))
+
+
+def whole_claim(claim_id: str, family: UniversalFamily, formula: LayerFormula, **settings: Any) -> Claim:
+    """The bounded claim of a theorem composed by an equation: U as one program on T
+    (its compact input placed into U's, T's X zero-padded) against ``formula``,
+    zero-padded to U's output, at every shape up to the bound.
+
+    Args:
+        claim_id: the claim's id.
+        family: U's family.
+        formula: T's output from its blocks and the scale.
+        **settings: the Claim's own fields (paper, title, statement, engines, bounds, ...).
+
+    Returns:
+        The claim: shapes (N, *extra, *header sizes), each extra size <= the bound and
+        each header size <= N; its broken variant ``misplaced-block`` is U with stage 1
+        routing its first block one position too far.
+    """
+    dims = ("N",) + family.extra + header_dims(family)
+
+    def obligation(shape: Shape, mutant: str | None = None) -> Obligation:
+        if len(shape) != len(dims) or not all(1 <= s for s in shape) or \
+                not all(s <= shape[0] for s in shape[1 + len(family.extra):]):
+            raise ShapeError(f"{claim_id}: a shape is {' x '.join(dims)}, each header size <= N, got "
+                             f"{shape_label(shape)}")
+        at = _Sizes(family, tuple(shape))
+        u, small = family.built_for(tuple(shape)), at.small()
+        out = u.output_layout.blocks[0]
+
+        def target(m: Mapping[str, Any]) -> dict:
+            padded = sympy.zeros(out.shape.rows, out.shape.cols)
+            t = formula(small, m, m["scale"][0, 0])
+            padded[:t.rows, :t.cols] = t
+            return {out.name: padded}
+        broken = broken_universal(u, 1, misplaced_block(u, 1)) if mutant else None
+        return whole_obligation(claim_id, shape, u, target, small=small, broken=broken, mutant=mutant)
+
+    def shapes(bound: int) -> list[Shape]:
+        return [(big, *more, *rest) for big in range(1, bound + 1)
+                for more in itertools.product(range(1, bound + 1), repeat=len(family.extra))
+                for rest in itertools.product(range(1, big + 1), repeat=len(header_dims(family)))]
+
+    return Claim(id=claim_id, shapes=shapes, obligation=obligation,
+                 mutants={"misplaced-block": lambda shape: obligation(shape, "misplaced-block")}, **settings)
 
 
 def equation_claim(bounded: Claim, family: UniversalFamily, parts: list[FamilyClaim],

@@ -82,12 +82,16 @@ class UniversalFamily:
     ``extra``: sizes of U besides N, each a dimension of every stage (the head
     count ``h`` of a U over stacked heads: ``spec_of(n, d, h)``, U_{N,H} built for
     ``spec_of(N, N, H)``); the stages' sizes are then (N, *extra, n, d).
-    ``label``: how the statements name U."""
+    ``label``: how the statements name U. ``at_bound``: header sizes that every
+    stage reading them sets to N rather than to a dimension of its own (("d",):
+    T of U's own width, whose layer norms normalise over all N columns)."""
 
-    def __init__(self, spec_of: Callable[..., LayerSpec], extra: tuple[str, ...] = (), label: str = "U_N") -> None:
+    def __init__(self, spec_of: Callable[..., LayerSpec], extra: tuple[str, ...] = (), label: str = "U_N",
+                 at_bound: tuple[str, ...] = ()) -> None:
         self.spec_of = spec_of
         self.extra = extra
         self.label = label
+        self.at_bound = at_bound
         self._built: dict[Any, Universal] = {}
         self._targets: dict[tuple, Callable] = {}
         self._embedded: dict[tuple, dict[str, tuple[Rectangle, ...]]] = {}
@@ -130,17 +134,24 @@ class UniversalFamily:
     def stage(self, k: int, *sizes: Any) -> Stage:
         return self.built_for(sizes).stages[k - 1]
 
-    def reads(self, k: int) -> tuple[str, ...]:
-        """The header's sizes stage k reads, in the order of its dimensions (n before d)."""
+    def header_sizes(self, k: int) -> tuple[str, ...]:
+        """Every header size stage k reads (n before d)."""
         u = self.symbolic()
         return tuple(f for f in SIZE_FIELDS if f in stage_sizes(u, u.stages[k - 1]))
+
+    def reads(self, k: int) -> tuple[str, ...]:
+        """The header's sizes stage k reads that are dimensions of its own (not set to N),
+        in the order of its dimensions (n before d)."""
+        return tuple(f for f in self.header_sizes(k) if f not in self.at_bound)
 
     def dims(self, k: int) -> tuple[str, ...]:
         return ("N",) + self.extra + self.reads(k)
 
     def fixed(self, k: int, sizes: Sizes) -> dict[str, Any]:
-        """The header's sizes stage k sets, at its sizes (each its dimension)."""
-        return dict(zip(self.reads(k), sizes[1 + len(self.extra):]))
+        """The header's sizes stage k sets, at its sizes: each its dimension, or N (``at_bound``)."""
+        found = dict(zip(self.reads(k), sizes[1 + len(self.extra):]))
+        found.update({f: sizes[0] for f in self.header_sizes(k) if f in self.at_bound})
+        return found
 
     def program(self, k: int, *sizes: Any):
         """Stage k of U_N on ``tokens``, its header sizes set (:func:`stage_program`)."""
@@ -228,8 +239,9 @@ def stage_claims(claim_id: str, family: UniversalFamily, *, paper: str, what: st
         reads = family.reads(k)
         positive = stage_preconditions(stage.input)  # a layer norm's eps > 0 (one function: the tie checks it)
         shapes = (lambda reads: lambda bound: [s for s in shape_grid(bound, len(reads), len(extra))])(reads)
-        header = (f", the header's {' and '.join(reads)} set to the sizes {', '.join(reads)} <= N"
-                  if reads else ", for every header")
+        at_n = [f for f in family.header_sizes(k) if f not in reads]
+        header = (f", the header's {' and '.join(reads)} set to the sizes {', '.join(reads)} <= N" if reads
+                  else "" if at_n else ", for every header") + (f", its {' and '.join(at_n)} set to N" if at_n else "")
         if extra:
             every = f"For every N, {', '.join(extra)} (each >= 1)" + "".join(
                 f" and every {r} with 1 <= {r} <= N" for r in reads)
@@ -429,10 +441,20 @@ class _Reads(dict):
         return self[name]
 
 
-def _precondition_problems(u: Universal, k: int, part: FamilyClaim) -> list[str]:
-    """Why part k's preconditions might not hold at its input though they hold at U's:
+def precondition_problems(u: Universal, k: int, part: FamilyClaim) -> list[str]:
+    """Why part k's preconditions might not hold at its input though they hold at U's
+    (none: they read only blocks of U's input that every stage before part k carries):
     a block they read that is not in U's input, or that a stage before part k makes
-    or does not carry (a step's result, or a block dropped from its output)."""
+    or does not carry (a step's result, or a block dropped from its output).
+
+    Args:
+        u: U at symbolic sizes.
+        k: the part's stage.
+        part: its statement for every size.
+
+    Returns:
+        One line per problem.
+    """
     reads = _Reads()
     try:
         if part.preconditions is not None:
@@ -507,7 +529,7 @@ def composition(family: PaddedFamily, parts: list[FamilyClaim], formula: Callabl
                       "every stage before the part carries unchanged, so they hold at the part's input where "
                       "they hold at U's")
         for k, part in enumerate(parts[:m], start=1):
-            problems += _precondition_problems(u, k, part)
+            problems += precondition_problems(u, k, part)
     checks.append("U's input layout is stage 1's, and each stage's output layout is the next stage's input "
                   "(names, offsets, shapes and length the same polynomials in N)")
     problems += layout_problems("U's input and stage 1's", u.input_layout, u.stages[0].input)

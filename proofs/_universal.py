@@ -87,7 +87,8 @@ from usim.constructions.universal import (
     compact_layout,
     simulation_program,
 )
-from usim.constructions.universal.kinds import SIZE_FIELDS, StepKind, add_row, header, in_place, softmax_rows
+from usim.constructions.universal.kinds import (SIZE_FIELDS, StepKind, add_row, header, in_place, layer_norm,
+                                                relu_of, softmax_rows)
 from usim.constructions.universal.route import route_of
 from usim.constructions.universal.terms import Term, leaf, mm, op, tr
 from usim.encodings.layout import Block, SequenceLayout
@@ -459,6 +460,31 @@ def encoder_term(spec: LayerSpec) -> Term:
     z = op("layernorm", op("add", leaf("X"), attention_term(spec)), leaf("g1"), leaf("be1"), leaf("eps1"))
     f = op("bias", mm(op("bias_relu", mm(z, leaf("W1")), leaf("b1")), leaf("W2")), leaf("b2"))
     return op("layernorm", op("add", z, f), leaf("g2"), leaf("be2"), leaf("eps2"))
+
+
+def encoder_formula(spec: LayerSpec, m: Mapping[str, Any], c: Any) -> Any:
+    """The post-norm encoder layer, entry by entry, written once for every size:
+    LN2(Z + ReLU(Z W1 + 1 b1) W2 + 1 b2), Z = LN1(X + Att(X)) (all parts on; the
+    layer norm, ReLU and bias are their step kinds' own meanings).
+
+    Args:
+        spec: T, an encoder with its layer norms and the feed-forward's biases.
+        m: T's blocks (X n x d, the attention's, W1, b1, W2, b2, g1, be1, eps1, g2,
+            be2, eps2), sympy matrices or symbolic ones over symbolic sizes.
+        c: the attention's scale.
+
+    Returns:
+        The layer's output (n x d).
+
+    Raises:
+        UsimError: an encoder without its layer norms or the feed-forward's biases.
+    """
+    if not (spec.encoder and spec.norm and spec.ffn_bias):
+        raise UsimError(f"the encoder formula is written with every part on, not for {spec.tag}")
+    X, att = m["X"], attention_formula(spec, m, c)
+    z = layer_norm(matrix_of(spec.n, spec.d, lambda i, j: X[i, j] + att[i, j]), m["g1"], m["be1"], m["eps1"][0, 0])
+    f = add_row(relu_of(add_row(z * m["W1"], m["b1"])) * m["W2"], m["b2"])
+    return layer_norm(matrix_of(spec.n, spec.d, lambda i, j: z[i, j] + f[i, j]), m["g2"], m["be2"], m["eps2"][0, 0])
 
 
 def attention_formula(spec: LayerSpec, m: Mapping[str, sympy.Matrix], c: sympy.Expr) -> sympy.Matrix:

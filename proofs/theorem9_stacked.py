@@ -52,17 +52,12 @@ placed head by head into U's, one rectangle per head).
 
 from __future__ import annotations
 
-from typing import Any, Callable, Mapping
-
-import sympy
+from typing import Any, Callable
 
 from usim.constructions.universal import LayerSpec
-from usim.encodings.notation import shape_label
-from usim.engine.claim import Claim, Obligation, Shape
-from usim.errors import ShapeError
-from usim.proofs._stage_equation import equation_claim
+from usim.proofs._stage_equation import equation_claim, whole_claim
 from usim.proofs._stages import UniversalFamily, stage_claims
-from usim.proofs._universal import attention_formula, broken_universal, misplaced_block, whole_obligation
+from usim.proofs._universal import attention_formula
 from usim.proofs.theorem6_attention import ENGINES
 from usim.proofs.theorem6_stages import misplaced, product_off_by_one
 from usim.rasp.expr import indices
@@ -113,42 +108,29 @@ def rows_of_head_0_only(N: Any, h: Any, n: Any) -> dict:
     return {"s4.P.row_ok": lambda node: (indices // N) < n}
 
 
+ATTENTION_BROKEN = {1: {"misplaced-block": misplaced("s1.route.3")}, 2: {"off-by-one": misplaced("s2.S1.slice")},
+                    3: {"misplaced-block": misplaced("s3.route.1")}, 4: {"misplaced-block": misplaced("s4.route.1")},
+                    5: {"misplaced-block": misplaced("s5.route.1")}, 6: {"off-by-one": misplaced("s6.C.diagonal")}}
+"""The broken variants of the attention's stages 1 to 6, bounded and for every size."""
+
+ATTENTION_BOUNDED = product_off_by_one(7, "Att")
+"""Stage 7's broken variant, for the bounded claim only."""
+
+ATTENTION_PAST_EIGHT = {2: {"heads-mod-8": heads_mod(2, "S1")},
+                        4: {"heads-past-8-zeroed": heads_past_zeroed, "rows-of-head-0-only": rows_of_head_0_only},
+                        6: {"heads-mod-8": heads_mod(6, "C")}}
+"""The broken variants only the proof for every size catches (but rows-of-head-0-only: bounded at H = 2 too)."""
+
 CLAIMS, FAMILIES = stage_claims(
     "theorem9_stacked", FAMILY, paper="Theorem 9 (U's stages over stacked heads, every H)",
-    what="H merged heads stacked and W_O",
-    mutants={1: {"misplaced-block": misplaced("s1.route.3")}, 2: {"off-by-one": misplaced("s2.S1.slice")},
-             3: {"misplaced-block": misplaced("s3.route.1")}, 4: {"misplaced-block": misplaced("s4.route.1")},
-             5: {"misplaced-block": misplaced("s5.route.1")}, 6: {"off-by-one": misplaced("s6.C.diagonal")}},
-    bounded_mutants=product_off_by_one(7, "Att"),
-    all_sizes_mutants={2: {"heads-mod-8": heads_mod(2, "S1")},
-                       4: {"heads-past-8-zeroed": heads_past_zeroed, "rows-of-head-0-only": rows_of_head_0_only},
-                       6: {"heads-mod-8": heads_mod(6, "C")}},
+    what="H merged heads stacked and W_O", mutants=ATTENTION_BROKEN, bounded_mutants=ATTENTION_BOUNDED,
+    all_sizes_mutants=ATTENTION_PAST_EIGHT,
     engines=ENGINES, default_max_n=3, ci_max_n=2, category="our statement",
     notes="the stage on its whole workspace (scratch included); header n set by the stage; H a dimension")
 
 
-def _whole(shape: Shape, mutant: str | None = None) -> Obligation:
-    """U_{N,H} as one program on T at n tokens and width N (its compact input
-    <c, X, A, V, W_O> placed, the header set to [n, N, c]) against the formula,
-    zero-padded; ``misplaced-block``: its stage 1 routing its first block one
-    position too far."""
-    if len(shape) != 3 or not 1 <= shape[2] <= shape[0]:
-        raise ShapeError(f"theorem9_stacked: a shape is N x H x n with 1 <= n <= N, got {shape_label(shape)}")
-    big, heads, n = shape
-    u = FAMILY.at(big, heads)
-    small = spec_of(n, big, heads)
-    name = u.output_layout.blocks[0].name
-
-    def target(m: Mapping[str, Any]) -> dict:
-        padded = sympy.zeros(big, big)
-        padded[:n, :] = attention_formula(small, m, m["scale"][0, 0])
-        return {name: padded}
-    broken = broken_universal(u, 1, misplaced_block(u, 1)) if mutant else None
-    return whole_obligation("theorem9_stacked", shape, u, target, small=small, broken=broken, mutant=mutant)
-
-
-CLAIM = Claim(
-    id="theorem9_stacked",
+CLAIM = whole_claim(
+    "theorem9_stacked", FAMILY, attention_formula,
     paper="Theorem 9 (every H, T of width N and n <= N tokens)",
     title="U over stacked heads simulates H heads with W_O, [head_0 | ... | head_{H-1}] W_O, for every H and "
           "every n <= N tokens: one RASP program U_{N,H} per N and H",
@@ -159,10 +141,6 @@ CLAIM = Claim(
         "first n rows of its N x N block, any values below) outputs [softmax(c X A_0 X^T) X V_0 | ... | "
         "softmax(c X A_{H-1} X^T) X V_{H-1}] W_O in its first n rows and 0 below. Shapes N x H x n: the whole "
         "program at N and H, X zero-padded."),
-    shapes=lambda bound: [(big, heads, n) for big in range(1, bound + 1) for heads in range(1, bound + 1)
-                          for n in range(1, big + 1)],
-    obligation=_whole,
-    mutants={"misplaced-block": lambda shape: _whole(shape, "misplaced-block")},
     engines=ENGINES, default_max_n=2, ci_max_n=2, category="our statement",
     notes="merged heads stacked, d_v = N each, W_O; T of U's width N and any n <= N tokens; for every size its "
           "seven stages and the equation that composes them (proofs/_stage_equation.py)")

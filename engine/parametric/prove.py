@@ -411,6 +411,8 @@ def _prove_equation(run: _Run) -> Found:
                 sides = [equation.left(*symbols)(matrices), equation.right(*symbols)(matrices)]
             except KeyError as missing:  # a side reads a block the equation does not give it
                 return Status.UNKNOWN, f"a side reads the block {missing}, which is not an input", witness, 0
+            relations = list(equation.preconditions(matrices)) if equation.preconditions is not None else []
+        run.signs = _precondition_signs(run, relations)
         declared = dict(equation.outputs(*symbols))
         for side, what in zip(sides, ("left", "right")):
             if set(side) != set(declared):

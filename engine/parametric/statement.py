@@ -263,7 +263,9 @@ class Equation:
     row and column index -> conditions on them), each splitting the entries in two
     (where it holds and where it does not), every region proved on its own with
     its conditions among the facts (a side that is 0 on rows a >= n and a
-    product elsewhere: the split a < n decides the cases inside its sums).
+    product elsewhere: the split a < n decides the cases inside its sums);
+    ``preconditions``: input matrices -> relations the inputs meet (a layer
+    norm's eps > 0), as a :class:`FamilyClaim`'s.
     """
 
     name: str
@@ -274,6 +276,7 @@ class Equation:
     right: Callable[..., Callable[[Mapping[str, Any]], Mapping[str, Any]]]
     side_condition: Callable[..., Condition | bool] | None = None
     splits: Callable[..., Callable[[Any, Any], Sequence[Condition]]] | None = None
+    preconditions: Callable[[Mapping[str, Any]], Sequence[Any]] | None = None
 
     def symbols(self) -> tuple[SymbolicInt, ...]:
         return symbols_of(self.dims)

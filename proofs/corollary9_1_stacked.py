@@ -1,0 +1,114 @@
+"""Corollary 9.1 over a symbolic head count: U over stacked heads, then the post-norm encoder.
+
+U_{N,H} over stacked heads with the encoder's parts (``LayerSpec(..., stacked=True,
+encoder=True)``) is fifteen stages for every H: Theorem 9's seven over stacked heads
+(:mod:`usim.proofs.theorem9_stacked`), then the encoder's eight,
+
+    8: Z1 = X + Att;  9: N1 = LN1(Z1);  10: F1 = N1 W1;  11: R = max(F1 + [i < n] b1, 0);
+    12: F2 = R W2;  13: F2b = F2 + [i < n] b2;  14: Z2 = N1 + F2b;  15: N2 = LN2(Z2)
+
+Claims ``corollary9_1_stacked_stage1`` ... ``_stage15``: stage k for every N and H
+(and n <= N where it reads n), on its whole workspace, the header's d set to N where
+the stage reads it (:class:`~usim.proofs._stages.UniversalFamily` ``at_bound``: T of U's
+width, the layer norms over all N columns), every eps > 0.
+
+Claim ``corollary9_1_stacked``: for every N, H and n <= N and every real input with
+eps1, eps2 > 0, U_{N,H} run on <[n, N, c], X, A, V, W_O, W1, b1, W2, b2, g1, be1,
+eps1, g2, be2, eps2> (T's X in the first n rows of its block, any values below)
+outputs LN2(Z + ReLU(Z W1 + 1 b1) W2 + 1 b2), Z = LN1(X + [softmax(c X A_h X^T) X
+V_h]_h W_O), on its first n rows and 0 below. Bounded: the whole program against
+the formula (:func:`~usim.proofs._universal.encoder_formula`), X zero-padded. For
+every size: the fifteen stages and their chain
+(:func:`~usim.proofs._stage_equation.equation_composition`), whose equation, the
+stages' meanings composed = the formula zero-padded, the parametric engine proves
+with the layer norms' eps > 0 among its preconditions.
+
+Broken variants: the attention's as for Theorem 9 over stacked heads (those wrong
+only past H = 8 refuted at H = 9), the residual's addend one position too far
+(stages 8 and 14), a layer norm keeping the rows past n (stages 9 and 15), a bias
+added on the padded rows too (11 and 13), a product's routing one position too far
+(10 and 12). Not stated here: a width d < N.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from usim.constructions.universal import LayerSpec
+from usim.proofs._stage_equation import equation_claim, whole_claim
+from usim.proofs._stages import UniversalFamily, stage_claims
+from usim.proofs._universal import encoder_formula
+from usim.proofs.corollary6_1_encoder import ENGINES
+from usim.proofs.theorem6_stages import bias_on_every_row, misplaced
+from usim.proofs.theorem9_stacked import ATTENTION_BOUNDED, ATTENTION_BROKEN, ATTENTION_PAST_EIGHT
+from usim.rasp.expr import indices
+
+
+def spec_of(n: Any, d: Any, heads: Any) -> LayerSpec:
+    """T's layer.
+
+    Args:
+        n: the tokens.
+        d: the width (each head's value width too).
+        heads: H.
+
+    Returns:
+        H merged heads of value width d, stacked, with W_O, then the post-norm encoder.
+    """
+    return LayerSpec(n, d, heads=heads, d_v=d, out_proj=True, stacked=True, encoder=True)
+
+
+FAMILY = UniversalFamily(spec_of, extra=("h",), label="U_{N,h}", at_bound=("d",))
+"""U_{N,H} over stacked heads with the encoder, the header's d set to N (T of U's width)."""
+
+
+def rows_past_n_kept(stage: int, out: str):
+    """Broken variant: the layer norm of ``stage`` (its result ``out``) keeping the rows past n."""
+    return lambda *sizes: {f"s{stage}.{out}.kept_entry": lambda node: indices >= 0}
+
+
+ENCODER_BROKEN = {8: {"misplaced-addend": misplaced("s8.Z1.addend")},
+                  9: {"rows-past-n-kept": rows_past_n_kept(9, "N1")},
+                  10: {"misplaced-block": misplaced("s10.route.1")},
+                  11: {"bias-on-every-row": bias_on_every_row(11, "R")},
+                  12: {"misplaced-block": misplaced("s12.route.1")},
+                  13: {"bias-on-every-row": bias_on_every_row(13, "F2b")},
+                  14: {"misplaced-addend": misplaced("s14.Z2.addend")},
+                  15: {"rows-past-n-kept": rows_past_n_kept(15, "N2")}}
+"""The broken variants of the encoder's stages 8 to 15."""
+
+STAGE_CLAIMS, FAMILIES = stage_claims(
+    "corollary9_1_stacked", FAMILY, paper="Corollary 9.1 (U's stages over stacked heads, every H)",
+    what="H merged heads stacked, W_O and the post-norm encoder",
+    mutants={**ATTENTION_BROKEN, **ENCODER_BROKEN}, bounded_mutants=ATTENTION_BOUNDED,
+    all_sizes_mutants=ATTENTION_PAST_EIGHT, engines=ENGINES, default_max_n=2, ci_max_n=2,
+    category="our statement",
+    notes="the stage on its whole workspace (scratch included); header n set by the stage, d set to N; "
+          "H a dimension; eps1, eps2 > 0")
+
+CLAIM = whole_claim(
+    "corollary9_1_stacked", FAMILY, encoder_formula,
+    paper="Corollary 9.1 (every H, T of width N and n <= N tokens)",
+    title="U over stacked heads simulates the post-norm encoder layer with H heads and W_O, for every H and "
+          "every n <= N tokens: one RASP program U_{N,H} per N and H",
+    statement=(
+        "For every N, H and n <= N, the one RASP program U_{N,H} (built for N x N, H merged heads of value "
+        "width N stacked, W_O and the encoder parts): for every real input with eps1, eps2 > 0, U_{N,H} run "
+        "on <[n, N, c], X, A, V, W_O, W1, b1, W2, b2, g1, be1, eps1, g2, be2, eps2> (X in the first n rows of "
+        "its N x N block, any values below; A = [A_0 | ... | A_{H-1}], V likewise) outputs "
+        "LN2(Z + ReLU(Z W1 + 1 b1) W2 + 1 b2) with Z = LN1(X + [softmax(c X A_h X^T) X V_h]_h W_O) in its "
+        "first n rows and 0 below. Shapes N x H x n: the whole program at N and H, X zero-padded."),
+    engines=ENGINES, default_max_n=2, ci_max_n=2, category="our statement",
+    notes="merged heads stacked, d_v = N each, W_O, post-norm encoder; T of U's width N and any n <= N tokens; "
+          "for every size its fifteen stages and the equation that composes them (proofs/_stage_equation.py)")
+
+COROLLARY9_1_STACKED = equation_claim(CLAIM, FAMILY, FAMILIES, encoder_formula)
+"""Corollary 9.1 for every N, every H and every n <= N at width N: the fifteen stages and their composition."""
+
+CLAIMS = [CLAIM, *STAGE_CLAIMS]
+COMPOSED = (COROLLARY9_1_STACKED,)
+
+if __name__ == "__main__":  # python -m usim.proofs.X is usim prove of its claims
+    from usim.proofs.script import run_as_script
+
+    run_as_script(*(c.id for c in CLAIMS))
