@@ -277,8 +277,9 @@ def whole_claim(claim_id: str, family: UniversalFamily, formula: LayerFormula, *
 
     Returns:
         The claim: shapes (N, *extra, *header sizes), each extra size <= the bound and
-        each header size <= N; its broken variant ``misplaced-block`` is U with stage 1
-        routing its first block one position too far.
+        each header size <= N; its broken variant ``misplaced-result`` is U with its
+        last stage writing its result one position too far (wrong at every shape, so
+        refuted at the smallest: a broken route inside U is its stages' to refute).
     """
     dims = ("N",) + family.extra + header_dims(family)
 
@@ -296,7 +297,8 @@ def whole_claim(claim_id: str, family: UniversalFamily, formula: LayerFormula, *
             t = formula(small, m, m["scale"][0, 0])
             padded[:t.rows, :t.cols] = t
             return {out.name: padded}
-        broken = broken_universal(u, 1, misplaced_block(u, 1)) if mutant else None
+        last = len(u.stages)
+        broken = broken_universal(u, last, misplaced_block(u, last)) if mutant else None
         return whole_obligation(claim_id, shape, u, target, small=small, broken=broken, mutant=mutant)
 
     def shapes(bound: int) -> list[Shape]:
@@ -305,7 +307,7 @@ def whole_claim(claim_id: str, family: UniversalFamily, formula: LayerFormula, *
                 for rest in itertools.product(range(1, big + 1), repeat=len(header_dims(family)))]
 
     return Claim(id=claim_id, shapes=shapes, obligation=obligation,
-                 mutants={"misplaced-block": lambda shape: obligation(shape, "misplaced-block")}, **settings)
+                 mutants={"misplaced-result": lambda shape: obligation(shape, "misplaced-result")}, **settings)
 
 
 def equation_claim(bounded: Claim, family: UniversalFamily, parts: list[FamilyClaim],
