@@ -441,6 +441,19 @@ class _Reads(dict):
         return self[name]
 
 
+def precondition_text(preconditions: Callable[[Mapping[str, Any]], Any] | None) -> set[str]:
+    """The relations ``preconditions`` states, as text, each block read as one symbol
+    (its entry [0, 0]: a layer norm's eps is 1 x 1).
+
+    Args:
+        preconditions: input matrices -> relations, or None.
+
+    Returns:
+        The relations' text (none without preconditions).
+    """
+    return {str(r) for r in preconditions(_Reads())} if preconditions is not None else set()
+
+
 def precondition_problems(u: Universal, k: int, part: FamilyClaim) -> list[str]:
     """Why part k's preconditions might not hold at its input though they hold at U's
     (none: they read only blocks of U's input that every stage before part k carries):

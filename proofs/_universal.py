@@ -477,9 +477,9 @@ def encoder_formula(spec: LayerSpec, m: Mapping[str, Any], c: Any) -> Any:
         The layer's output (n x d).
 
     Raises:
-        UsimError: an encoder without its layer norms or the feed-forward's biases.
+        UsimError: an encoder without its layer norms, residuals or the feed-forward's biases.
     """
-    if not (spec.encoder and spec.norm and spec.ffn_bias):
+    if not (spec.encoder and spec.norm and spec.ffn_bias and spec.residual):
         raise UsimError(f"the encoder formula is written with every part on, not for {spec.tag}")
     X, att = m["X"], attention_formula(spec, m, c)
     z = layer_norm(matrix_of(spec.n, spec.d, lambda i, j: X[i, j] + att[i, j]), m["g1"], m["be1"], m["eps1"][0, 0])

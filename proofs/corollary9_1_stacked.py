@@ -23,11 +23,12 @@ every size: the fifteen stages and their chain
 stages' meanings composed = the formula zero-padded, the parametric engine proves
 with the layer norms' eps > 0 among its preconditions.
 
-Broken variants: the attention's as for Theorem 9 over stacked heads (those wrong
-only past H = 8 refuted at H = 9), the residual's addend one position too far
-(stages 8 and 14), a layer norm keeping the rows past n (stages 9 and 15), a bias
-added on the padded rows too (11 and 13), a product's routing one position too far
-(10 and 12). Not stated here: a width d < N.
+T's feed-forward width is N too (d_ff = d). Broken variants: the attention's as for
+Theorem 9 over stacked heads (those wrong only past H = 8 refuted at H = 9), the
+residual's addend one position too far (stages 8 and 14), a layer norm keeping the
+rows past n (stages 9 and 15), a bias added on the padded rows too (11 and 13), a
+product's routing one position too far (10 and 12); the bounded claim's, U writing
+its result one position too far (``misplaced-result``). Not stated here: a width d < N.
 """
 
 from __future__ import annotations

@@ -30,6 +30,60 @@ def test_the_fifteen_stages_compose_to_the_encoder_layer():
     assert chain.ok, chain.problems + chain.undecided
 
 
+def _numpy_encoder(m, c):
+    """The post-norm encoder in numpy, written apart from usim's meanings: heads as column blocks."""
+    X, d = m["X"], m["X"].shape[1]
+    heads = m["A"].shape[1] // d
+    outputs = []
+    for h in range(heads):
+        S = c * X @ m["A"][:, h * d:(h + 1) * d] @ X.T
+        P = np.exp(S) / np.exp(S).sum(axis=1, keepdims=True)
+        outputs.append(P @ X @ m["V"][:, h * d:(h + 1) * d])
+
+    def norm(z, g, b, eps):
+        mu = z.mean(axis=1, keepdims=True)
+        return (z - mu) / np.sqrt(((z - mu) ** 2).mean(axis=1, keepdims=True) + eps) * g + b
+    z = norm(X + np.hstack(outputs) @ m["WO"], m["g1"], m["be1"], m["eps1"][0, 0])
+    f = np.maximum(z @ m["W1"] + m["b1"], 0) @ m["W2"] + m["b2"]
+    return norm(z + f, m["g2"], m["be2"], m["eps2"][0, 0])
+
+
+def _parameters(spec, rng):
+    m = {name: rng.normal(size=shape) for name, shape in spec.parameter_shapes()}
+    m["eps1"], m["eps2"] = np.abs(m["eps1"]) + 0.1, np.abs(m["eps2"]) + 0.1
+    return m
+
+
+def test_the_encoder_formula_is_the_numpy_layer():
+    rng = np.random.default_rng(11)
+    spec = spec_of(2, 3, 2)
+    m = _parameters(spec, rng)
+    got = encoder_formula(spec, {k: sympy.Matrix(v) for k, v in m.items()}, sympy.Float(0.6, 30))
+    np.testing.assert_allclose(np.array(got.evalf(30), dtype=float), _numpy_encoder(m, 0.6), atol=1e-12)
+
+
+def test_u_over_stacked_heads_with_the_encoder_computes_the_numpy_layer_on_the_first_n_rows():
+    from usim.constructions.universal.embed import embed_arrays
+    from usim.encodings.runners import run_numeric
+
+    rng = np.random.default_rng(12)
+    u = FAMILY.at(3, 2)
+    small = spec_of(2, 3, 2)
+    m = _parameters(small, rng)
+    sequence = embed_arrays(u, small, m, scale=0.6)
+    got = u.output_layout.decode_numeric(run_numeric(u.runnable_program, sequence)["Y"])[0]
+    np.testing.assert_allclose(got[:2], _numpy_encoder(m, 0.6), rtol=1e-9, atol=1e-12)
+    np.testing.assert_allclose(got[2:], 0, atol=1e-12)
+
+
+def test_a_part_assuming_more_than_u_s_input_does_not_compose():
+    import dataclasses
+
+    strong = dataclasses.replace(FAMILIES[8], preconditions=lambda m: [m["eps1"][0, 0] > 100])
+    chain = equation_composition(FAMILY, [*FAMILIES[:8], strong, *FAMILIES[9:]], encoder_formula)
+    assert any("beyond U's input's" in p for p in chain.problems)
+
+
 def test_the_encoder_formula_over_stacked_heads_is_the_per_head_layer():
     rng = np.random.default_rng(5)
     n, d, heads = 2, 2, 2

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import itertools
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Callable, Mapping, Sequence
 
 import sympy
@@ -28,6 +28,17 @@ import z3
 
 from usim.engine.claim import Status
 from usim.engine.parametric.compare import ALGEBRA, Comparison
+from usim.engine.parametric.domain import (
+    DEFINED,
+    READS,
+    ProofRun,
+    definedness,
+    not_proved,
+    precondition_signs,
+    target_divisors,
+    target_reads,
+    zero_size_values,
+)
 from usim.engine.parametric.symbolic_sizes import (
     CASES,
     SIGNS,
@@ -38,26 +49,14 @@ from usim.engine.parametric.symbolic_sizes import (
     Unsupported,
 )
 from usim.engine.parametric.integers import Deadline, Formula, Ledger, Outcome, Prover, Term
-from usim.engine.parametric.polynomials import numeral
 from usim.engine.parametric.translation import condition_formula, translate
 from usim.engine.parametric.statement import Equation, FamilyClaim
 from usim.engine.parametric.target import CASES_INSIDE, Cases, CasesInArithmetic, SymbolicMatrix, TargetContext, active
-from usim.engine.parametric.terms import Entry, ParametricAtoms, Total, Whole
-from usim.engine.signs import Sign, SignAnalysis, above_zero, known_signs
 from usim.engine.canonical import Verdict
 from usim.rasp.family import Condition, index_symbol
-from usim.rasp.program import Program
 
-DEFINED = "every // and % has a non-zero divisor where it is evaluated"
-NONZERO = "every real divisor is non-zero"
-ROOTS = "every square root's argument is >= 0"
-READS = "the target reads inside its inputs"
 LAYOUT = "the output blocks fit the sequence and have the target's shapes"
 WITNESS = "the side conditions have a witness"
-ZERO_VALUES = "the target is defined where a size it uses as a value is 0"
-ZERO_SIZES_LIMIT = 8
-"""The largest size at which a target is evaluated where a size it uses as a value
-is 0 (:func:`_zero_size_values`); a size that is 0 only past it leaves the proof unknown."""
 HINTS = 6
 """How many failed steps are turned into the smallest sizes where they fail."""
 
@@ -89,16 +88,6 @@ class ParametricVerdict:
     witness: Mapping[str, int] | None = None
     cases: int = 0
     seconds: float = 0.0
-
-
-@dataclass
-class _Run:
-    fc: FamilyClaim | Equation
-    program: Program | None  # None for an equation
-    prover: Prover
-    atoms: ParametricAtoms = field(default_factory=ParametricAtoms)
-    hints: list[Outcome] = field(default_factory=list)
-    signs: SignAnalysis = field(default_factory=SignAnalysis)  # the preconditions' entries > 0 (>= 0) known
 
 
 def _z3_condition(condition: Condition, dims: Mapping[str, Term], positive) -> tuple[z3.BoolRef, list]:
@@ -135,7 +124,7 @@ def prove_family(fc: FamilyClaim, mutant: str | None = None, timeout: float = 60
         sizes where a failed step fails.
     """
     start = time.perf_counter()
-    run = _Run(fc, fc.family(mutant), Prover(fc.dims, timeout, Ledger()))
+    run = ProofRun(fc, fc.family(mutant), Prover(fc.dims, timeout, Ledger()))
     return _parametric_verdict(run, _prove, timeout, start)
 
 
@@ -151,7 +140,8 @@ class _Early(Exception):
         self.found = found
 
 
-def _parametric_verdict(run: _Run, make: Callable[[_Run], Found], timeout: float, start: float) -> ParametricVerdict:
+def _parametric_verdict(run: ProofRun, make: Callable[[ProofRun], Found], timeout: float,
+                        start: float) -> ParametricVerdict:
     """``make``'s verdict on ``run``, a time or solver failure UNKNOWN, with the
     sizes where each failed step fails and the ledger."""
     prover = run.prover
@@ -178,7 +168,7 @@ def _parametric_verdict(run: _Run, make: Callable[[_Run], Found], timeout: float
 
 
 @dataclass(frozen=True)
-class _Sizes:
+class _Facts:
     """What every size meeting the side conditions satisfies: the facts, the smallest
     such sizes, and whether a term is provably > 0 under the facts."""
 
@@ -187,7 +177,7 @@ class _Sizes:
     positive: Callable[[Term], bool]
 
 
-def _side_conditions(run: _Run) -> _Sizes:
+def _side_conditions(run: ProofRun) -> _Facts:
     """The facts every size meets (each dimension >= 1, the side conditions) and
     the smallest sizes that meet them.
 
@@ -219,79 +209,19 @@ def _side_conditions(run: _Run) -> _Sizes:
     for condition in definedness:
         outcome = prover.proves(base, condition, DEFINED)
         if outcome.holds is not True:
-            raise _Early(_not_proved(run, outcome, "a side condition divides by zero"))
-    return _Sizes(base, witness, positive)
+            raise _Early(not_proved(run, outcome, "a side condition divides by zero"))
+    return _Facts(base, witness, positive)
 
 
-def _integer_inputs(blocks: Sequence[tuple[str, tuple[Any, Any]]]) -> dict[str, sympy.Matrix]:
-    """Input blocks at integer sizes, each entry its own symbol."""
-    return {name: sympy.Matrix(rows, cols, lambda i, j: sympy.Symbol(f"{name}[{i},{j}]"))
-            for name, (rows, cols) in blocks}
-
-
-def _undefined(values: Mapping[str, Any]) -> list[str]:
-    """The entries of ``values`` (matrices by name) that are not finite (nan, zoo, oo)."""
-    bad = []
-    for name, matrix in values.items():
-        for (i, j), entry in zip(((i, j) for i in range(matrix.rows) for j in range(matrix.cols)), matrix):
-            if sympy.sympify(entry).has(sympy.nan, sympy.zoo, sympy.oo, -sympy.oo):
-                bad.append(f"{name}[{i}, {j}]")
-    return bad
-
-
-def _zero_size_values(run: _Run, context: TargetContext,
-                      targets: Callable[..., list[Callable[[Mapping[str, Any]], Mapping[str, Any]]]]) -> None:
-    """Each size the targets use as a value that is not shown > 0 (recorded by the
-    target context) must leave them defined where it is 0: sympy cancels w / w and
-    0 * (1 / w) before the divisor check can see them, so the targets are
-    evaluated at the smallest sizes where w = 0 (each at most :data:`ZERO_SIZES_LIMIT`)
-    on symbolic entries, and every entry must be finite.
-
-    Args:
-        run: the proof (its statement gives the inputs at integer sizes).
-        context: the target context, after the targets were read.
-        targets: the dimensions (integers) -> the target functions to evaluate there.
-
-    Raises:
-        StepFailed: a target undefined there, or such a size 0 only past the limit.
-    """
-    prover, fc = run.prover, run.fc
-    seen: set[str] = set()
-    for facts, term in context.size_values:
-        if term.sexpr() in seen:
-            continue
-        seen.add(term.sexpr())
-        zero = list(facts) + [term == 0]
-        where = prover.satisfiable(zero, ZERO_VALUES)
-        if where.holds is False:
-            continue
-        found = prover.smallest(zero, ZERO_VALUES, limit=ZERO_SIZES_LIMIT) if where.holds else None
-        if found is None:
-            raise StepFailed(ZERO_VALUES, f"the size {term} is used as a value and may be 0, at sizes past "
-                             f"{ZERO_SIZES_LIMIT} or that z3 does not name", where if where.holds else None)
-        at = tuple(found[d] for d in fc.dims)
-        inputs = _integer_inputs(fc.inputs(*at))
-        start = time.perf_counter()
-        try:
-            bad = [entry for target in targets(*at) for entry in _undefined(target(inputs))]
-        except (ZeroDivisionError, ArithmeticError) as error:
-            bad = [f"({type(error).__name__})"]
-        prover.ledger.add(ZERO_VALUES, "sympy", not bad, time.perf_counter() - start)
-        if bad:
-            raise StepFailed(ZERO_VALUES, f"the size {term} used as a value is 0 at "
-                             f"{dict(zip(fc.dims, at))}, where the target is undefined ({', '.join(bad[:3])})",
-                             where)
-
-
-def _shape_problem(run: _Run, sizes: _Sizes, matrix: Any, rows: Any, cols: Any, what: str) -> Found | None:
+def _shape_problem(run: ProofRun, sizes: _Facts, matrix: Any, rows: Any, cols: Any, what: str) -> Found | None:
     """Not proved unless ``matrix`` is rows x cols at every size (None: it is)."""
     dims = run.prover.dims
     shape = [translate(x, {}, dims, sizes.positive).term for x in (matrix.rows, matrix.cols, rows, cols)]
     same = run.prover.proves(sizes.base, z3.And(shape[0] == shape[2], shape[1] == shape[3]), LAYOUT)
-    return None if same.holds is True else _not_proved(run, same, f"{what} is not {rows} x {cols}")
+    return None if same.holds is True else not_proved(run, same, f"{what} is not {rows} x {cols}")
 
 
-def _prove(run: _Run) -> Found:
+def _prove(run: ProofRun) -> Found:
     fc, prover = run.fc, run.prover
     dims = prover.dims
     symbols = fc.symbols()
@@ -312,7 +242,7 @@ def _prove(run: _Run) -> Found:
         blocks = fc.target_at(*symbols)(matrices)
         relations = list(fc.preconditions(matrices)) if fc.preconditions is not None else []
     try:
-        run.signs = _precondition_signs(run, relations)
+        run.signs = precondition_signs(run, relations)
     except Unsupported as gap:
         return Status.UNKNOWN, f"outside the engine's fragment: {gap}", witness, 0
     declared = dict(fc.outputs(*symbols))
@@ -322,7 +252,7 @@ def _prove(run: _Run) -> Found:
     end = outputs[-1].end
     fits = prover.proves(base, end <= n, LAYOUT)
     if fits.holds is not True:
-        return _not_proved(run, fits, f"the output ({end} positions) does not fit the sequence ({n})")
+        return not_proved(run, fits, f"the output ({end} positions) does not fit the sequence ({n})")
     for name, (rows, cols) in fc.outputs(*symbols):
         problem = _shape_problem(run, sizes, blocks[name], rows, cols, f"the target's {name}")
         if problem:
@@ -347,8 +277,8 @@ def _prove(run: _Run) -> Found:
                 if condition is not None and prover.satisfiable(here, CASES).holds is False:
                     continue
                 expected = sympy.sympify(value)
-                _target_divisors(run, evaluator, expected, here, f"the target's {name}[a, b]")
-                _target_reads(run, target_context)
+                target_divisors(run, evaluator, expected, here, f"the target's {name}[a, b]")
+                target_reads(run, target_context)
                 evaluator.candidates = [za, zb]
                 cases += _case(run, evaluator, comparison, output, position, Context(here), expected,
                                f"{name}[a, b]")
@@ -357,10 +287,10 @@ def _prove(run: _Run) -> Found:
             evaluator.candidates = []
             cases += _case(run, evaluator, comparison, output, p, Context(tuple(base) + (p >= end, p < n)),
                            sympy.Integer(0), "the padding")
-        _definedness(run, evaluator, target_context)
-        _zero_size_values(run, target_context, lambda *at: [fc.target_at(*at)])
+        definedness(run, evaluator, target_context)
+        zero_size_values(run, target_context, lambda *at: [fc.target_at(*at)])
     except StepFailed as failure:
-        return _not_proved(run, failure.outcome, str(failure))
+        return not_proved(run, failure.outcome, str(failure))
     except Unsupported as gap:
         return Status.UNKNOWN, f"outside the engine's fragment: {gap}", witness, cases
     except CasesInArithmetic:  # a target computing with when()'s result, not returning it
@@ -385,11 +315,11 @@ def prove_equation(equation: Equation, timeout: float = 60.0) -> ParametricVerdi
         program to replay a counterexample on: never REFUTED here).
     """
     start = time.perf_counter()
-    run = _Run(equation, None, Prover(equation.dims, timeout, Ledger()))
+    run = ProofRun(equation, None, Prover(equation.dims, timeout, Ledger()))
     return _parametric_verdict(run, _prove_equation, timeout, start)
 
 
-def _prove_equation(run: _Run) -> Found:
+def _prove_equation(run: ProofRun) -> Found:
     equation, prover = run.fc, run.prover
     assert isinstance(equation, Equation)
     dims = prover.dims
@@ -409,10 +339,10 @@ def _prove_equation(run: _Run) -> Found:
         with active(context):
             try:
                 sides = [equation.left(*symbols)(matrices), equation.right(*symbols)(matrices)]
-            except KeyError as missing:  # a side reads a block the equation does not give it
+                relations = list(equation.preconditions(matrices)) if equation.preconditions is not None else []
+            except KeyError as missing:  # a side (or a precondition) reads a block the equation does not give it
                 return Status.UNKNOWN, f"a side reads the block {missing}, which is not an input", witness, 0
-            relations = list(equation.preconditions(matrices)) if equation.preconditions is not None else []
-        run.signs = _precondition_signs(run, relations)
+        run.signs = precondition_signs(run, relations)
         declared = dict(equation.outputs(*symbols))
         for side, what in zip(sides, ("left", "right")):
             if set(side) != set(declared):
@@ -445,10 +375,10 @@ def _prove_equation(run: _Run) -> Found:
                             continue
                         cases += _equal_entry(run, evaluator, comparison, context, here, sympy.sympify(lv),
                                               sympy.sympify(rv), name)
-        _definedness(run, evaluator, context)
-        _zero_size_values(run, context, lambda *at: [equation.left(*at), equation.right(*at)])
+        definedness(run, evaluator, context)
+        zero_size_values(run, context, lambda *at: [equation.left(*at), equation.right(*at)])
     except StepFailed as failure:
-        return _not_proved(run, failure.outcome, str(failure))
+        return not_proved(run, failure.outcome, str(failure))
     except Unsupported as gap:
         return Status.UNKNOWN, f"outside the engine's fragment: {gap}", witness, cases
     except CasesInArithmetic:
@@ -458,13 +388,13 @@ def _prove_equation(run: _Run) -> Found:
     return Status.PROVED, "every step proved", witness, cases
 
 
-def _equal_entry(run: _Run, evaluator: SymbolicSizeEvaluator, comparison: Comparison, context: TargetContext,
+def _equal_entry(run: ProofRun, evaluator: SymbolicSizeEvaluator, comparison: Comparison, context: TargetContext,
                  facts: tuple, got: sympy.Expr, expected: sympy.Expr, name: str) -> int:
     """One case of an equation's entry: both sides' divisors recorded, their reads
     checked, and the two shown equal (else the step fails, with the sizes it names)."""
     for value, what in ((got, "left"), (expected, "right")):
-        _target_divisors(run, evaluator, value, facts, f"the {what} side's {name}[a, b]")
-    _target_reads(run, context)
+        target_divisors(run, evaluator, value, facts, f"the {what} side's {name}[a, b]")
+    target_reads(run, context)
     decision = comparison.equal(got, expected, facts)
     if decision.verdict is not Verdict.EQUAL:
         run.hints.extend(decision.hints)
@@ -473,7 +403,7 @@ def _equal_entry(run: _Run, evaluator: SymbolicSizeEvaluator, comparison: Compar
     return 1
 
 
-def _case(run: _Run, evaluator: SymbolicSizeEvaluator, comparison: Comparison, output, position: Term, ctx: Context,
+def _case(run: ProofRun, evaluator: SymbolicSizeEvaluator, comparison: Comparison, output, position: Term, ctx: Context,
           expected: sympy.Expr, label: str) -> int:
     values = evaluator.value(output, position, {}, ctx)
     for here, got in values:
@@ -496,7 +426,7 @@ BRANCHES = 4
 turned into sizes where they hold (hints for a counterexample)."""
 
 
-def _branch_models(run: _Run, facts: tuple, *exprs: sympy.Expr) -> list[Outcome]:
+def _branch_models(run: ProofRun, facts: tuple, *exprs: sympy.Expr) -> list[Outcome]:
     """Sizes where each condition of an if-then-else inside the indices of
     ``exprs`` holds, and where it fails, under ``facts`` (z3 models): a term the
     identity could not decide may be wrong only on one branch, which the
@@ -522,111 +452,3 @@ def _branch_models(run: _Run, facts: tuple, *exprs: sympy.Expr) -> list[Outcome]
                 found.append(model)
     return found
 
-
-def _target_divisors(run: _Run, evaluator: SymbolicSizeEvaluator, expr: sympy.Expr, facts: tuple, what: str) -> None:
-    """Every denominator of the target (inside its sums too) must be non-zero:
-    recorded, like the program's divisors, for the sign check. The target may
-    use +, *, integer powers, square roots (their argument recorded, to be
-    evidently >= 0), exp, max and min only (every other function or power has
-    a domain this engine does not check): anything else is outside the
-    fragment."""
-    for part in sympy.preorder_traversal(expr):
-        if isinstance(part, sympy.Pow):
-            if part.exp.is_Rational and not part.exp.is_Integer and part.exp.q == 2:  # a square root
-                evaluator.obligations.radicands.append((facts, part.base, f"a square root's argument in {what}"))
-            elif not part.exp.is_Integer:
-                raise Unsupported(f"{what} has the power {part} (only integer powers and square roots are "
-                                  "checked)")
-            if part.exp.is_negative:
-                evaluator.obligations.real.append((facts, part.base, f"a denominator of {what}"))
-        elif not (part.is_Add or part.is_Mul or part.is_Symbol or part.is_Rational
-                  or isinstance(part, (sympy.exp, sympy.Max, sympy.Min))):
-            raise Unsupported(f"{what} uses {type(part).__name__} (the target may use +, *, integer powers, exp, "
-                              "max, min)")
-    for symbol in run.atoms.atoms_of(expr):
-        atom = run.atoms.info[symbol]
-        if isinstance(atom, Total):
-            _target_divisors(run, evaluator, atom.body, facts + (atom.var >= 0, atom.var < atom.extent), what)
-
-
-def _target_reads(run: _Run, target_context: TargetContext) -> None:
-    """The entries the target has read so far lie inside their matrices."""
-    for facts, condition, what in target_context.obligations:
-        outcome = run.prover.proves(facts, condition, READS)
-        if outcome.holds is not True:
-            raise StepFailed(READS, what, outcome)
-    target_context.obligations.clear()
-
-
-def _definedness(run: _Run, evaluator: SymbolicSizeEvaluator, target_context: TargetContext) -> None:
-    prover = run.prover
-    for facts, condition, what in evaluator.obligations.static:
-        outcome = prover.proves(facts, condition, DEFINED)
-        if outcome.holds is not True:
-            raise StepFailed(DEFINED, f"{what}: a divisor can be 0", outcome)
-    _target_reads(run, target_context)
-    for facts, radicand, what in evaluator.obligations.radicands:
-        start = time.perf_counter()
-        ok = run.signs.sign(radicand) in (Sign.POSITIVE, Sign.NONNEGATIVE, Sign.ZERO)
-        prover.ledger.add(ROOTS, "sign analysis", ok, time.perf_counter() - start)
-        if not ok:
-            raise StepFailed(ROOTS, f"{what} ({run.atoms.text(radicand)}) is not evidently >= 0")
-    for facts, divisor, what in evaluator.obligations.real:
-        start = time.perf_counter()
-        sign = run.signs.sign(divisor)
-        ok = sign in (Sign.POSITIVE, Sign.NEGATIVE)
-        prover.ledger.add(NONZERO, "sign analysis", ok, time.perf_counter() - start)
-        if not ok:
-            _integer_divisor(run, facts, divisor, what)
-
-
-def _precondition_signs(run: _Run, relations: Sequence[Any]) -> SignAnalysis:
-    """The signs the preconditions give: each must be ``x > 0`` or ``x >= 0`` for one
-    input entry x at fixed indices (a layer norm's eps), which the sign analysis of
-    the definedness step then knows; any other precondition is outside the fragment."""
-    for relation in relations:
-        found = above_zero(relation)
-        atom = run.atoms.info.get(found[0]) if found is not None else None
-        if not isinstance(atom, Entry) or numeral(atom.row) is None or numeral(atom.col) is None:
-            raise Unsupported(f"the precondition {relation} (only an entry at fixed indices > 0 or >= 0 is used)")
-    return known_signs(relations)
-
-
-def _as_real(expr: sympy.Expr, atoms: ParametricAtoms) -> z3.ArithRef | None:
-    """A sympy expression over integer atoms (+, *, integer powers, rationals) in z3, else None."""
-    if expr.is_Rational:
-        return z3.RealVal(str(expr))
-    if expr.is_Symbol:
-        atom = atoms.info.get(expr)
-        return z3.ToReal(atom.term) if isinstance(atom, Whole) else None
-    parts = [_as_real(a, atoms) for a in expr.args]
-    if any(p is None for p in parts):
-        return None
-    if expr.is_Add:
-        return z3.Sum(*parts)
-    if expr.is_Mul:
-        return z3.Product(*parts)
-    if expr.is_Pow and expr.exp.is_Integer and expr.exp > 0:
-        return z3.Product(*([parts[0]] * int(expr.exp)))
-    return None
-
-
-def _integer_divisor(run: _Run, facts: tuple, divisor: sympy.Expr, what: str) -> None:
-    """A divisor the signs do not show non-zero: if it is built from integer
-    terms, z3 decides it (and names sizes where it is 0); otherwise it fails."""
-    numerator, _ = sympy.fraction(sympy.together(divisor))  # the denominator's own conditions are recorded
-    term = _as_real(numerator, run.atoms)
-    if term is not None:
-        outcome = run.prover.proves(facts, term != 0, NONZERO)
-        if outcome.holds:
-            return
-        raise StepFailed(NONZERO, f"{what} ({run.atoms.text(divisor)}) can be 0", outcome)
-    model = run.prover.satisfiable(facts, NONZERO)
-    raise StepFailed(NONZERO, f"{what} ({run.atoms.text(divisor)}) is not evidently non-zero",
-                     model if model.holds else None)
-
-
-def _not_proved(run: _Run, outcome: Outcome | None, reason: str):
-    if outcome is not None and outcome.holds is not None:
-        run.hints.insert(0, outcome)
-    return Status.UNKNOWN, reason, None, 0
