@@ -456,9 +456,9 @@ def precondition_text(preconditions: Callable[[Mapping[str, Any]], Any] | None) 
 
 def precondition_problems(u: Universal, k: int, part: FamilyClaim) -> list[str]:
     """Why part k's preconditions might not hold at its input though they hold at U's
-    (none: they read only blocks of U's input that every stage before part k carries):
-    a block they read that is not in U's input, or that a stage before part k makes
-    or does not carry (a step's result, or a block dropped from its output).
+    (none: they read only blocks of U's input that every stage before part k carries,
+    and state nothing beyond U's input's): a block not in U's input, or made or not
+    carried by a stage before part k, or a relation beyond U's (eps1 > 100, not > 0).
 
     Args:
         u: U at symbolic sizes.
@@ -482,6 +482,8 @@ def precondition_problems(u: Universal, k: int, part: FamilyClaim) -> list[str]:
         if name not in {b.name for b in u.input_layout.blocks} or makers:
             problems.append(f"part {k} ({part.id}) has a precondition on {name}, which is not in U's input or "
                             f"not carried unchanged (stages {makers})")
+    if not precondition_text(part.preconditions) <= precondition_text(stage_preconditions(u.input_layout)):
+        problems.append(f"part {k} ({part.id}) assumes preconditions beyond U's input's (a layer norm's eps > 0)")
     return problems
 
 

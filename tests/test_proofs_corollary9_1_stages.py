@@ -74,3 +74,15 @@ def test_the_last_heads_broken_variants_are_named_and_placed_as_in_theorem9(head
 def test_the_last_of_three_heads_without_its_key_mask_refutes_corollary9_1_at_a_replayed_size():
     result = prove_fresh(family, families()["corollary9_1_three_heads_padded_stage3"], "no-key-mask", tie_bound=2)
     assert result.status is Status.REFUTED, result.verdict.reason
+
+
+def test_a_padded_part_assuming_more_than_u_s_input_does_not_compose():
+    import dataclasses
+
+    from usim.proofs._stages import composition
+    from usim.proofs._universal import encoder_term
+    from usim.proofs.corollary9_1_stages import ONE_HEAD, ONE_HEAD_FAMILIES
+
+    strong = dataclasses.replace(ONE_HEAD_FAMILIES[6], preconditions=lambda m: [m["eps1"][0, 0] > 100])
+    chain = composition(ONE_HEAD, [*ONE_HEAD_FAMILIES[:6], strong, *ONE_HEAD_FAMILIES[7:]], encoder_term)
+    assert any("beyond U's input's" in p for p in chain.problems)
