@@ -232,16 +232,49 @@ def expression_conditions(expr: Any) -> list[Any]:
     return list(result.args) if isinstance(result, sympy.And) else [result]
 
 
+def power_condition(base: Any, exponent: Any) -> Any:
+    """Where ``base ** exponent`` is defined (real): an integer power needs a
+    non-zero base when negative, a rational one a non-negative base (positive
+    when negative), any other the power rule of :mod:`usim.encodings.domain`.
+
+    Args:
+        base: the base (a sympy expression).
+        exponent: the exponent.
+
+    Returns:
+        A sympy Boolean over the base's and exponent's symbols.
+    """
+    if exponent.is_Integer:
+        return TRUE if exponent >= 0 else sympy.Ne(base, 0)
+    if exponent.is_Rational:
+        return sympy.Ge(base, 0) if exponent > 0 else sympy.Gt(base, 0)
+    return sympy.Or(sympy.Gt(base, 0), sympy.And(sympy.Eq(base, 0), sympy.Gt(exponent, 0)),
+                    sympy.And(IsInteger(exponent), sympy.Or(sympy.Ne(base, 0), sympy.Ge(exponent, 0))))
+
+
+def written_conditions(powers: set[tuple[sympy.Expr, sympy.Expr]]) -> list[Any]:
+    """The conditions under which every written power is defined (those sympy
+    decides true left out; each a conjunct).
+
+    Args:
+        powers: as :func:`written_powers` records them (or :func:`cancelled_powers` leaves).
+
+    Returns:
+        The sympy Booleans, in a fixed order.
+    """
+    found: dict[Any, None] = {}
+    for base, exponent in sorted(powers, key=sympy.default_sort_key):
+        condition = power_condition(base, exponent)
+        for part in (condition.args if isinstance(condition, sympy.And) else (condition,)):
+            if part is not TRUE:
+                found[part] = None
+    return list(found)
+
+
 def _own(e: sympy.Basic) -> Any:
     """The domain condition of the head of ``e`` itself."""
     if isinstance(e, sympy.Pow):
-        base, exponent = e.args
-        if exponent.is_Integer:
-            return TRUE if exponent >= 0 else sympy.Ne(base, 0)
-        if exponent.is_Rational:
-            return sympy.Ge(base, 0) if exponent > 0 else sympy.Gt(base, 0)
-        return sympy.Or(sympy.Gt(base, 0), sympy.And(sympy.Eq(base, 0), sympy.Gt(exponent, 0)),
-                        sympy.And(IsInteger(exponent), sympy.Or(sympy.Ne(base, 0), sympy.Ge(exponent, 0))))
+        return power_condition(*e.args)
     if isinstance(e, sympy.log):
         return sympy.Gt(e.args[0], 0)
     if isinstance(e, sympy.Mod):

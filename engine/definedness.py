@@ -29,8 +29,9 @@ from typing import Any
 import sympy
 import z3
 
-from usim.encodings.definedness import expression_conditions, program_conditions
+from usim.encodings.definedness import expression_conditions, program_conditions, written_conditions
 from usim.encodings.smt import SmtInterpretation
+from usim.encodings.written import cancelled_powers
 from usim.engine.claim import EngineResult, Obligation, Status
 from usim.engine.replay import (
     entry_names,
@@ -38,6 +39,7 @@ from usim.engine.replay import (
     search_witness,
     symbol_matrices,
     symbolic_target,
+    written_target_powers,
 )
 from usim.engine.signs import known_signs
 from usim.engine.translate import TranslationError, model_point, to_z3
@@ -71,6 +73,12 @@ def conditions(ob: Obligation) -> list[tuple[str, Any]]:
     for p, entry in enumerate(expected):
         for condition in expression_conditions(entry):
             add(f"the target at {names[p]}", condition)
+    inputs = {s for rows in matrices.values() for row in rows for s in row}
+    # a power over other symbols is the target's own algebra (a generic matrix's inverse, read at the
+    # input by subs): on numbers it stays symbolic, so it cannot be undefined at an input
+    written = {(b, e) for b, e in written_target_powers(ob) if b.free_symbols | e.free_symbols <= inputs}
+    for condition in written_conditions(cancelled_powers(written, expected)):
+        add("a division or root the target writes", condition)
     return [(where, condition) for condition, where in found.items()]
 
 

@@ -32,6 +32,7 @@ from usim.encodings.exact import EXACT
 from usim.encodings.layout import SequenceLayout
 from usim.encodings.runners import traces_at
 from usim.encodings.symbolic import PointInterpretation
+from usim.encodings.written import written_powers
 from usim.engine.claim import Counterexample, Obligation
 from usim.errors import EvaluationError, NotExactError, UndefinedError
 from usim.rasp.expr import SOp
@@ -119,12 +120,30 @@ def tabulated(ob: Obligation) -> bool:
 
 def symbolic_blocks(ob: Obligation) -> Mapping[str, Any]:
     """The target's output blocks on the input's symbol matrices (computed once
-    per obligation; an error of the target function is raised as it is)."""
+    per obligation; an error of the target function is raised as it is). The
+    divisions and roots written while they are built are kept too
+    (:func:`written_target_powers`)."""
     memo = _memo(ob)
     if "blocks" not in memo:
         matrices = symbol_matrices(ob.construction.input_layout, ob.domain)
-        memo["blocks"] = ob.target({k: sympy.Matrix(v) for k, v in matrices.items()})
+        with written_powers() as powers:
+            blocks = ob.target({k: sympy.Matrix(v) for k, v in matrices.items()})
+        memo["blocks"], memo["powers"] = blocks, frozenset(powers)
     return memo["blocks"]
+
+
+def written_target_powers(ob: Obligation) -> frozenset[tuple[sympy.Expr, sympy.Expr]]:
+    """Every division and root the target wrote as it was built on the input's
+    symbols, sympy's cancellations notwithstanding (:func:`usim.encodings.written.written_powers`).
+
+    Args:
+        ob: the obligation.
+
+    Returns:
+        Its (base, exponent) pairs.
+    """
+    symbolic_blocks(ob)
+    return _memo(ob)["powers"]
 
 
 def symbolic_target(ob: Obligation) -> tuple[dict[str, list[list[sympy.Symbol]]], list[Any]]:

@@ -62,8 +62,7 @@ output in the corner, which is the formula at (n, d) by Level 2 at T's sizes.
 
 from __future__ import annotations
 
-from functools import lru_cache
-from typing import Mapping
+from typing import Any, Callable, Mapping
 
 import sympy
 
@@ -73,6 +72,7 @@ from usim.constructions.universal import LayerSpec, Universal, embed_pieces
 from usim.constructions.universal.route import route_of
 from usim.constructions.universal.schedule import shapes_of
 from usim.encodings.layout import SequenceLayout
+from usim.encodings.written import remembered
 from usim.engine.claim import Obligation, Shape
 from usim.errors import UsimError
 from usim.rasp.expr import indices
@@ -130,6 +130,21 @@ def _arguments(u: Universal) -> list[str]:
     return names
 
 
+def stage_preconditions(layout: SequenceLayout) -> Callable[[Mapping[str, Any]], list] | None:
+    """The preconditions of a workspace: every layer norm's eps > 0 (None without one).
+
+    Args:
+        layout: the workspace (its blocks named ``eps...`` are the layer norms' eps).
+
+    Returns:
+        Input matrices -> the relations eps[0, 0] > 0, or None.
+    """
+    eps = [b.name for b in layout.blocks if b.name.startswith("eps")]
+    if not eps:
+        return None
+    return lambda m: [m[name][0, 0] > 0 for name in eps]
+
+
 def padding_obligation(claim_id: str, shape: Shape, u: Universal, small: LayerSpec) -> Obligation:
     """The padding lemma for every step of U at ``small``'s sizes (see the module docstring):
     inputs are fresh symbols for every argument of every step at T's shapes and the
@@ -147,7 +162,7 @@ def padding_obligation(claim_id: str, shape: Shape, u: Universal, small: LayerSp
     program = Program.of(f"padding_{u.spec.tag}_at_{small.tag}", {"difference": (indices * 0).named("zero")},
                          f"the padding lemma of U for {u.spec.tag} at {small.tag}: 0 at every position")
 
-    @lru_cache(maxsize=4)
+    @remembered(maxsize=4)
     def differences(key: tuple[tuple[str, sympy.ImmutableMatrix], ...]) -> dict[str, sympy.ImmutableMatrix]:
         m = dict(key)
         c = m["scale"][0, 0]
@@ -175,4 +190,5 @@ def padding_obligation(claim_id: str, shape: Shape, u: Universal, small: LayerSp
 
     construction = Construction(f"padding lemma of U {u.spec.n}x{u.spec.d} at {n}x{d}", program,
                                 input_layout, output_layout)
-    return Obligation(claim_id, shape, construction, target, cost_of=u.program)
+    return Obligation(claim_id, shape, construction, target, preconditions=stage_preconditions(input_layout),
+                      cost_of=u.program)

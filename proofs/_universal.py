@@ -97,7 +97,7 @@ from usim.encodings.notation import shape_label
 from usim.engine.choice import STAGE, WHOLE_PROGRAM
 from usim.engine.claim import Claim, Obligation, Shape
 from usim.errors import ShapeError, UsimError
-from usim.proofs._padding import padding_obligation
+from usim.proofs._padding import padding_obligation, stage_preconditions
 from usim.rasp.expr import tokens
 from usim.rasp.program import Program
 
@@ -209,21 +209,6 @@ def stage_target(u: Universal, stage: Stage, at: Sizes | None = None) -> Callabl
                 env[st.out] = meaning(st)
         return {b.name: env[b.name] for b in stage.output.blocks}
     return target
-
-
-def stage_preconditions(layout: SequenceLayout) -> Callable[[Mapping[str, Any]], list] | None:
-    """The preconditions of a workspace: every layer norm's eps > 0 (None without one).
-
-    Args:
-        layout: the workspace (its blocks named ``eps...`` are the layer norms' eps).
-
-    Returns:
-        Input matrices -> the relations eps[0, 0] > 0, or None.
-    """
-    eps = [b.name for b in layout.blocks if b.name.startswith("eps")]
-    if not eps:
-        return None
-    return lambda m: [m[name][0, 0] > 0 for name in eps]
 
 
 def _stage_kind(stage: Stage) -> str | None:

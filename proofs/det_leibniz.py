@@ -28,7 +28,7 @@ CLAIM = claim(
         "elsewhere, with 2 attention layers (n gather heads, then 1 summing head)."
     ),
     construction=leibniz_construction,
-    target=lambda m: {"det": [[m["A"].det(method="bareiss")]]},
+    target=lambda m: {"det": [[m["A"].det(method="berkowitz")]]},  # division-free (Bareiss divides by pivots as written)
     shapes=every_shape(1),
     mutants={
         # every term with the opposite sign: -det(A)

@@ -13,6 +13,8 @@ proves the identity by canonical forms (one numerator over one denominator).
 
 from __future__ import annotations
 
+import functools
+
 import sympy
 
 from usim.constructions.determinant import inverse3_construction
@@ -20,14 +22,25 @@ from usim.engine.declare import claim
 from usim.rasp.expr import indices
 
 
-def inverse_target(m):
-    """sympy's LU inverse, each entry brought to lowest terms.
+@functools.cache
+def _generic_inverse() -> tuple[sympy.Matrix, sympy.Matrix]:
+    """A generic 3x3 matrix G of fresh symbols and its LU inverse, each entry in lowest terms."""
+    G = sympy.Matrix(3, 3, sympy.symbols("g0:3(0:3)"))
+    return G, G.inv(method="LU").applyfunc(sympy.cancel)
 
-    LU divides by pivots (A[0,0], ...) that can vanish while det(A) != 0;
-    cancelling leaves the single denominator +-det(A), so the target is defined
-    on the whole precondition det(A) != 0.
+
+def inverse_target(m):
+    """sympy's LU inverse of a generic matrix, each entry in lowest terms, read at A.
+
+    LU divides by pivots (G[0,0], ...) that can vanish while det(G) != 0;
+    cancelling leaves the single denominator +-det(G). It is computed on a
+    generic matrix and read at A (``subs``), so the target written is that
+    rational function: defined on the whole precondition det(A) != 0. (Run on
+    A itself, it would divide by A[0,0] as written, undefined at A[0,0] = 0
+    under symbols: :mod:`usim.encodings.written`.)
     """
-    return {"Ainv": m["A"].inv(method="LU").applyfunc(sympy.cancel)}
+    G, inverse = _generic_inverse()
+    return {"Ainv": inverse.subs(dict(zip(G, m["A"])), simultaneous=True)}
 
 
 def nonsingular(m):

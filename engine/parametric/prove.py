@@ -26,6 +26,7 @@ from typing import Any, Callable, Mapping, Sequence
 import sympy
 import z3
 
+from usim.encodings.written import written_powers
 from usim.engine.claim import Status
 from usim.engine.parametric.compare import ALGEBRA, Comparison
 from usim.engine.parametric.domain import (
@@ -37,7 +38,7 @@ from usim.engine.parametric.domain import (
     precondition_signs,
     target_divisors,
     target_reads,
-    zero_size_values,
+    written_divisors,
 )
 from usim.engine.parametric.symbolic_sizes import (
     CASES,
@@ -238,8 +239,9 @@ def _prove(run: ProofRun) -> Found:
                 for b, (_, (sym_rows, sym_cols)) in zip(inputs, fc.inputs(*symbols))}
     target_context = TargetContext(atoms, dict(dims), prover.fresh, positive,
                                    lambda facts, goal: prover.proves(facts, goal, READS).holds is True)
-    with active(target_context):
+    with active(target_context), written_powers() as written:
         blocks = fc.target_at(*symbols)(matrices)
+    with active(target_context):
         relations = list(fc.preconditions(matrices)) if fc.preconditions is not None else []
     try:
         run.signs = precondition_signs(run, relations)
@@ -261,6 +263,7 @@ def _prove(run: ProofRun) -> Found:
     output = run.program.outputs[0][1]
     cases = 0
     try:
+        written_divisors(evaluator, written, [], tuple(base), "the target")
         for block, (name, _) in zip(outputs, fc.outputs(*symbols)):
             a, b = index_symbol("a"), index_symbol("b")
             za = evaluator.variable("a", z3.IntVal(0), block.rows)
@@ -269,8 +272,11 @@ def _prove(run: ProofRun) -> Found:
             facts = tuple(base) + (za >= 0, za < block.rows, zb >= 0, zb < block.cols)
             target_context.env = {a.args[0]: za, b.args[0]: zb}
             target_context.facts = list(facts)
-            with active(target_context):
+            with active(target_context), written_powers() as written_here:
                 entry = blocks[name][a, b]
+            written_divisors(evaluator, written_here, [v for _, v in (entry.cases if isinstance(entry, Cases)
+                                                                      else ((None, entry),))],
+                             facts, f"the target's {name}[a, b]")
             # an entry given by cases (when): complementary conditions, each case proved on its own
             for condition, value in (entry.cases if isinstance(entry, Cases) else ((None, entry),)):
                 here = facts if condition is None else facts + (condition,)
@@ -288,7 +294,6 @@ def _prove(run: ProofRun) -> Found:
             cases += _case(run, evaluator, comparison, output, p, Context(tuple(base) + (p >= end, p < n)),
                            sympy.Integer(0), "the padding")
         definedness(run, evaluator, target_context)
-        zero_size_values(run, target_context, lambda *at: [fc.target_at(*at)])
     except StepFailed as failure:
         return not_proved(run, failure.outcome, str(failure))
     except Unsupported as gap:
@@ -336,13 +341,14 @@ def _prove_equation(run: ProofRun) -> Found:
                             lambda facts, goal: prover.proves(facts, goal, READS).holds is True, prune=True)
     cases = 0
     try:
-        with active(context):
+        with active(context), written_powers() as written:
             try:
                 sides = [equation.left(*symbols)(matrices), equation.right(*symbols)(matrices)]
                 relations = list(equation.preconditions(matrices)) if equation.preconditions is not None else []
             except KeyError as missing:  # a side (or a precondition) reads a block the equation does not give it
                 return Status.UNKNOWN, f"a side reads the block {missing}, which is not an input", witness, 0
         run.signs = precondition_signs(run, relations)
+        written_divisors(evaluator, written, [], tuple(base), "the equation's sides")
         declared = dict(equation.outputs(*symbols))
         for side, what in zip(sides, ("left", "right")):
             if set(side) != set(declared):
@@ -366,8 +372,10 @@ def _prove_equation(run: ProofRun) -> Found:
                 if region and prover.satisfiable(inside, CASES).holds is False:
                     continue
                 context.facts = list(inside)
-                with active(context):
+                with active(context), written_powers() as written:
                     left, right = sides[0][name][a, b], sides[1][name][a, b]
+                written_divisors(evaluator, written, [v for side in (left, right) for _, v in (
+                    side.cases if isinstance(side, Cases) else ((None, side),))], inside, f"the sides' {name}[a, b]")
                 for lc, lv in (left.cases if isinstance(left, Cases) else ((None, left),)):
                     for rc, rv in (right.cases if isinstance(right, Cases) else ((None, right),)):
                         here = inside + tuple(c for c in (lc, rc) if c is not None)
@@ -376,7 +384,6 @@ def _prove_equation(run: ProofRun) -> Found:
                         cases += _equal_entry(run, evaluator, comparison, context, here, sympy.sympify(lv),
                                               sympy.sympify(rv), name)
         definedness(run, evaluator, context)
-        zero_size_values(run, context, lambda *at: [equation.left(*at), equation.right(*at)])
     except StepFailed as failure:
         return not_proved(run, failure.outcome, str(failure))
     except Unsupported as gap:

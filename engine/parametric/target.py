@@ -56,7 +56,6 @@ class TargetContext:
     _met: list[list[Formula]] = field(default_factory=list)  # the conditions met inside each open sum
     _deciding: int = 0  # inside a sum split at a threshold: cases the facts decide are pruned
     prune: bool = False  # everywhere: a case the facts decide is its branch alone (an equation's sides)
-    size_values: list[tuple[list[Formula], Term]] = field(default_factory=list)  # sizes used as values, maybe 0
 
     def term(self, value: Index, what: str) -> Term:
         t = translate(value, self.env, self.dims, self.positive)
@@ -181,11 +180,7 @@ class TargetContext:
 
     def whole(self, value: SymbolicInt) -> sympy.Expr:
         """An integer term (a size) as a value: the atom the program's side gives it too.
-        One not shown > 0 is recorded with the facts where it is used (``size_values``):
-        sympy cancels an atom divided by itself before any check sees the division, so
-        the prover evaluates the target at sizes where the atom is 0."""
+        (A division by it that sympy cancels, w / w, is still checked: the prover records
+        the divisions a target writes, :mod:`usim.encodings.written`.)"""
         term = self.term(value, f"the size {value}")
-        positive = self.positive(term)
-        if not positive:
-            self.size_values.append((list(self.facts), term))
-        return self.atoms.whole(term, positive=positive)
+        return self.atoms.whole(term, positive=self.positive(term))

@@ -15,6 +15,7 @@ import pytest
 import sympy
 from soundness_statements import assert_never_proved, vector_obligation
 
+from usim.encodings.written import piecewise
 from usim.engine.claim import Status
 from usim.proofs import get
 from usim.engine.runner import check_obligation
@@ -62,12 +63,24 @@ def test_the_inverse_with_its_precondition_carries_a_proved_definedness_obligati
 
 
 def test_an_undefined_value_in_the_branch_not_taken_does_no_harm():
-    """where is lazy: 1/x where x > 0, else 0, is defined everywhere."""
+    """where is lazy: 1/x where x > 0, else 0, is defined everywhere (the
+    target's division written in its branch, usim.encodings.written.piecewise)."""
     ob = vector_obligation(where(tokens > 0, 1 / tokens, 0), lambda x: x.applyfunc(
-        lambda v: sympy.Piecewise((1 / v, v > 0), (0, True))), 2)
+        lambda v: piecewise(v > 0, lambda: 1 / v, lambda: 0)), 2)
     result = check_obligation(ob, ["z3"])
     assert result.definedness.status is Status.PROVED
     assert result.status is Status.PROVED
+
+
+def test_a_division_sympy_keeps_only_in_a_branch_is_required_everywhere():
+    """sympy's own Piecewise is built after its branches: 1/x was written
+    everywhere, and the same 1/x may be cancelled elsewhere (x * x / x), so
+    it is required everywhere; here x = 0 is replayed: nan from x * x / x."""
+    ob = vector_obligation(where(tokens > 0, 1 / tokens, 0) + tokens, lambda x: x.applyfunc(
+        lambda v: sympy.Piecewise((1 / v, v > 0), (0, True)) + v * v / v), 1)
+    result = check_obligation(ob, ["z3"])
+    assert result.status is Status.REFUTED
+    assert result.definedness.counterexample.inputs["X"] == [["0"]]
 
 
 def test_a_target_undefined_somewhere_is_refuted_too():
