@@ -5,7 +5,8 @@ must end in time before they run (building a statement).
 at a time; a child past its deadline is killed and its result is UNKNOWN
 (timeout), one that dies without a value is an ERROR. :func:`under_deadline`
 runs one thunk the same way and gives its value (or raises what it raised, or
-a :class:`~usim.errors.DeadlineError`). The runner (:mod:`usim.engine.runner`)
+a :class:`~usim.errors.DeadlineError`). :func:`run_here` runs an engine in this
+process instead, stopped by an alarm past its deadline. The runner (:mod:`usim.engine.runner`)
 and the cluster's workers (:mod:`usim.engine.cluster`) run their engines
 through these.
 """
@@ -16,6 +17,7 @@ import os
 import pickle
 import select
 import signal
+import threading
 import time
 from dataclasses import dataclass, field
 from typing import Any, Callable, TypeVar
@@ -161,3 +163,55 @@ def run_tasks(
 Task = tuple[tuple, str, Callable[[], EngineResult]]
 """One task of :func:`run_tasks`: its obligation's key ``(shape, mutant)``, the
 engine (or check) to run, and the thunk that runs it in this process."""
+
+
+GRACE = 2.0
+"""Seconds past its timeout an engine run in this process gets before the alarm
+stops it (an engine that watches its clock has answered by then)."""
+
+
+class _PastDeadline(BaseException):
+    """The alarm of :func:`run_here` (a BaseException: no engine's ``except Exception`` swallows it)."""
+
+
+def _alarm(signum: int, frame: Any) -> None:
+    raise _PastDeadline()
+
+
+def run_here(name: str, work: Callable[[], EngineResult], timeout: float) -> EngineResult:
+    """An engine's ``work()`` run in this process, stopped past its deadline.
+
+    An engine watches its own clock between steps, but one step (sympy's
+    comparison of one long position) can run on far past it. In the main
+    thread an alarm (SIGALRM) at ``timeout + GRACE`` stops it: the result is
+    UNKNOWN (timeout), as a child killed past its deadline gives. The alarm
+    interrupts Python code only: a solver's call into C is stopped when it
+    returns (z3 has its own timeout; cvc5 runs in a child). A timer already set
+    (a test runner's) is restored, less the time used. Off the main thread, or
+    where there are no interval timers, ``work()`` runs as it is.
+
+    Args:
+        name: the engine, named in the result.
+        work: the engine's run.
+        timeout: its seconds.
+
+    Returns:
+        ``work()``'s result, or UNKNOWN past the deadline.
+    """
+    if threading.current_thread() is not threading.main_thread() or not hasattr(signal, "setitimer"):
+        return work()
+    start = time.perf_counter()
+    previous = signal.signal(signal.SIGALRM, _alarm)
+    earlier, _ = signal.setitimer(signal.ITIMER_REAL, timeout + GRACE)
+    try:
+        try:
+            return work()
+        finally:
+            signal.setitimer(signal.ITIMER_REAL, 0)
+    except _PastDeadline:
+        return EngineResult(name, Status.UNKNOWN, time.perf_counter() - start,
+                            f"timeout: stopped {GRACE:g} s past its budget of {timeout:g} s")
+    finally:
+        signal.signal(signal.SIGALRM, previous)
+        if earlier:
+            signal.setitimer(signal.ITIMER_REAL, max(earlier - (time.perf_counter() - start), 0.001))

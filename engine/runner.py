@@ -8,7 +8,8 @@ forked child process with a hard deadline: a child that overruns it is killed
 and its result is UNKNOWN (timeout); a child that crashes gives ERROR. Up to
 ``jobs`` children run at once. :func:`check_obligation` runs the same tasks of
 one obligation, in the same children (``jobs``: what ``usim check`` does) or in
-this process (engines watch the clock themselves; z3 has its own timeout).
+this process (engines watch the clock themselves, and an alarm stops one that
+overruns it: :func:`usim.engine.children.run_here`).
 
 The combined status of an obligation (see :class:`ObligationResult`) is PROVED
 only if an engine proved equality and none refuted it, definedness is proved,
@@ -26,7 +27,7 @@ from typing import Callable, Iterable, Mapping, Protocol, Sequence, TypeVar
 from usim.encodings.notation import shape_label
 from usim.engine.cache import CacheUse, VerdictCache
 from usim.engine.choice import choose
-from usim.engine.children import Task, run_tasks, under_deadline
+from usim.engine.children import Task, run_here, run_tasks, under_deadline
 from usim.engine.claim import (NOT_RUN, TABULATED, Claim, Counterexample, EngineResult, Obligation, ObligationResult,
                               Status, claim_status)
 from usim.engine.definedness import ENGINE as DEFINEDNESS
@@ -130,8 +131,8 @@ def check_obligation(
         timeout: seconds per engine and check.
         claim_engines: the claim's own engines (see :func:`_engines_for`).
         jobs: None: every task in this process, one after another (engines
-            watch the clock themselves, so one that does not look at it may
-            overrun ``timeout``); a count: each task in a forked child under
+            watch the clock themselves, and an alarm stops one that overruns
+            ``timeout`` by :data:`~usim.engine.children.GRACE` s); a count: each task in a forked child under
             :func:`run_tasks`' deadline and hard kill (UNKNOWN past it), up to
             ``jobs`` at once, as :func:`prove_claim` runs them.
         until_decided: run the equality engines one at a time, cheapest first
@@ -190,7 +191,7 @@ def _run_in_order(ob: Obligation, tasks: Sequence[tuple[str, Callable[[], Engine
     forked children under :func:`run_tasks`' deadline, ``jobs`` at once; the
     results in the order of ``tasks``."""
     if jobs is None:
-        return [work() for _, work in tasks]
+        return [run_here(name, work, timeout) for name, work in tasks]
     key = (ob.shape, ob.mutant)
     ran = run_tasks([(key, name, work) for name, work in tasks], timeout, jobs)
     order = {name: index for index, (name, _) in enumerate(tasks)}

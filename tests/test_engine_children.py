@@ -1,11 +1,16 @@
 """Work in forked children under a hard deadline: a child past it is killed and
 UNKNOWN, one that dies is an ERROR, never a proof; work under the deadline gives
-its value, raises what it raised, or a DeadlineError."""
+its value, raises what it raised, or a DeadlineError; an engine run in this
+process is stopped by an alarm past its deadline."""
 
 from __future__ import annotations
 
+import signal
+import time
+
 import pytest
 
+from usim.engine.children import GRACE, run_here
 from usim.engine.claim import EngineResult, Status
 
 
@@ -55,3 +60,32 @@ def test_work_under_the_deadline_gives_its_value_or_raises_what_it_raised_or_a_d
         under_deadline("building the target", lambda: os._exit(3), 5)
     with pytest.raises(DeadlineError, match="sleeping took longer than the 0.01 s timeout: killed after"):
         under_deadline("sleeping", lambda: __import__("time").sleep(60), 0.01)
+
+
+def _spin() -> EngineResult:
+    while True:  # an engine that never looks at its clock
+        pass
+
+
+def test_an_engine_run_here_that_ignores_its_clock_is_stopped_past_its_deadline():
+    start = time.perf_counter()
+    result = run_here("spin", _spin, 0.2)
+    assert result.status is Status.UNKNOWN and "timeout" in result.detail
+    assert time.perf_counter() - start < 0.2 + GRACE + 3
+
+
+def test_an_engine_run_here_in_time_gives_its_result_and_leaves_no_alarm():
+    done = EngineResult("quick", Status.PROVED, 0.0, "done")
+    assert run_here("quick", lambda: done, 5) is done
+    assert signal.getitimer(signal.ITIMER_REAL) == (0.0, 0.0)
+
+
+def test_a_timer_set_before_run_here_is_restored_less_the_time_used():
+    previous = signal.signal(signal.SIGALRM, lambda *_: None)
+    try:
+        signal.setitimer(signal.ITIMER_REAL, 100)
+        run_here("quick", lambda: EngineResult("quick", Status.PROVED, 0.0, "done"), 5)
+        assert 90 < signal.getitimer(signal.ITIMER_REAL)[0] <= 100
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
