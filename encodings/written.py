@@ -38,6 +38,8 @@ import sympy
 
 _ASSUMPTIONS = importlib.import_module("sympy.core.assumptions")  # the module (sympy.core exports a function of that name)
 _ASK = _ASSUMPTIONS._ask
+_LOG_EVAL = sympy.log.__dict__["eval"]
+_MOD_EVAL = sympy.Mod.__dict__["eval"]
 
 Power = tuple[sympy.Expr, sympy.Expr]
 
@@ -53,14 +55,14 @@ def _partial(exponent: sympy.Basic) -> bool:
 _INSIDE = [0]  # powers being built and sympy's questions being asked: what they build is not written
 
 
-def _recording(cls, b, e, evaluate=None):
+def _recording(cls: type, b: Any, e: Any, evaluate: bool | None = None) -> sympy.Expr:
     """Pow's constructor, recording the power asked for unless sympy builds it
     while evaluating another power (1/(x*y) writes x**-1 and y**-1, and
     1/Piecewise((x + 1, x > 0), ...) writes 1/(x + 1) into the branch: the
     power written is the outer one, whose condition implies theirs) or while
     answering a question about an expression (is it real? sympy rebuilds
     the powers inside it to ask them)."""
-    if not _INSIDE[0]:
+    if _RECORDS and not _INSIDE[0]:
         base, exponent = sympy.sympify(b), sympy.sympify(e)
         if _partial(exponent) and (base.free_symbols or exponent.free_symbols) \
                 and not (base.is_number and base.is_positive):  # E**x is exp(x), defined everywhere
@@ -68,17 +70,37 @@ def _recording(cls, b, e, evaluate=None):
                 # (c**q)**-k: c**q was recorded when written (its own domain); it is non-zero where c is
                 base, exponent = base.base, sympy.Integer(-1)
             _RECORDS[-1].add((base, exponent))
-    _INSIDE[0] += 1
     try:
+        _INSIDE[0] += 1
         return _BUILD.__func__(cls, b, e, evaluate)
     finally:
         _INSIDE[0] -= 1
 
 
+def _record(base: Any, exponent: sympy.Expr) -> None:
+    """Record ``base ** exponent`` as written, unless sympy builds it for itself (see :func:`_recording`)."""
+    if _RECORDS and not _INSIDE[0]:
+        base = sympy.sympify(base)
+        if base.free_symbols:
+            _RECORDS[-1].add((base, exponent))
+
+
+def _log_eval(cls: type, arg: Any, base: Any = None) -> Any:
+    """log's evaluation, its argument recorded as a power of the same domain (x > 0: x ** -1/2)."""
+    _record(arg, sympy.Rational(-1, 2))
+    return _LOG_EVAL.__func__(cls, arg, base)
+
+
+def _mod_eval(cls: type, p: Any, q: Any) -> Any:
+    """Mod's evaluation, its divisor recorded as a division (q != 0: q ** -1)."""
+    _record(q, sympy.Integer(-1))
+    return _MOD_EVAL.__func__(cls, p, q)
+
+
 def _asking(fact: str, obj: Any) -> Any:
     """sympy's answer to a question about ``obj``, nothing it builds meanwhile recorded."""
-    _INSIDE[0] += 1
     try:
+        _INSIDE[0] += 1
         return _ASK(fact, obj)
     finally:
         _INSIDE[0] -= 1
@@ -88,7 +110,8 @@ def _asking(fact: str, obj: Any) -> Any:
 def written_powers() -> Iterator[set[Power]]:
     """Every partial power (a division, a root) over symbols that sympy is
     asked to build inside the block, as ``(base, exponent)`` pairs, whether or
-    not it survives in the value built. Powers without symbols are left out (a
+    not it survives in the value built; a log of x is recorded as x ** -1/2 and
+    a Mod by q as q ** -1 (the same domains: x > 0, q != 0). Powers without symbols are left out (a
     constant's division is sympy's own: 1/0 is zoo, which nothing cancels), and
     so are those of a positive constant (E**x, which exp(x) is), defined everywhere.
 
@@ -97,9 +120,13 @@ def written_powers() -> Iterator[set[Power]]:
         recorded inside, by a nested ``written_powers``, fills its own).
     """
     found: set[Power] = set()
+    if not _RECORDS:
+        _INSIDE[0] = 0  # nothing is being built when the first record opens (an alarm cannot leave it raised)
     _RECORDS.append(found)
     if len(_RECORDS) == 1:
         sympy.Pow.__new__ = staticmethod(_recording)
+        sympy.log.eval = classmethod(_log_eval)
+        sympy.Mod.eval = classmethod(_mod_eval)
         _ASSUMPTIONS._ask = _asking
     try:
         yield found
@@ -107,6 +134,8 @@ def written_powers() -> Iterator[set[Power]]:
         _RECORDS.pop()
         if not _RECORDS:
             sympy.Pow.__new__ = _BUILD
+            sympy.log.eval = _LOG_EVAL
+            sympy.Mod.eval = _MOD_EVAL
             _ASSUMPTIONS._ask = _ASK
 
 
@@ -181,12 +210,14 @@ def cancelled_powers(powers: set[Power], values: Sequence[Any]) -> set[Power]:
     Returns:
         The powers not accounted for.
     """
-    evaluated = _evaluated_powers(values)
+    evaluated: dict[sympy.Expr, set[tuple[bool, bool]]] = {}
+    for b, n, f in _evaluated_powers(values):
+        evaluated.setdefault(b, set()).add((n, f))
     left = set()
     for base, exponent in powers:
         negative, fractional = bool(exponent.is_negative), not exponent.is_Integer
         covered = exponent.is_Number and any(
-            b == base and (n or not negative) and (f or not fractional) for b, n, f in evaluated)
+            (n or not negative) and (f or not fractional) for n, f in evaluated.get(base, ()))
         if not covered:
             left.add((base, exponent))
     return left

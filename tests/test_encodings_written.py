@@ -88,3 +88,12 @@ def test_no_record_open_leaves_sympy_as_it_was():
         assert sympy.Pow.__dict__["__new__"] is not built
     assert sympy.Pow.__dict__["__new__"] is built
     assert piecewise(v > 0, lambda: 1 / v, lambda: 0) == sympy.Piecewise((1 / v, v > 0), (0, True))
+
+
+def test_a_log_and_a_mod_are_recorded_as_the_powers_of_their_domains():
+    with written_powers() as powers:
+        x + sympy.log(y) - sympy.log(y)
+        sympy.Mod(x, v)
+        sympy.Mod(x, 2)  # a constant divisor: sympy's own
+    assert powers == {(y, sympy.Rational(-1, 2)), (v, -1)}
+    assert written_conditions(powers) == [sympy.Ne(v, 0), y > 0]

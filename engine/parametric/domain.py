@@ -7,7 +7,10 @@ the program and of the target is non-zero and every square root's argument
 >= 0 (the sign analysis, with the preconditions' signs, else z3 on integer
 terms), the target's own divisions and roots as it wrote them included (sympy
 cancels x * y / y and w / w before any check sees the value's division:
-:mod:`usim.encodings.written`). Each records its queries in the proof's
+:mod:`usim.encodings.written`); and, as a second line, a size the target uses as
+a value, where it can be 0, leaves the target defined there (the target is
+evaluated at those sizes, which also sees a log or a case that the record of
+written powers does not). Each records its queries in the proof's
 ledger and raises :class:`~usim.engine.parametric.symbolic_sizes.StepFailed`
 where it fails.
 """
@@ -16,7 +19,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
-from typing import Any, Sequence
+from typing import Any, Callable, Mapping, Sequence
 
 import sympy
 import z3
@@ -36,6 +39,10 @@ DEFINED = "every // and % has a non-zero divisor where it is evaluated"
 NONZERO = "every real divisor is non-zero"
 ROOTS = "every square root's argument is >= 0"
 READS = "the target reads inside its inputs"
+ZERO_VALUES = "the target is defined where a size it uses as a value is 0"
+ZERO_SIZES_LIMIT = 8
+"""The largest size at which a target is evaluated where a size it uses as a value
+is 0 (:func:`zero_size_values`); a size that is 0 only past it leaves the proof unknown."""
 
 
 @dataclass
@@ -49,6 +56,66 @@ class ProofRun:
     atoms: ParametricAtoms = field(default_factory=ParametricAtoms)
     hints: list[Outcome] = field(default_factory=list)
     signs: SignAnalysis = field(default_factory=SignAnalysis)  # the preconditions' entries > 0 (>= 0) known
+
+
+def _integer_inputs(blocks: Sequence[tuple[str, tuple[Any, Any]]]) -> dict[str, sympy.Matrix]:
+    """Input blocks at integer sizes, each entry its own symbol."""
+    return {name: sympy.Matrix(rows, cols, lambda i, j: sympy.Symbol(f"{name}[{i},{j}]"))
+            for name, (rows, cols) in blocks}
+
+
+def _undefined(values: Mapping[str, Any]) -> list[str]:
+    """The entries of ``values`` (matrices by name) that are not finite (nan, zoo, oo)."""
+    bad = []
+    for name, matrix in values.items():
+        for (i, j), entry in zip(((i, j) for i in range(matrix.rows) for j in range(matrix.cols)), matrix):
+            if sympy.sympify(entry).has(sympy.nan, sympy.zoo, sympy.oo, -sympy.oo):
+                bad.append(f"{name}[{i}, {j}]")
+    return bad
+
+
+def zero_size_values(run: ProofRun, context: TargetContext,
+                      targets: Callable[..., list[Callable[[Mapping[str, Any]], Mapping[str, Any]]]]) -> None:
+    """Each size the targets use as a value that is not shown > 0 (recorded by the
+    target context) must leave them defined where it is 0: sympy cancels w / w and
+    0 * (1 / w) before the divisor check can see them, so the targets are
+    evaluated at the smallest sizes where w = 0 (each at most :data:`ZERO_SIZES_LIMIT`)
+    on symbolic entries, and every entry must be finite.
+
+    Args:
+        run: the proof (its statement gives the inputs at integer sizes).
+        context: the target context, after the targets were read.
+        targets: the dimensions (integers) -> the target functions to evaluate there.
+
+    Raises:
+        StepFailed: a target undefined there, or such a size 0 only past the limit.
+    """
+    prover, fc = run.prover, run.fc
+    seen: set[str] = set()
+    for facts, term in context.size_values:
+        if term.sexpr() in seen:
+            continue
+        seen.add(term.sexpr())
+        zero = list(facts) + [term == 0]
+        where = prover.satisfiable(zero, ZERO_VALUES)
+        if where.holds is False:
+            continue
+        found = prover.smallest(zero, ZERO_VALUES, limit=ZERO_SIZES_LIMIT) if where.holds else None
+        if found is None:
+            raise StepFailed(ZERO_VALUES, f"the size {term} is used as a value and may be 0, at sizes past "
+                             f"{ZERO_SIZES_LIMIT} or that z3 does not name", where if where.holds else None)
+        at = tuple(found[d] for d in fc.dims)
+        inputs = _integer_inputs(fc.inputs(*at))
+        start = time.perf_counter()
+        try:
+            bad = [entry for target in targets(*at) for entry in _undefined(target(inputs))]
+        except (ZeroDivisionError, ArithmeticError) as error:
+            bad = [f"({type(error).__name__})"]
+        prover.ledger.add(ZERO_VALUES, "sympy", not bad, time.perf_counter() - start)
+        if bad:
+            raise StepFailed(ZERO_VALUES, f"the size {term} used as a value is 0 at "
+                             f"{dict(zip(fc.dims, at))}, where the target is undefined ({', '.join(bad[:3])})",
+                             where)
 
 
 def target_divisors(run: ProofRun, evaluator: SymbolicSizeEvaluator, expr: sympy.Expr, facts: tuple, what: str) -> None:
@@ -84,22 +151,26 @@ def target_divisors(run: ProofRun, evaluator: SymbolicSizeEvaluator, expr: sympy
 
 def written_divisors(evaluator: SymbolicSizeEvaluator, powers: set[tuple[sympy.Expr, sympy.Expr]],
                      values: Sequence[Any], facts: tuple, what: str) -> None:
-    """Each division and root the target wrote as it was built that its values
-    no longer evaluate everywhere (sympy cancelled it: ``x * y / y`` is ``x``):
-    recorded like the target's own denominators, to be defined wherever the
-    values are (:mod:`usim.encodings.written`).
+    """Each division and root the target wrote as it was built that one of its
+    values does not evaluate everywhere (sympy cancelled it: ``x * y / y`` is
+    ``x``): recorded like the target's own denominators, to be defined wherever
+    the values are (:mod:`usim.encodings.written`). The values are an entry's
+    cases, each checked only where its condition holds, so a division one case
+    keeps does not stand for the same division another case cancelled: a power
+    counts as kept only if every case keeps it.
 
     Args:
         evaluator: where the divisors and radicands are recorded.
         powers: the (base, exponent) pairs written.
-        values: the values built (their own powers are checked with them).
+        values: the values built, one per case (their own powers are checked with them).
         facts: where they were written.
         what: the values, in words.
 
     Raises:
         Unsupported: a power other than an integer one or a square root.
     """
-    for base, exponent in sorted(cancelled_powers(powers, values), key=sympy.default_sort_key):
+    left = set().union(*(cancelled_powers(powers, [value]) for value in values)) if values else set(powers)
+    for base, exponent in sorted(left, key=sympy.default_sort_key):
         _power(evaluator, base, exponent, facts, f"{what} (as written)")
 
 

@@ -39,6 +39,7 @@ from usim.engine.parametric.domain import (
     target_divisors,
     target_reads,
     written_divisors,
+    zero_size_values,
 )
 from usim.engine.parametric.symbolic_sizes import (
     CASES,
@@ -274,9 +275,7 @@ def _prove(run: ProofRun) -> Found:
             target_context.facts = list(facts)
             with active(target_context), written_powers() as written_here:
                 entry = blocks[name][a, b]
-            written_divisors(evaluator, written_here, [v for _, v in (entry.cases if isinstance(entry, Cases)
-                                                                      else ((None, entry),))],
-                             facts, f"the target's {name}[a, b]")
+            written_divisors(evaluator, written_here, case_values(entry), facts, f"the target's {name}[a, b]")
             # an entry given by cases (when): complementary conditions, each case proved on its own
             for condition, value in (entry.cases if isinstance(entry, Cases) else ((None, entry),)):
                 here = facts if condition is None else facts + (condition,)
@@ -294,6 +293,7 @@ def _prove(run: ProofRun) -> Found:
             cases += _case(run, evaluator, comparison, output, p, Context(tuple(base) + (p >= end, p < n)),
                            sympy.Integer(0), "the padding")
         definedness(run, evaluator, target_context)
+        zero_size_values(run, target_context, lambda *at: [fc.target_at(*at)])
     except StepFailed as failure:
         return not_proved(run, failure.outcome, str(failure))
     except Unsupported as gap:
@@ -373,9 +373,11 @@ def _prove_equation(run: ProofRun) -> Found:
                     continue
                 context.facts = list(inside)
                 with active(context), written_powers() as written:
-                    left, right = sides[0][name][a, b], sides[1][name][a, b]
-                written_divisors(evaluator, written, [v for side in (left, right) for _, v in (
-                    side.cases if isinstance(side, Cases) else ((None, side),))], inside, f"the sides' {name}[a, b]")
+                    left = sides[0][name][a, b]
+                written_divisors(evaluator, written, case_values(left), inside, f"the left side's {name}[a, b]")
+                with active(context), written_powers() as written:
+                    right = sides[1][name][a, b]
+                written_divisors(evaluator, written, case_values(right), inside, f"the right side's {name}[a, b]")
                 for lc, lv in (left.cases if isinstance(left, Cases) else ((None, left),)):
                     for rc, rv in (right.cases if isinstance(right, Cases) else ((None, right),)):
                         here = inside + tuple(c for c in (lc, rc) if c is not None)
@@ -384,6 +386,7 @@ def _prove_equation(run: ProofRun) -> Found:
                         cases += _equal_entry(run, evaluator, comparison, context, here, sympy.sympify(lv),
                                               sympy.sympify(rv), name)
         definedness(run, evaluator, context)
+        zero_size_values(run, context, lambda *at: [equation.left(*at), equation.right(*at)])
     except StepFailed as failure:
         return not_proved(run, failure.outcome, str(failure))
     except Unsupported as gap:
@@ -393,6 +396,18 @@ def _prove_equation(run: ProofRun) -> Found:
     if run.hints:
         return Status.UNKNOWN, "not every step was proved", witness, cases
     return Status.PROVED, "every step proved", witness, cases
+
+
+def case_values(entry: Any) -> list[Any]:
+    """The values of an entry given by cases (``when``), or the entry alone.
+
+    Args:
+        entry: a target's entry.
+
+    Returns:
+        Its values, one per case.
+    """
+    return [value for _, value in (entry.cases if isinstance(entry, Cases) else ((None, entry),))]
 
 
 def _equal_entry(run: ProofRun, evaluator: SymbolicSizeEvaluator, comparison: Comparison, context: TargetContext,

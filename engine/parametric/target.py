@@ -52,6 +52,7 @@ class TargetContext:
     proves: Callable[[list[Formula], Formula], bool]
     env: dict[str, Term] = field(default_factory=dict)
     facts: list[Formula] = field(default_factory=list)
+    size_values: list[tuple[list[Formula], Term]] = field(default_factory=list)  # sizes used as values, maybe 0
     obligations: list[tuple[list[Formula], Formula, str]] = field(default_factory=list)
     _met: list[list[Formula]] = field(default_factory=list)  # the conditions met inside each open sum
     _deciding: int = 0  # inside a sum split at a threshold: cases the facts decide are pruned
@@ -180,7 +181,12 @@ class TargetContext:
 
     def whole(self, value: SymbolicInt) -> sympy.Expr:
         """An integer term (a size) as a value: the atom the program's side gives it too.
-        (A division by it that sympy cancels, w / w, is still checked: the prover records
-        the divisions a target writes, :mod:`usim.encodings.written`.)"""
+        One not shown > 0 is recorded with the facts where it is used (``size_values``):
+        besides the divisions the target writes (:mod:`usim.encodings.written`), the
+        prover evaluates the target at sizes where the atom is 0 (a log(w) - log(w)
+        cancelled, or one case's w / w, is undefined there)."""
         term = self.term(value, f"the size {value}")
-        return self.atoms.whole(term, positive=self.positive(term))
+        positive = self.positive(term)
+        if not positive:
+            self.size_values.append((list(self.facts), term))
+        return self.atoms.whole(term, positive=positive)

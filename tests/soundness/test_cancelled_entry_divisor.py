@@ -7,7 +7,7 @@ simplifies the entry to M[j, i] as the target is built on symbolic inputs,
 before any check can see the division, and both the bounded proof and the
 proof for every size said PROVED. (A size used as a value is the same bug:
 tests/soundness/test_cancelled_size_divisor.py.) Now every division and root
-is recorded as it is written (usim.encodings.definedness.written_powers) and
+is recorded as it is written (usim.encodings.written.written_powers) and
 must be defined where the preconditions hold: the bounded proof refutes it with
 an input where M[0, 0] = 0, replayed; the proof for every size does not prove it.
 """
