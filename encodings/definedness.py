@@ -252,25 +252,6 @@ def power_condition(base: Any, exponent: Any) -> Any:
                     sympy.And(IsInteger(exponent), sympy.Or(sympy.Ne(base, 0), sympy.Ge(exponent, 0))))
 
 
-def written_conditions(powers: set[tuple[sympy.Expr, sympy.Expr]]) -> list[Any]:
-    """The conditions under which every written power is defined (those sympy
-    decides true left out; each a conjunct).
-
-    Args:
-        powers: as :func:`written_powers` records them (or :func:`cancelled_powers` leaves).
-
-    Returns:
-        The sympy Booleans, in a fixed order.
-    """
-    found: dict[Any, None] = {}
-    for base, exponent in sorted(powers, key=sympy.default_sort_key):
-        condition = power_condition(base, exponent)
-        for part in (condition.args if isinstance(condition, sympy.And) else (condition,)):
-            if part is not TRUE:
-                found[part] = None
-    return list(found)
-
-
 def _own(e: sympy.Basic) -> Any:
     """The domain condition of the head of ``e`` itself."""
     if isinstance(e, sympy.Pow):

@@ -36,6 +36,8 @@ from typing import Any, Callable, Iterator, Sequence
 
 import sympy
 
+from usim.encodings.definedness import power_condition
+
 _ASSUMPTIONS = importlib.import_module("sympy.core.assumptions")  # the module (sympy.core exports a function of that name)
 _ASK = _ASSUMPTIONS._ask
 _LOG_EVAL = sympy.log.__dict__["eval"]
@@ -221,6 +223,25 @@ def cancelled_powers(powers: set[Power], values: Sequence[Any]) -> set[Power]:
         if not covered:
             left.add((base, exponent))
     return left
+
+
+def written_conditions(powers: set[Power]) -> list[Any]:
+    """The conditions under which every written power is defined (those sympy
+    decides true left out; each a conjunct).
+
+    Args:
+        powers: as :func:`written_powers` records them (or :func:`cancelled_powers` leaves).
+
+    Returns:
+        The sympy Booleans, in a fixed order.
+    """
+    found: dict[Any, None] = {}
+    for base, exponent in sorted(powers, key=sympy.default_sort_key):
+        condition = power_condition(base, exponent)
+        for part in (condition.args if isinstance(condition, sympy.And) else (condition,)):
+            if part is not sympy.true:
+                found[part] = None
+    return list(found)
 
 
 def piecewise(condition: Any, then: Callable[[], Any], otherwise: Callable[[], Any]) -> sympy.Expr:

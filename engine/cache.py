@@ -5,7 +5,9 @@ many programs' proofs, a sweep to N repeats every proof below N, and a user
 re-runs a claim after changing something else. What an engine answers depends
 on three things only, so they are the key:
 
-* **the statement**, by its fingerprint (:func:`usim.engine.statement.fingerprint`):
+* **the statement**, by its fingerprint (:func:`usim.engine.statement.fingerprint`;
+  the definedness check's answer also by the divisions the target writes,
+  :func:`usim.engine.definedness.decided_statement`):
   the program node by node (:mod:`usim.rasp.fingerprint`), the input and output
   layouts, the target, the preconditions, the domain and padding. Which claim
   or shape it was built for is not part of it: a statement proved inside one

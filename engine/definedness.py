@@ -23,15 +23,16 @@ construction or the target is undefined.
 
 from __future__ import annotations
 
+import hashlib
 import time
 from typing import Any
 
 import sympy
 import z3
 
-from usim.encodings.definedness import expression_conditions, program_conditions, written_conditions
+from usim.encodings.definedness import expression_conditions, program_conditions
 from usim.encodings.smt import SmtInterpretation
-from usim.encodings.written import cancelled_powers
+from usim.encodings.written import cancelled_powers, written_conditions
 from usim.engine.claim import EngineResult, Obligation, Status
 from usim.engine.replay import (
     entry_names,
@@ -80,6 +81,25 @@ def conditions(ob: Obligation) -> list[tuple[str, Any]]:
     for condition in written_conditions(cancelled_powers(written, expected)):
         add("a division or root the target writes", condition)
     return [(where, condition) for condition, where in found.items()]
+
+
+def decided_statement(ob: Obligation, fingerprint: str) -> str:
+    """What this check decides, for the verdict cache: the statement's fingerprint
+    and the divisions and roots the target writes. The fingerprint is made from
+    the target's values, and M[j, i] * M[0, 0] / M[0, 0] has the values of M[j, i]:
+    kept under the fingerprint alone, the transpose's answer would be reused for it.
+
+    Args:
+        ob: the obligation.
+        fingerprint: its statement's fingerprint (:func:`usim.engine.statement.fingerprint`).
+
+    Returns:
+        The fingerprint, with a digest of the written powers when there are any.
+    """
+    written = sorted(sympy.srepr(sympy.Tuple(b, e)) for b, e in written_target_powers(ob))
+    if not written:
+        return fingerprint
+    return f"{fingerprint} written {hashlib.sha256(chr(10).join(written).encode()).hexdigest()}"
 
 
 def _preconditions(ob: Obligation) -> list[Any]:

@@ -32,7 +32,7 @@ from usim.encodings.exact import EXACT
 from usim.encodings.layout import SequenceLayout
 from usim.encodings.runners import traces_at
 from usim.encodings.symbolic import PointInterpretation
-from usim.encodings.written import written_powers
+from usim.encodings.written import Power, written_powers
 from usim.engine.claim import Counterexample, Obligation
 from usim.errors import EvaluationError, NotExactError, UndefinedError
 from usim.rasp.expr import SOp
@@ -132,7 +132,7 @@ def symbolic_blocks(ob: Obligation) -> Mapping[str, Any]:
     return memo["blocks"]
 
 
-def written_target_powers(ob: Obligation) -> frozenset[tuple[sympy.Expr, sympy.Expr]]:
+def written_target_powers(ob: Obligation) -> frozenset[Power]:
     """Every division and root the target wrote as it was built on the input's
     symbols, sympy's cancellations notwithstanding (:func:`usim.encodings.written.written_powers`).
 

@@ -31,7 +31,7 @@ from usim.engine.children import Task, run_here, run_tasks, under_deadline
 from usim.engine.claim import (NOT_RUN, TABULATED, Claim, Counterexample, EngineResult, Obligation, ObligationResult,
                               Status, claim_status)
 from usim.engine.definedness import ENGINE as DEFINEDNESS
-from usim.engine.definedness import check_definedness
+from usim.engine.definedness import check_definedness, decided_statement
 from usim.engine.engines import ENGINES
 from usim.engine.measure import numeric_crosscheck
 from usim.engine.options import DEFAULT_TIMEOUT
@@ -62,6 +62,13 @@ def _engines_for(claim_engines: Sequence[str], ob: Obligation,
 
 CHECKS = {DEFINEDNESS: check_definedness, WITNESS: find_witness}
 """The checks every obligation gets besides its engines."""
+
+
+def _decided(built: tuple[Obligation, str], name: str) -> str:
+    """The statement the task ``name`` decides, under which the verdict cache keeps its
+    answer: the fingerprint; for the definedness check, with the divisions the target writes."""
+    ob, print_ = built
+    return decided_statement(ob, print_) if name == DEFINEDNESS else print_
 
 
 def _run_engine(name: str, ob: Obligation, timeout: float) -> EngineResult:
@@ -437,7 +444,7 @@ def prove_claim(
         remaining = []
         for task in tasks:
             key, name, _ = task
-            found = cache.lookup(*built[key], name)
+            found = cache.lookup(built[key][0], _decided(built[key], name), name)
             if found.ignored is not None:
                 ignored.append(found.ignored)
             if found.answer is None:
@@ -452,7 +459,7 @@ def prove_claim(
         raw.setdefault(key, []).extend(answers)
         if cache is not None:
             for answer in answers:
-                cache.put(built[key][1], answer.engine, answer)
+                cache.put(_decided(built[key], answer.engine), answer.engine, answer)
     results, mutant_results = [], []
     for key, (ob, print_) in built.items():
         # the engines in the order the claim lists them, whatever order they ended in

@@ -4,8 +4,7 @@ from __future__ import annotations
 
 import sympy
 
-from usim.encodings.definedness import written_conditions
-from usim.encodings.written import cancelled_powers, piecewise, remembered, written_powers
+from usim.encodings.written import cancelled_powers, piecewise, remembered, written_conditions, written_powers
 
 x, y, v = sympy.symbols("x y v")
 

@@ -24,7 +24,7 @@ from typing import Any, Callable, Mapping, Sequence
 import sympy
 import z3
 
-from usim.encodings.written import cancelled_powers
+from usim.encodings.written import Power, cancelled_powers
 from usim.engine.parametric.integers import Outcome, Prover
 from usim.engine.parametric.polynomials import numeral
 from usim.engine.parametric.statement import Equation, FamilyClaim
@@ -149,7 +149,7 @@ def target_divisors(run: ProofRun, evaluator: SymbolicSizeEvaluator, expr: sympy
             target_divisors(run, evaluator, atom.body, facts + (atom.var >= 0, atom.var < atom.extent), what)
 
 
-def written_divisors(evaluator: SymbolicSizeEvaluator, powers: set[tuple[sympy.Expr, sympy.Expr]],
+def written_divisors(evaluator: SymbolicSizeEvaluator, powers: set[Power],
                      values: Sequence[Any], facts: tuple, what: str) -> None:
     """Each division and root the target wrote as it was built that one of its
     values does not evaluate everywhere (sympy cancelled it: ``x * y / y`` is
