@@ -34,7 +34,14 @@ every input, so U's output does not depend on it (zero padding is one case).
 :func:`equation_composition` checks all of that as a
 :class:`~usim.engine.parametric.composed.Chain` (the equation among its checks,
 proved again by whoever reads the record); :func:`equation_claim` makes the
-composed claim. A width d < N (T's blocks placed head by head) is not stated here.
+composed claim.
+
+A family with ``placed`` sizes (T's width d, read by no stage) ranges over them
+too: the equation's inputs are then T's blocks, and its left side runs the
+stages' targets on them placed into U's input as ``usim simulate`` places them
+(:func:`~usim.constructions.universal.embed.placed_blocks`: head h's A_h and V_h at
+columns h N .., its rows of W_O at rows h N .., 0 elsewhere), so the content of U's
+input outside T's is 0, as on every input ``usim simulate`` builds.
 """
 
 from __future__ import annotations
@@ -43,15 +50,15 @@ from typing import Any, Callable, Mapping
 
 import sympy
 
-from usim.constructions.universal import HDR_SCALE, HEADER, LayerSpec, route_of
+from usim.constructions.universal import HDR_SCALE, HEADER, LayerSpec, placed_blocks, route_of
 from usim.constructions.universal.kinds import SIZE_FIELDS
 from usim.encodings.layout import SequenceLayout
 from usim.encodings.notation import shape_label
-from usim.encodings.sized import both, matrix_of, when
+from usim.encodings.sized import SymbolicMatrix, both, matrix_of, when
 from usim.engine.claim import Claim, Obligation, Shape, Status
-from usim.engine.parametric.composed import Chain, ComposedClaim
+from usim.engine.parametric.composed import Chain, ComposedClaim, implies
 from usim.engine.parametric.prove import prove_equation
-from usim.engine.parametric.statement import Equation, FamilyClaim
+from usim.engine.parametric.statement import Equation, FamilyClaim, side_conditions
 from usim.errors import ShapeError
 from usim.proofs._rectangles import same
 from usim.proofs._stages import (UniversalFamily, as_layout, layout_problems, precondition_problems, shape_grid,
@@ -76,8 +83,10 @@ def header_dims(family: UniversalFamily) -> tuple[str, ...]:
 
 
 def claim_dims(family: UniversalFamily) -> tuple[str, ...]:
-    """The claim's dimensions: N, U's extra sizes, the header's (:func:`header_dims`)."""
-    return ("N",) + family.extra + header_dims(family)
+    """The claim's dimensions: N, U's extra sizes, the header's (:func:`header_dims`),
+    then T's sizes placed into U's input that no stage reads (``family.placed``)."""
+    read = header_dims(family)
+    return ("N",) + family.extra + read + tuple(f for f in family.placed if f not in read)
 
 
 class _ClaimSizes:
@@ -141,6 +150,8 @@ def wiring_equation(family: UniversalFamily, formula: LayerFormula) -> Equation:
         return route_of(_ClaimSizes(family, sizes).small()).result, shape.rows, shape.cols
 
     def inputs(*sizes: Any) -> list[tuple[str, tuple[Any, Any]]]:
+        if family.placed:  # T's blocks, placed into U's by the left side
+            return [(HEADER, (1, 3)), *_ClaimSizes(family, sizes).small().parameter_shapes()]
         return [(b.name, (b.shape.rows, b.shape.cols)) for b in family.built_for(sizes).input_layout.blocks]
 
     def outputs(*sizes: Any) -> list[tuple[str, tuple[Any, Any]]]:
@@ -150,6 +161,9 @@ def wiring_equation(family: UniversalFamily, formula: LayerFormula) -> Equation:
     def left(*sizes: Any) -> Callable[[Mapping[str, Any]], dict]:
         name = result(*sizes)[0]
         composed = composed_targets(family, *sizes)
+        if family.placed:
+            at = _ClaimSizes(family, sizes)
+            return lambda m: {name: composed({HEADER: m[HEADER], **placed_blocks(at.big(), at.small(), m)})[name]}
         return lambda m: {name: composed(m)[name]}
 
     def right(*sizes: Any) -> Callable[[Mapping[str, Any]], dict]:
@@ -219,19 +233,27 @@ def equation_composition(family: UniversalFamily, parts: list[FamilyClaim], form
         problems += layout_problems(f"stage {k}'s output and stage {k + 1}'s input",
                                     u.stages[k - 1].output, u.stages[k].input)
     small, big = at.small(), at.big()
-    checks.append("U's input is the header and T's blocks, in T's order, each T's block in the top-left corner of "
-                  "U's of the same name (a size of T that is not U's is a header size, <= N)")
     theirs, ours = small.parameter_shapes(), big.parameter_shapes()
     problems += layout_problems("U's input blocks and U's parameters",
                                 SequenceLayout.of(*((b.name, b.shape) for b in u.input_layout.blocks)),
                                 SequenceLayout.of((HEADER, (1, 3)), *ours))
-    header_sizes = [at.named[f] for f in header_dims(family)]
     if [name for name, _ in theirs] != [name for name, _ in ours]:
         problems.append(f"T's blocks {[name for name, _ in theirs]} are not U's {[name for name, _ in ours]}")
-    for (name, t), (_, o) in zip(theirs, ours):
-        for a, b in zip(t, o):
-            if not same(a, b) and not (any(same(a, s) for s in header_sizes) and same(b, sizes[0])):
-                problems.append(f"T's {name} ({t}) does not sit in the corner of U's ({o})")
+    if family.placed:
+        checks.append("the equation's left side runs U's stages on T's blocks placed into U's input as usim simulate "
+                      "places them (placed_blocks: each of U's parameter blocks at its shape, 0 outside T's), the "
+                      "header as given")
+        blocks = placed_blocks(big, small, {name: SymbolicMatrix(*shape, lambda i, j: 0) for name, shape in theirs})
+        problems += layout_problems("U's parameters and T's placed", SequenceLayout.of(*ours),
+                                    SequenceLayout.of(*((name, blocks[name].shape) for name, _ in ours)))
+    else:
+        checks.append("U's input is the header and T's blocks, in T's order, each T's block in the top-left corner "
+                      "of U's of the same name (a size of T that is not U's is a header size, <= N)")
+        header_sizes = [at.named[f] for f in header_dims(family)]
+        for (name, t), (_, o) in zip(theirs, ours):
+            for a, b in zip(t, o):
+                if not same(a, b) and not (any(same(a, s) for s in header_sizes) and same(b, sizes[0])):
+                    problems.append(f"T's {name} ({t}) does not sit in the corner of U's ({o})")
     checks.append("the header is carried unchanged from U's input to every stage that sets one of its sizes (in "
                   "each earlier stage's output, made by none of its steps): on U's input, whose header holds the "
                   "claim's sizes, each setting is the identity")
@@ -256,11 +278,21 @@ def equation_composition(family: UniversalFamily, parts: list[FamilyClaim], form
                                     SequenceLayout(last.blocks[:1], last.length))
     equation = wiring_equation(family, formula)
     widest = max(parts, key=lambda p: len(p.dims)) if parts else None
-    checks.append("the equation is stated over the claim's sizes and conditions (its widest part's)")
-    if widest is None or equation.dims != widest.dims \
-            or equation.describe_conditions() != widest.describe_conditions():
-        problems.append(f"the equation is stated for every {equation.describe_conditions()}, the claim for every "
-                        f"{widest.describe_conditions() if widest else '(no part)'}")
+    if family.placed:
+        checks.append(f"the equation is stated over the claim's sizes and conditions: its widest part's, and "
+                      f"{', '.join(family.placed)} <= N")
+        bounds = [c for c in side_conditions(lambda *s: within_bound(s[0], s[-len(family.placed):]), equation.dims)]
+        if widest is None or equation.dims != widest.dims + family.placed \
+                or not implies(equation.dims, equation.conditions(), widest.conditions() + bounds) \
+                or not implies(equation.dims, widest.conditions() + bounds, equation.conditions()):
+            problems.append(f"the equation is stated for every {equation.describe_conditions()}, its widest part "
+                            f"for every {widest.describe_conditions() if widest else '(no part)'}")
+    else:
+        checks.append("the equation is stated over the claim's sizes and conditions (its widest part's)")
+        if widest is None or equation.dims != widest.dims \
+                or equation.describe_conditions() != widest.describe_conditions():
+            problems.append(f"the equation is stated for every {equation.describe_conditions()}, the claim for "
+                            f"every {widest.describe_conditions() if widest else '(no part)'}")
     checks.append(f"the equation {equation.name}, entry by entry for every {equation.describe_conditions()}: "
                   "proved by the parametric engine")
     undecided: list[str] = []
@@ -312,7 +344,7 @@ def whole_claim(claim_id: str, family: UniversalFamily, formula: LayerFormula, *
         return whole_obligation(claim_id, shape, u, target, small=small, broken=broken, mutant=mutant)
 
     def shapes(bound: int) -> list[Shape]:
-        return shape_grid(bound, len(header_dims(family)), len(family.extra))
+        return shape_grid(bound, len(dims) - 1 - len(family.extra), len(family.extra))
 
     return Claim(id=claim_id, shapes=shapes, obligation=obligation,
                  mutants={"misplaced-result": lambda shape: obligation(shape, "misplaced-result")}, **settings)
@@ -336,4 +368,5 @@ def equation_claim(bounded: Claim, family: UniversalFamily, parts: list[FamilyCl
     """
     mutants = {f"stage{k}:{name}": (k - 1, name) for k, part in enumerate(parts, start=1) for name in part.mutants}
     return ComposedClaim(bounded, tuple(parts), chain=lambda: equation_composition(family, parts, formula),
-                         program=lambda: family.symbolic().program, mutants=mutants)
+                         program=lambda: family.symbolic().program, mutants=mutants,
+                         over=wiring_equation(family, formula) if family.placed else None)

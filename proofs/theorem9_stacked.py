@@ -36,18 +36,20 @@ size too: a routing head reading one position too far (``misplaced-block``,
 (``product-off-by-one``, bounded only, as for Theorem 6). A softmax without its
 key mask is refuted too, but its replay keeps cvc5 busy for its whole budget.
 
-Claim ``theorem9_stacked`` composes them: for every N, H and n <= N, U_{N,H} run
-on <[n, N, c], X, A, V, W_O>, T's X in the first n rows of its block (any values
-below), outputs [softmax(c X A_h X^T) X V_h]_h W_O on its first n rows and 0
-below. Bounded (:data:`CLAIM`): the whole program against the formula, X
-zero-padded, at N, H <= the bound and every n <= N. For every size
-(:data:`THEOREM9_STACKED`): the seven stages and their chain
+Claim ``theorem9_stacked`` composes them: for every N, H and n, d <= N, U_{N,H}
+run on T (n tokens of width d, H heads) placed into its input as ``usim
+simulate`` places it (X and each A_h, V_h in the top-left corner of their N x N
+room, head h's at columns h N ..; W_O's rows of head h at rows h N ..; 0
+elsewhere; the header [n, d, c]) outputs [softmax(c X A_h X^T) X V_h]_h W_O on its
+first n rows and d columns, and 0 elsewhere. Bounded (:data:`CLAIM`): the whole
+program against the formula at N, H <= the bound and every n, d <= N. For every
+size (:data:`THEOREM9_STACKED`): the seven stages and their chain
 (:mod:`usim.proofs._stage_equation`), whose equation, the stages' meanings
-composed = the formula zero-padded, is
+composed on T placed = the formula zero-padded, is
 diagonal(stacked_softmax(stack(X A) X^T) X V) W_O = [softmax(c X A_h X^T) X V_h]_h W_O
-on the first n rows, a sum over a symbolic number of heads, proved by the
-parametric engine. Not stated here: T of a width d < N (T's A_h, V_h and W_O
-placed head by head into U's, one rectangle per head).
+on the first n rows and d columns, sums over a symbolic number of heads of
+which only d keys per head are T's, proved by the parametric engine (the sum
+over H N keys summed head by head, :mod:`usim.engine.parametric.target`).
 """
 
 from __future__ import annotations
@@ -77,8 +79,8 @@ def spec_of(n: Any, d: Any, heads: Any) -> LayerSpec:
     return LayerSpec(n, d, heads=heads, d_v=d, out_proj=True, stacked=True)
 
 
-FAMILY = UniversalFamily(spec_of, extra=("h",), label="U_{N,h}")
-"""U_{N,H} over stacked heads, N and H symbolic or integers."""
+FAMILY = UniversalFamily(spec_of, extra=("h",), label="U_{N,h}", placed=("d",))
+"""U_{N,H} over stacked heads, N and H symbolic or integers; composed for T of every width d <= N."""
 
 HEADS_WRAP = 8
 """Where the broken variants wrap or drop heads: right for every H <= 8."""
@@ -131,22 +133,23 @@ CLAIMS, FAMILIES = stage_claims(
 
 CLAIM = whole_claim(
     "theorem9_stacked", FAMILY, attention_formula,
-    paper="Theorem 9 (every H, T of width N and n <= N tokens)",
+    paper="Theorem 9 (every H, every n, d <= N)",
     title="U over stacked heads simulates H heads with W_O, [head_0 | ... | head_{H-1}] W_O, for every H and "
-          "every n <= N tokens: one RASP program U_{N,H} per N and H",
+          "every n, d <= N: one RASP program U_{N,H} per N and H",
     statement=(
-        "For every N, H and n <= N, the one RASP program U_{N,H} (built for N x N, H merged heads of value "
-        "width N stacked, and W_O): for every real X (n x N), A = [A_0 | ... | A_{H-1}], V = [V_0 | ... | "
-        "V_{H-1}] (N x H N), W_O (H N x N) and scale c, U_{N,H} run on <[n, N, c], X, A, V, W_O> (X in the "
-        "first n rows of its N x N block, any values below) outputs [softmax(c X A_0 X^T) X V_0 | ... | "
-        "softmax(c X A_{H-1} X^T) X V_{H-1}] W_O in its first n rows and 0 below. Shapes N x H x n: the whole "
-        "program at N and H, X zero-padded."),
+        "For every N, H and n, d <= N, the one RASP program U_{N,H} (built for N x N, H merged heads of value "
+        "width N stacked, and W_O): for every real X (n x d), A = [A_0 | ... | A_{H-1}], V = [V_0 | ... | "
+        "V_{H-1}] (d x H d), W_O (H d x d) and scale c, U_{N,H} run on them placed into its input as usim "
+        "simulate places them (X, A_h and V_h in the top-left corners of their N x N rooms, head h's at columns "
+        "h N ..; head h's rows of W_O at rows h N ..; 0 elsewhere; the header [n, d, c]) outputs "
+        "[softmax(c X A_0 X^T) X V_0 | ... | softmax(c X A_{H-1} X^T) X V_{H-1}] W_O in its first n rows and d "
+        "columns and 0 elsewhere. Shapes N x H x n x d: the whole program at N and H."),
     engines=ENGINES, default_max_n=2, ci_max_n=2, category="our statement",
-    notes="merged heads stacked, d_v = N each, W_O; T of U's width N and any n <= N tokens; for every size its "
-          "seven stages and the equation that composes them (proofs/_stage_equation.py)")
+    notes="merged heads stacked, d_v = d each, W_O; T of every n, d <= N placed head by head; for every size "
+          "its seven stages and the equation that composes them (proofs/_stage_equation.py)")
 
 THEOREM9_STACKED = equation_claim(CLAIM, FAMILY, FAMILIES, attention_formula)
-"""Theorem 9 for every N, every H and every n <= N at width N: the seven stages and their composition."""
+"""Theorem 9 for every N, every H and every n, d <= N: the seven stages and their composition."""
 
 CLAIMS = [CLAIM, *CLAIMS]
 COMPOSED = (THEOREM9_STACKED,)

@@ -370,3 +370,27 @@ def test_embed_arrays_places_each_entry_where_the_routing_table_says(small, big)
     for position, value in u.header(small.n, small.d).items():
         expected[position] = value
     assert sequence.tolist() == expected.tolist()
+
+
+@pytest.mark.parametrize("small, big", [
+    (LayerSpec(n=2, d=3, heads=1), LayerSpec(n=4, d=4, heads=1)),
+    (LayerSpec(n=2, d=2, heads=3, d_v=2, out_proj=True, stacked=True),
+     LayerSpec(n=3, d=3, heads=3, d_v=3, out_proj=True, stacked=True)),
+    (LayerSpec(n=1, d=2, heads=2, d_v=1, out_proj=True, stacked=True),
+     LayerSpec(n=3, d=3, heads=2, d_v=3, out_proj=True, stacked=True)),
+    (LayerSpec(n=2, d=2, heads=2, d_v=2, out_proj=True, encoder=True),
+     LayerSpec(n=3, d=3, heads=2, d_v=3, out_proj=True, encoder=True)),
+])
+def test_placed_blocks_are_the_blocks_usim_simulate_places(small, big):
+    """The placement written as a formula for every size (what an equation for every
+    width reads U's input through) is, at fixed sizes, the one embed_arrays makes."""
+    from usim.constructions.universal import embed_arrays, placed_blocks
+
+    u = build(big)
+    rng = np.random.default_rng(5)
+    arrays = {name: rng.integers(-4, 5, size=shape) for name, shape in small.parameter_shapes()}
+    sequence = embed_arrays(u, small, {k: v.astype(float) for k, v in arrays.items()}, scale=0.5)
+    placed = placed_blocks(big, small, {k: sympy.Matrix(v) for k, v in arrays.items()})
+    assert set(placed) == {b.name for b in u.input_layout.blocks} - {HEADER}
+    for name, matrix in placed.items():
+        assert np.array(matrix, dtype=float).tolist() == u.input_layout.decode_numeric(sequence, name)[0].tolist(), name

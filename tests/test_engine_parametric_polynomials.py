@@ -32,3 +32,18 @@ def test_a_polynomial_asked_with_symbols_gets_them_after_it_was_asked_without():
     assert polynomials.free_constants(z3.If(inner > c, inner, 0)) == {"a", "b", "c"}  # the inner term remembered
     assert polynomials.to_polynomial(inner / c) is None  # a quotient is not a polynomial
     assert polynomials.to_polynomial(z3.If(a > 0, a, b) + 1) is None
+
+
+def test_a_quotient_over_a_polynomial_of_opaque_parts_is_found_and_the_parts_kept():
+    """(N (l // N) + a) = (l // N) N + a: the quotient l // N is a part like a constant."""
+    import z3
+
+    from usim.engine.parametric.polynomials import quotient_remainder
+
+    l, N, a = z3.Ints("l N a")
+    q, r = quotient_remainder(N * (l / N) + a, N)
+    assert z3.simplify(q).eq(z3.simplify(l / N)) and z3.simplify(r).eq(a)
+    assert quotient_remainder(l / N, N) is None  # an opaque part alone: nothing to divide
+    solver = z3.Solver()  # the identity a = q b + r holds at every value
+    solver.add(z3.Not(N * (l / N) + a == q * N + r))
+    assert solver.check() == z3.unsat

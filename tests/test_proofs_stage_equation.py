@@ -1,7 +1,8 @@
 """U's stages composed by an equation: U over stacked heads proved for every N, H and
-n <= N tokens from its seven stages and the equation (the stages' meanings composed =
-Theorem 9's formula, zero-padded); and chains that must fail: parts out of order, a
-formula the stages do not compute, a header not carried to the stage that sets n."""
+n, d <= N from its seven stages and the equation (the stages' meanings composed on T
+placed into U's input = Theorem 9's formula, zero-padded); and chains that must fail:
+parts out of order, a formula the stages do not compute, a placement that is not
+usim simulate's, a header not carried to the stage that sets n."""
 
 from __future__ import annotations
 
@@ -25,9 +26,8 @@ def test_theorem9_over_stacked_heads_is_registered_as_its_seven_stages_over_n_an
     assert composed()["theorem9_stacked"] is THEOREM9_STACKED
     assert [p.id for p in THEOREM9_STACKED.parts] == [f"theorem9_stacked_stage{k}" for k in range(1, 8)]
     assert header_dims(FAMILY) == ("n",)  # only the softmax stage reads the header's n; none reads d
-    assert THEOREM9_STACKED.dims == ("N", "h", "n")
-    assert THEOREM9_STACKED.describe_conditions() == "N >= 1, h >= 1, n >= 1, n <= N"
-    assert THEOREM9_STACKED.layers == ()  # T of U's width only: no command's U_N is said to be proved by it
+    assert THEOREM9_STACKED.dims == ("N", "h", "n", "d")  # d: T's width, placed head by head, read by no stage
+    assert THEOREM9_STACKED.describe_conditions() == "N >= 1, h >= 1, n >= 1, d >= 1, (n <= N) and (d <= N)"
 
 
 def test_the_stages_compose_to_theorem_9_for_every_n_h_and_tokens():
@@ -42,6 +42,33 @@ def test_the_equation_alone_is_proved_with_its_divisors_and_reads_checked():
     steps = {s.step: s for s in verdict.steps}
     assert steps["every real divisor is non-zero"].proved >= 1  # the softmax's denominators
     assert steps["the target reads inside its inputs"].proved >= 1
+
+
+def test_the_equation_reads_t_placed_head_by_head_at_every_width():
+    equation = wiring_equation(FAMILY, attention_formula)
+    N, h, n, d = equation.symbols()
+    assert [str(x) for x in dict(equation.inputs(N, h, n, d))["A"]] == ["d", "h * d"]  # T's blocks, not U's
+    assert dict(equation.inputs(2, 3, 1, 1)) == {HEADER: (1, 3), "X": (1, 1), "A": (1, 3), "V": (1, 3),
+                                                 "WO": (3, 1)}
+
+
+def test_a_placement_that_is_not_usim_simulate_s_is_found(monkeypatch):
+    """W_O placed as if T were of U's width (its rows g d .. read at g N ..): the chain's
+    placement check holds (the shapes are U's), the equation is not proved."""
+    import usim.proofs._stage_equation as module
+    from usim.constructions.universal import placed_blocks
+    from usim.encodings.sized import both, when
+
+    def at_u_width(big, small, blocks):
+        found = placed_blocks(big, small, blocks)
+        WO, N = blocks["WO"], big.d_v
+        found["WO"] = matrix_of(big.heads * N, N, lambda k, j: when(
+            both(k < WO.rows, j < WO.cols), lambda: WO[k, j], lambda: 0))
+        return found
+
+    monkeypatch.setattr(module, "placed_blocks", at_u_width)
+    chain = equation_composition(FAMILY, list(FAMILIES), attention_formula)
+    assert any("is not proved" in p for p in chain.problems), chain.problems
 
 
 def test_the_composed_meanings_at_integers_are_the_layer_on_the_first_n_rows_and_0_below():
@@ -68,11 +95,15 @@ def test_a_formula_reading_head_0_for_every_head_is_not_what_the_stages_compose_
     assert any("is not proved" in p for p in chain.problems)
 
 
-def test_a_formula_over_every_row_of_x_is_not_what_the_stages_compose_to():
-    def every_row(spec, m, c):  # T read as N tokens: U masks the rows past n
-        return attention_formula(dataclasses.replace(spec, n=m["X"].rows), m, c)
+def test_a_formula_with_a_zero_token_more_is_not_what_the_stages_compose_to():
+    from usim.encodings.sized import when
 
-    chain = equation_composition(FAMILY, list(FAMILIES), every_row)
+    def one_more(spec, m, c):  # X with a zero row more: U masks the padded keys, this formula does not
+        X = m["X"]
+        padded = matrix_of(X.rows + 1, X.cols, lambda i, j: when(i < X.rows, lambda: X[i, j], lambda: 0))
+        return attention_formula(dataclasses.replace(spec, n=spec.n + 1), {**m, "X": padded}, c)
+
+    chain = equation_composition(FAMILY, list(FAMILIES), one_more)
     assert any("is not proved" in p for p in chain.problems)
 
 
@@ -102,7 +133,8 @@ def test_usim_proves_theorem9_for_every_h_and_n_from_its_stages(tmp_path):
                           "--max-n", "1", "--json", str(path), "-q", "-j", "2"],
                          capture_output=True, text=True, timeout=900)
     assert run.returncode == 0, run.stdout[-2000:] + run.stderr[-2000:]
-    assert "theorem9_stacked: PROVED for every size (N >= 1, h >= 1, n >= 1, n <= N)" in run.stdout
+    assert "theorem9_stacked: PROVED for every size (N >= 1, h >= 1, n >= 1, d >= 1, (n <= N) and (d <= N))" \
+        in run.stdout
     section = json.loads(path.read_text())["all_sizes"]
     assert [p["status"] for p in section["result"]["parts"]] == ["PROVED"] * 7
     assert section["result"]["chain"]["problems"] == []

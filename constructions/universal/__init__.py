@@ -58,7 +58,7 @@ How U computes: the package
                 (Lemmas 3, 4, 5 and the element-wise steps), its meaning in
                 sympy, its shape, whether it reads the header
 ``schedule``    stages by dependency depth, workspaces, :func:`build` -> U
-``embed``       a smaller T placed into U's input (RASP and numpy)
+``embed``       a smaller T placed into U's input (RASP, numpy, and as a formula for every size)
 ``simulate``    what ``usim simulate`` does: a layer's arrays checked, placed
                 into U's input, U run once (numeric, checked)
 =============== ==============================================================
@@ -79,6 +79,7 @@ from usim.constructions.universal.embed import (
     embed,
     embed_arrays,
     embed_pieces,
+    placed_blocks,
     simulation_program,
 )
 from usim.constructions.universal.kinds import STEP_KINDS, Step, StepKind
@@ -95,5 +96,5 @@ from usim.constructions.universal.spec import FORMS, HDR_D, HDR_N, HDR_SCALE, HE
 __all__ = [
     "FORMS", "HDR_D", "HDR_N", "HDR_SCALE", "HEADER", "STEP_KINDS", "LayerSpec", "Route", "Stage", "Step",
     "StepKind", "Universal", "build", "compact_layout", "embed", "embed_arrays", "embed_pieces",
-    "encoder_route", "route_of", "simulation_program", "spec_for", "theorem6_route", "theorem9_route",
+    "encoder_route", "placed_blocks", "route_of", "simulation_program", "spec_for", "theorem6_route", "theorem9_route",
 ]

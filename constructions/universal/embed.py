@@ -29,7 +29,7 @@ output is T(X) = softmax(c x a x) x v = 3 at row 0 and 0 on the padded row.
 
 from __future__ import annotations
 
-from typing import Mapping
+from typing import Any, Mapping
 
 import numpy as np
 
@@ -37,6 +37,7 @@ from usim.constructions.routing import Part, Piece, fix, route, routing_arrays
 from usim.constructions.universal.schedule import Universal
 from usim.constructions.universal.spec import HDR_SCALE, HEADER, LayerSpec
 from usim.encodings.layout import SequenceLayout
+from usim.encodings.sized import both, matrix_of, when
 from usim.errors import ShapeError
 from usim.rasp.expr import SOp, tokens
 from usim.rasp.family import at_least, is_symbolic
@@ -97,6 +98,42 @@ def embed_pieces(u: Universal, small: LayerSpec) -> dict[str, tuple[Piece, ...]]
         else:
             pieces[name] = (Piece(name, corner=True),)
     return pieces
+
+
+def placed_blocks(big: LayerSpec, small: LayerSpec, blocks: Mapping[str, Any]) -> dict[str, Any]:
+    """U's parameter blocks holding T's as :func:`embed_pieces` places them, 0 elsewhere,
+    written once for every size (the head count too may be a symbol):
+
+        corner:              U_B[i, j] = B[i, j] where i < rows(B) and j < cols(B)
+        W_O, head by head:   U_WO[k, j] = WO[(k // D_v) d_v + k mod D_v, j] where k mod D_v < d_v, j < d_out
+        A, V stacked:        U_A[i, j] = A[i, (j // D) d + j mod D] where i < d and j mod D < d
+
+    (D, D_v: U's widths; d, d_v: T's; V's columns by d_v and D_v.) The header is not
+    among them: U's header holds T's n, d and the scale.
+
+    Args:
+        big: U's LayerSpec (its bounds).
+        small: T's, within them.
+        blocks: T's matrices by name (sympy matrices, or symbolic ones over symbolic sizes).
+
+    Returns:
+        U's parameter blocks (X included) by name, at U's shapes.
+    """
+    theirs = dict(small.parameter_shapes())
+
+    def placed(name: str, rows: Any, cols: Any) -> Any:
+        t, (r, c) = blocks[name], theirs[name]
+        if name == "WO":
+            big_dv, dv = big.d_v, small.d_v
+            return matrix_of(rows, cols, lambda k, j: when(both(k % big_dv < dv, j < c),
+                                                           lambda: t[(k // big_dv) * dv + k % big_dv, j], lambda: 0))
+        if small.stacked and name in ("A", "V"):
+            width, bound = (small.d, big.d) if name == "A" else (small.d_v, big.d_v)
+            return matrix_of(rows, cols, lambda i, j: when(both(i < r, j % bound < width),
+                                                           lambda: t[i, (j // bound) * width + j % bound], lambda: 0))
+        return matrix_of(rows, cols, lambda i, j: when(both(i < r, j < c), lambda: t[i, j], lambda: 0))
+
+    return {name: placed(name, rows, cols) for name, (rows, cols) in big.parameter_shapes()}
 
 
 def embed(u: Universal, small: LayerSpec, values: SOp) -> SOp:

@@ -31,13 +31,17 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping, Sequence
 
+import z3
+
 from usim.engine.cache import VerdictCache
 from usim.engine.claim import Claim, Status
 from usim.engine.parametric.allsizes import AllSizesReport, AllSizesResult, prove_all_sizes, verdict_record
-from usim.engine.parametric.statement import ABOUT_CLAIM, ABOUT_FAMILY, FamilyClaim, composed_status
+from usim.engine.parametric.statement import ABOUT_CLAIM, ABOUT_FAMILY, Equation, FamilyClaim, composed_status
+from usim.engine.parametric.translation import condition_formula, translate
 from usim.engine.parametric.fresh import Locate, prove_fresh_each
 from usim.engine.runner import Progress, prove_claim
 from usim.errors import UsimError
+from usim.rasp.family import Condition
 from usim.rasp.program import Program
 
 
@@ -77,6 +81,9 @@ class ComposedClaim:
     each a function of the sizes (n, d) giving T's specification there (one per
     program U_{N,H}; U_N is the function at (N, N)), so that a command can tell
     whether the program it runs is one this claim proves; empty for other claims.
+    ``over``: the claim's sizes and conditions where they are wider than every
+    part's (an equation of its chain ranging also over a size no part reads: T's
+    width d placed into U's input); None: the widest part's.
     """
 
     claim: Claim
@@ -85,6 +92,7 @@ class ComposedClaim:
     program: Callable[[], Program]
     mutants: Mapping[str, tuple[int, str]] = field(default_factory=dict)
     layers: tuple[Callable[[Any, Any], Any], ...] = ()
+    over: Equation | None = None
 
     def __post_init__(self) -> None:
         if not self.parts:
@@ -95,6 +103,10 @@ class ComposedClaim:
                     not {str(c) for c in p.conditions()} <= {str(c) for c in widest.conditions()}:
                 raise UsimError(f"{self.claim.id}: its parts are stated under different conditions "
                                 f"({p.describe_conditions()}; {widest.describe_conditions()})")
+        if self.over is not None and (not set(widest.dims) <= set(self.over.dims)
+                                      or not implies(self.over.dims, self.over.conditions(), widest.conditions())):
+            raise UsimError(f"{self.claim.id}: its sizes ({self.over.describe_conditions()}) do not meet its "
+                            f"parts' conditions ({widest.describe_conditions()})")
         for name, (index, broken) in self.mutants.items():
             if not 0 <= index < len(self.parts) or broken not in self.parts[index].mutants:
                 raise UsimError(f"{self.claim.id}: the broken variant {name} names no broken variant of a part")
@@ -111,7 +123,7 @@ class ComposedClaim:
 
     @property
     def dims(self) -> tuple[str, ...]:
-        return self.widest.dims
+        return self.widest.dims if self.over is None else self.over.dims
 
     @property
     def one_definition(self) -> bool:
@@ -122,7 +134,7 @@ class ComposedClaim:
         return ABOUT_CLAIM if self.one_definition else ABOUT_FAMILY
 
     def describe_conditions(self) -> str:
-        return self.widest.describe_conditions()
+        return (self.widest if self.over is None else self.over).describe_conditions()
 
     def family(self) -> Program:
         """The whole program at symbolic sizes (what the certificate's fingerprint is of)."""
@@ -176,6 +188,20 @@ class ComposedResult:
             "chain": self.chain.as_dict() if self.chain is not None else None,
             "seconds": round(self.seconds, 3),
         }
+
+
+def implies(dims: Sequence[str], conditions: Sequence[Condition], others: Sequence[Condition]) -> bool:
+    """Whether ``conditions`` imply ``others`` for every value of ``dims`` >= 1 (z3;
+    no division in them: a size condition compares polynomials)."""
+    terms = {d: z3.Int(d) for d in dims}
+
+    def formula(c: Condition) -> z3.BoolRef:
+        return condition_formula(c, lambda v: translate(v, {}, terms, lambda t: False).term)
+    solver = z3.Solver()
+    solver.set("timeout", 5000)
+    solver.add(*(t >= 1 for t in terms.values()), *(formula(c) for c in conditions))
+    solver.add(z3.Not(z3.And(True, *(formula(c) for c in others))))
+    return solver.check() == z3.unsat
 
 
 def prove_composed(cc: ComposedClaim, mutant: str | None = None, timeout: float = 60.0,

@@ -205,6 +205,13 @@ def quotient_remainder(a: Term, b: Term) -> tuple[Term, Term] | None:
     (i, j)
     """
     pa, pb = to_polynomial(a), to_polynomial(b)
+    if pa is None and pb is not None:  # a polynomial over opaque parts (a quotient inside: N (l // N) + a)
+        opaque: dict[int, tuple[z3.ExprRef, z3.ExprRef]] = {}
+        found = quotient_remainder(_opaque(a, opaque), b) if opaque is not None else None
+        if found is None or not opaque:
+            return None
+        pairs = [(stand_in, part) for part, stand_in in opaque.values()]
+        return z3.substitute(found[0], *pairs), z3.substitute(found[1], *pairs)
     if pa is None or pb is None or pb == 0:
         return None
     leading = sorted(pb.free_symbols, key=str)
@@ -218,6 +225,20 @@ def quotient_remainder(a: Term, b: Term) -> tuple[Term, Term] | None:
         if part != 0 and not all(c.is_Integer for c in sympy.Poly(part, *symbols).coeffs()):
             return None
     return from_polynomial(quotient), from_polynomial(remainder)
+
+
+def _opaque(term: z3.ExprRef, parts: dict[int, tuple[z3.ExprRef, z3.ExprRef]]) -> z3.ExprRef:
+    """``term`` with each integer part that is not +, -, *, a numeral or a constant
+    (a quotient, a remainder, an if-then-else) replaced by a constant of its own,
+    kept in ``parts`` (its id -> (the part, its stand-in)): an integer like any
+    other, so a polynomial identity over the stand-ins holds of the parts."""
+    if z3.is_int_value(term) or is_const(term):
+        return term
+    if z3.is_app(term) and term.decl().kind() in _POLYNOMIAL_OPS:
+        return term.decl()(*(_opaque(child, parts) for child in term.children()))
+    if term.get_id() not in parts:
+        parts[term.get_id()] = (term, z3.Int(f"opaque!{len(parts)}!{term.get_id()}"))
+    return parts[term.get_id()][1]
 
 
 BLOCK_SHIFTS = (0, 1, -1, 2, -2, 3, -3, 4, -4)

@@ -239,7 +239,8 @@ def _prove(run: ProofRun) -> Found:
     matrices = {b.name: SymbolicMatrix.input(b.name, sym_rows, sym_cols)
                 for b, (_, (sym_rows, sym_cols)) in zip(inputs, fc.inputs(*symbols))}
     target_context = TargetContext(atoms, dict(dims), prover.fresh, positive,
-                                   lambda facts, goal: prover.proves(facts, goal, READS).holds is True)
+                                   lambda facts, goal: prover.proves(facts, goal, READS).holds is True,
+                                   simplify=_simplifier(prover))
     with active(target_context), written_powers() as written:
         blocks = fc.target_at(*symbols)(matrices)
     with active(target_context):
@@ -338,7 +339,8 @@ def _prove_equation(run: ProofRun) -> Found:
     comparison = Comparison(atoms, prover, dims)
     matrices = {name: SymbolicMatrix.input(name, rows, cols) for name, (rows, cols) in equation.inputs(*symbols)}
     context = TargetContext(atoms, dict(dims), prover.fresh, positive,
-                            lambda facts, goal: prover.proves(facts, goal, READS).holds is True, prune=True)
+                            lambda facts, goal: prover.proves(facts, goal, READS).holds is True, prune=True,
+                            simplify=_simplifier(prover))
     cases = 0
     try:
         with active(context), written_powers() as written:
@@ -396,6 +398,11 @@ def _prove_equation(run: ProofRun) -> Found:
     if run.hints:
         return Status.UNKNOWN, "not every step was proved", witness, cases
     return Status.PROVED, "every step proved", witness, cases
+
+
+def _simplifier(prover: Prover) -> Callable[[list[Formula], Term], Term]:
+    """A target's index term as the facts state it (``Prover.simplify``: equal wherever they hold)."""
+    return lambda facts, term: prover.simplify(facts, term, READS, small=True)
 
 
 def case_values(entry: Any) -> list[Any]:

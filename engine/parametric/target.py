@@ -9,6 +9,15 @@ target inside a :class:`TargetContext`, which turns index expressions into z3
 terms, records for every entry the target reads that its indices lie inside
 its matrix (proved like every other step: a target that reads outside its
 input states nothing), and turns :func:`when` into two complementary cases.
+
+A sum over a product of sizes whose terms read their key block by block (k // q,
+k mod q: a matrix of H heads' blocks of q rows) is summed block by block,
+sum_{k < p q} = sum_{g < p} sum_{t < q} at k = g q + t, a bijection onto the keys
+for p, q >= 0 (proved): a mask on the key inside its block (k mod q < d, T's
+width placed into U's) is then a threshold of the inner sum. Index terms with
+quotients are written as the facts state them (``simplify``: (g q + t) // q is g
+where 0 <= t < q), and a case the inner sum cannot split on is left to an
+enclosing sum whose key it is about.
 """
 
 from __future__ import annotations
@@ -20,10 +29,10 @@ import sympy
 import z3
 
 from usim.encodings.sized import Cases, CasesInArithmetic, SymbolicMatrix, active, both, matrix_of, total, when
-from usim.engine.parametric.integers import Formula, Term
+from usim.engine.parametric.integers import Formula, Term, has_quotient, subterms
+from usim.engine.parametric.polynomials import free_constants
 from usim.engine.parametric.translation import condition_formula, translate
 from usim.engine.parametric.thresholds import threshold_of
-from usim.engine.parametric.steps import Unsupported
 from usim.engine.parametric.terms import ParametricAtoms
 from usim.engine.signs import Sign, SignAnalysis
 from usim.rasp.family import INDEX, Condition, SymbolicInt
@@ -57,11 +66,15 @@ class TargetContext:
     _met: list[list[Formula]] = field(default_factory=list)  # the conditions met inside each open sum
     _deciding: int = 0  # inside a sum split at a threshold: cases the facts decide are pruned
     prune: bool = False  # everywhere: a case the facts decide is its branch alone (an equation's sides)
+    simplify: Callable[[list[Formula], Term], Term] | None = None  # an equal term where the facts hold
+    _blocked: int = 0  # inside a sum re-indexed by blocks: quotients simplified by the facts
 
     def term(self, value: Index, what: str) -> Term:
         t = translate(value, self.env, self.dims, self.positive)
         for condition in t.defined:
             self.obligations.append((list(self.facts), condition, f"{what}: a division by zero"))
+        if self.simplify is not None and has_quotient(t.term):
+            return self.simplify(list(self.facts), t.term)  # (g q + t) // q is g where 0 <= t < q
         return t.term
 
     def entry(self, name: str, rows: Index, cols: Index, i: Index, j: Index) -> sympy.Expr:
@@ -75,9 +88,11 @@ class TargetContext:
         cases on l (a matrix read head by head inside a product), the sum split
         at a threshold t that z3 proves (a condition c(l) of the cases holds
         exactly when l < t, for every l < extent), each part evaluated on its
-        own keys, where the cases it meets are decided by the facts. Splitting
-        a sum's range anywhere is sound; the threshold only decides whether the
-        parts can then be evaluated."""
+        own keys, where the cases it meets are decided by the facts; or, over a
+        product of sizes read block by block, summed by blocks (the module
+        docstring). Splitting a sum's range anywhere, or re-indexing it by a
+        bijection, is sound; the threshold only decides whether the parts can
+        then be evaluated."""
         size = self.term(extent, "a sum's extent")
         return self._total(size, term, SPLITS)
 
@@ -94,6 +109,8 @@ class TargetContext:
         self.facts.extend([var >= 0, var < size])
         met: list[Formula] = []
         self._met.append(met)
+        recorded = (len(self.obligations), len(self.size_values))
+        blocks = threshold = None
         try:
             try:
                 body = term(key)
@@ -102,15 +119,22 @@ class TargetContext:
             except CasesInArithmetic:
                 threshold = self._threshold(met, var, size) if splits > 0 else None
                 if threshold is None:
-                    raise Unsupported(CASES_INSIDE) from None
+                    blocks = self._blocks(var, size, met) if splits > 0 and start is None else None
+                    if blocks is None:  # an enclosing sum may split where this one cannot (a condition
+                        raise           # on its key met here): its handler, else the engine's UNKNOWN
                 body = None
             if body is not None:
                 body = sympy.sympify(body)
                 positive = SignAnalysis().sign(body) is Sign.POSITIVE
+                if start is None and splits > 0:
+                    blocks = self._blocks(var, size, self.atoms.index_terms(body))
         finally:
             self._met.pop()
             del self.facts[-2:]
             del self.env[var.decl().name()]
+        if blocks is not None:  # evaluated again by blocks: what this evaluation read is read there again
+            del self.obligations[recorded[0]:], self.size_values[recorded[1]:]
+            return self._by_blocks(*blocks, term, splits - 1)
         if body is None:
             first = z3.If(threshold < 0, 0, z3.If(threshold > size, size, threshold))
             base = start if start is not None else z3.IntVal(0)
@@ -128,6 +152,39 @@ class TargetContext:
         at_least_one = self.proves(list(self.facts), size >= 1)
         return self.atoms.total(var, size, body, positive=positive and at_least_one,
                                 nonnegative=at_least_one or self.proves(list(self.facts), size >= 0))
+
+    def _blocks(self, var: Term, size: Term, terms: list[Formula]) -> tuple[Term, Term] | None:
+        """(p, q) with ``size`` the product p q of non-negative factors where ``terms``
+        read the key's quotient or remainder by q (a key of H blocks of q, read head
+        by head: k // q, k mod q), or None."""
+        factors = size.children() if z3.is_app_of(size, z3.Z3_OP_MUL) else []
+        if len(factors) < 2 or not all(self.proves(list(self.facts), f >= 0) for f in factors):
+            return None
+        name = var.decl().name()
+        divisors = [t.arg(1) for term in terms for t in subterms(term)
+                    if (z3.is_app_of(t, z3.Z3_OP_IDIV) or z3.is_app_of(t, z3.Z3_OP_MOD))
+                    and name in free_constants(t.arg(0))]
+        for k, q in enumerate(factors):
+            if any(z3.simplify(q).eq(z3.simplify(d)) for d in divisors):
+                rest = factors[:k] + factors[k + 1:]
+                return (rest[0] if len(rest) == 1 else z3.Product(*rest)), q
+        return None
+
+    def _by_blocks(self, blocks: Term, width: Term, term: Callable[[SymbolicInt], Any], splits: int) -> sympy.Expr:
+        """sum_{k < p q} term(k) = sum_{g < p} sum_{t < q} term(g q + t) (p, q >= 0: the
+        map (g, t) -> g q + t is a bijection onto the keys), the inner sums
+        evaluated with quotients by q simplified where the facts hold (k // q is g,
+        k mod q is t), so a mask on the column inside a block (k mod q < d) is a
+        threshold of the inner sum."""
+        name = self.fresh("q").decl().name()
+        self.env[name] = width
+        q = SymbolicInt("sym", name, INDEX)
+        self._blocked += 1
+        try:
+            return self._total(blocks, lambda g: self._total(width, lambda t: term(g * q + t), splits), splits)
+        finally:
+            self._blocked -= 1
+            del self.env[name]
 
     def _threshold(self, met: list[Formula], var: Term, size: Term) -> Term | None:
         """t free of ``var`` such that one comparison met in the cases holds exactly
