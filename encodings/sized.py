@@ -53,6 +53,8 @@ class SizedContext(Protocol):
 
     def whole(self, value: SymbolicInt) -> sympy.Expr: ...
 
+    def vanishes(self, factor: Any) -> bool: ...
+
 
 _ACTIVE: contextvars.ContextVar[SizedContext | None] = contextvars.ContextVar("usim_sized", default=None)
 
@@ -120,8 +122,11 @@ class SymbolicMatrix:
         if not isinstance(other, SymbolicMatrix):
             return NotImplemented
         _agree((self.cols,), (other.rows,), f"a product of a {_shape(self)} and a {_shape(other)} matrix")
-        return SymbolicMatrix(self.rows, other.cols,
-                              lambda i, j: total(self.cols, lambda l: self[i, l] * other[l, j]))
+
+        def term(i: Index, j: Index, l: Index) -> Any:
+            right = other[l, j]  # first: a weight placed into U's is 0 past T's corner
+            return 0 if _context().vanishes(right) else self[i, l] * right
+        return SymbolicMatrix(self.rows, other.cols, lambda i, j: total(self.cols, lambda l: term(i, j, l)))
 
     def __add__(self, other: "SymbolicMatrix") -> "SymbolicMatrix":
         if not isinstance(other, SymbolicMatrix):

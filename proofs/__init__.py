@@ -13,6 +13,7 @@ own: ``python -P -m usim.proofs.lemma3_transpose --max-n 8`` is
 
 from __future__ import annotations
 
+import inspect
 from importlib import import_module
 from typing import TYPE_CHECKING, Callable
 
@@ -130,12 +131,22 @@ def about_layer(layer: "LayerSpec") -> list[tuple[str, Callable[[int, int], "Lay
     found = []
     for statement in composed().values():
         for spec_of in statement.layers:
+            at = _at_heads(spec_of, layer.heads)
             try:
-                if spec_of(layer.n, layer.d) == layer:
-                    found.append((statement.id, spec_of))
+                if at(layer.n, layer.d) == layer:
+                    found.append((statement.id, at))
             except UsimError:  # no layer of that form at these sizes
                 continue
     return found
+
+
+def _at_heads(spec_of: Callable[..., "LayerSpec"], heads: int) -> Callable[[int, int], "LayerSpec"]:
+    """A composed claim's layer as a function of (n, d): itself, or, for a U whose head
+    count is a size of its own (a function of (n, d, H): U over stacked heads), at the
+    layer's H."""
+    if len(inspect.signature(spec_of).parameters) == 2:
+        return spec_of
+    return lambda n, d: spec_of(n, d, heads)
 
 
 def family(claim_id: str) -> "FamilyClaim | ComposedClaim":

@@ -182,7 +182,8 @@ def wiring_equation(family: UniversalFamily, formula: LayerFormula) -> Equation:
 
     return Equation(f"{family.label}'s stages composed = T's formula, zero-padded", dims, inputs, outputs, left,
                     right, side_condition=lambda N, *rest: within_bound(N, rest[len(family.extra):]),
-                    splits=splits, preconditions=stage_preconditions(family.symbolic().input_layout))
+                    splits=splits, preconditions=stage_preconditions(family.symbolic().input_layout),
+                    left_defined=True)  # the stages' meanings: each stage's proof checks its divisions
 
 
 def equation_composition(family: UniversalFamily, parts: list[FamilyClaim], formula: LayerFormula) -> Chain:
@@ -281,8 +282,9 @@ def equation_composition(family: UniversalFamily, parts: list[FamilyClaim], form
     if family.placed:
         checks.append(f"the equation is stated over the claim's sizes and conditions: its widest part's, and "
                       f"{', '.join(family.placed)} <= N")
-        bounds = [c for c in side_conditions(lambda *s: within_bound(s[0], s[-len(family.placed):]), equation.dims)]
-        if widest is None or equation.dims != widest.dims + family.placed \
+        more = tuple(f for f in family.placed if widest is None or f not in widest.dims)
+        bounds = side_conditions(lambda *s: within_bound(s[0], s[len(s) - len(more):]), equation.dims) if more else []
+        if widest is None or equation.dims != widest.dims + more \
                 or not implies(equation.dims, equation.conditions(), widest.conditions() + bounds) \
                 or not implies(equation.dims, widest.conditions() + bounds, equation.conditions()):
             problems.append(f"the equation is stated for every {equation.describe_conditions()}, its widest part "
@@ -294,7 +296,8 @@ def equation_composition(family: UniversalFamily, parts: list[FamilyClaim], form
             problems.append(f"the equation is stated for every {equation.describe_conditions()}, the claim for "
                             f"every {widest.describe_conditions() if widest else '(no part)'}")
     checks.append(f"the equation {equation.name}, entry by entry for every {equation.describe_conditions()}: "
-                  "proved by the parametric engine")
+                  "proved by the parametric engine (a product's term on its left side is 0 where its right factor "
+                  "is: the stages' meanings give real numbers, each part's proof checking its divisions)")
     undecided: list[str] = []
     if problems:  # the claim is an ERROR whatever the equation says: not proved, to save its time
         return Chain(tuple(checks), tuple(problems + ["the equation is not tried: the chain has problems"]))
@@ -363,10 +366,14 @@ def equation_claim(bounded: Claim, family: UniversalFamily, parts: list[FamilyCl
         formula: T's output from its blocks and the scale.
 
     Returns:
-        The composed claim. It names no layer (``layers`` empty): it is about T at
+        The composed claim. With ``placed`` sizes (T of every width d <= N, placed as
+        ``usim simulate`` places it) it names its layer, ``family.spec_of``: the
+        program ``usim simulate --bound N`` runs for a layer of that form is U_N,
+        which it proves; without, it names none (``layers`` empty): it is about T at
         U's width only, not about every T a U_N runs.
     """
     mutants = {f"stage{k}:{name}": (k - 1, name) for k, part in enumerate(parts, start=1) for name in part.mutants}
     return ComposedClaim(bounded, tuple(parts), chain=lambda: equation_composition(family, parts, formula),
                          program=lambda: family.symbolic().program, mutants=mutants,
-                         over=wiring_equation(family, formula) if family.placed else None)
+                         over=wiring_equation(family, formula) if family.placed else None,
+                         layers=(family.spec_of,) if family.placed else ())

@@ -501,10 +501,10 @@ def stacked_attention_formula(spec: LayerSpec, m: Mapping[str, Any], c: Any) -> 
     by entry, written once for every size (the head count too may be a symbol).
 
     Head g's A_g is A's columns g d .. g d + d - 1 (A = [A_0 | ... | A_{H-1}], d x H d)
-    and V_g is V's columns g d_v ..; column k of the concatenation is head k // d_v's
-    column k mod d_v:
+    and V_g is V's columns g d_v ..; column g d_v + t of the concatenation is head g's
+    column t, which W_O's row g d_v + t multiplies:
 
-        Att[i, j] = sum_{k < H d_v} O_{k // d_v}[i, k mod d_v] W_O[k, j],
+        Att[i, j] = sum_{g < H} sum_{t < d_v} O_g[i, t] W_O[g d_v + t, j],
         O_g[i, t] = sum_{l < n} exp(c s_g(i, l)) / (sum_{q < n} exp(c s_g(i, q))) (X V_g)[l, t],
         s_g(i, l) = sum_{b < d} (X A_g)[i, b] X[l, b].
 
@@ -522,9 +522,9 @@ def stacked_attention_formula(spec: LayerSpec, m: Mapping[str, Any], c: Any) -> 
     def score(g: Any, i: Any, l: Any) -> Any:
         return total(d, lambda b: total(d, lambda q: X[i, q] * A[q, g * d + b]) * X[l, b])
 
-    def head(i: Any, k: Any) -> Any:
-        g, t = k // dv, k % dv
+    def head(i: Any, g: Any, t: Any) -> Any:
         return total(n, lambda l: sympy.exp(c * score(g, i, l)) / total(n, lambda q: sympy.exp(c * score(g, i, q)))
                      * total(d, lambda q: X[l, q] * V[q, g * dv + t]))
 
-    return matrix_of(n, spec.d_out, lambda i, j: total(spec.heads * dv, lambda k: head(i, k) * WO[k, j]))
+    return matrix_of(n, spec.d_out, lambda i, j: total(spec.heads, lambda g: total(
+        dv, lambda t: head(i, g, t) * WO[g * dv + t, j])))

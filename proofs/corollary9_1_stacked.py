@@ -8,27 +8,29 @@ encoder=True)``) is fifteen stages for every H: Theorem 9's seven over stacked h
     12: F2 = R W2;  13: F2b = F2 + [i < n] b2;  14: Z2 = N1 + F2b;  15: N2 = LN2(Z2)
 
 Claims ``corollary9_1_stacked_stage1`` ... ``_stage15``: stage k for every N and H
-(and n <= N where it reads n), on its whole workspace, the header's d set to N where
-the stage reads it (:class:`~usim.proofs._stages.UniversalFamily` ``at_bound``: T of U's
-width, the layer norms over all N columns), every eps > 0.
+(and n, d <= N where it reads them: the header's n in the softmax and the biases,
+n and d in the layer norms, over the first d columns), on its whole workspace,
+every eps > 0.
 
-Claim ``corollary9_1_stacked``: for every N, H and n <= N and every real input with
-eps1, eps2 > 0, U_{N,H} run on <[n, N, c], X, A, V, W_O, W1, b1, W2, b2, g1, be1,
-eps1, g2, be2, eps2> (T's X in the first n rows of its block, any values below)
-outputs LN2(Z + ReLU(Z W1 + 1 b1) W2 + 1 b2), Z = LN1(X + [softmax(c X A_h X^T) X
-V_h]_h W_O), on its first n rows and 0 below. Bounded: the whole program against
-the formula (:func:`~usim.proofs._universal.encoder_formula`), X zero-padded. For
-every size: the fifteen stages and their chain
-(:func:`~usim.proofs._stage_equation.equation_composition`), whose equation, the
-stages' meanings composed = the formula zero-padded, the parametric engine proves
-with the layer norms' eps > 0 among its preconditions.
+Claim ``corollary9_1_stacked``: for every N, H and n, d <= N and every real input
+with eps1, eps2 > 0, U_{N,H} run on T (n tokens of width d, H heads, the encoder's
+parts) placed into its input as ``usim simulate`` places it (each block in the
+top-left corner of U's, head h's A_h and V_h at columns h N .., its rows of W_O at
+rows h N ..; 0 elsewhere; the header [n, d, c]) outputs LN2(Z + ReLU(Z W1 + 1 b1)
+W2 + 1 b2), Z = LN1(X + [softmax(c X A_h X^T) X V_h]_h W_O), on its first n rows and
+d columns and 0 elsewhere. Bounded: the whole program against the formula
+(:func:`~usim.proofs._universal.encoder_formula`). For every size: the fifteen
+stages and their chain (:func:`~usim.proofs._stage_equation.equation_composition`),
+whose equation, the stages' meanings composed on T placed = the formula
+zero-padded, the parametric engine proves with the layer norms' eps > 0 among its
+preconditions.
 
-T's feed-forward width is N too (d_ff = d). Broken variants: the attention's as for
+T's feed-forward width is d (d_ff = d). Broken variants: the attention's as for
 Theorem 9 over stacked heads (those wrong only past H = 8 refuted at H = 9), the
 residual's addend one position too far (stages 8 and 14), a layer norm keeping the
 rows past n (stages 9 and 15), a bias added on the padded rows too (11 and 13), a
 product's routing one position too far (10 and 12); the bounded claim's, U writing
-its result one position too far (``misplaced-result``). Not stated here: a width d < N.
+its result one position too far (``misplaced-result``).
 """
 
 from __future__ import annotations
@@ -59,8 +61,8 @@ def spec_of(n: Any, d: Any, heads: Any) -> LayerSpec:
     return LayerSpec(n, d, heads=heads, d_v=d, out_proj=True, stacked=True, encoder=True)
 
 
-FAMILY = UniversalFamily(spec_of, extra=("h",), label="U_{N,h}", at_bound=("d",))
-"""U_{N,H} over stacked heads with the encoder, the header's d set to N (T of U's width)."""
+FAMILY = UniversalFamily(spec_of, extra=("h",), label="U_{N,h}", placed=("d",))
+"""U_{N,H} over stacked heads with the encoder; its layer norms read the header's d (T of every width d <= N)."""
 
 
 def rows_past_n_kept(stage: int, out: str):
@@ -84,27 +86,29 @@ STAGE_CLAIMS, FAMILIES = stage_claims(
     mutants={**ATTENTION_BROKEN, **ENCODER_BROKEN}, bounded_mutants=ATTENTION_BOUNDED,
     all_sizes_mutants=ATTENTION_PAST_EIGHT, engines=ENGINES, default_max_n=2, ci_max_n=2,
     category="our statement",
-    notes="the stage on its whole workspace (scratch included); header n set by the stage, d set to N; "
+    notes="the stage on its whole workspace (scratch included); header n and d set by the stage; "
           "H a dimension; eps1, eps2 > 0")
 
 CLAIM = whole_claim(
     "corollary9_1_stacked", FAMILY, encoder_formula,
-    paper="Corollary 9.1 (every H, T of width N and n <= N tokens)",
+    paper="Corollary 9.1 (every H, every n, d <= N)",
     title="U over stacked heads simulates the post-norm encoder layer with H heads and W_O, for every H and "
-          "every n <= N tokens: one RASP program U_{N,H} per N and H",
+          "every n, d <= N: one RASP program U_{N,H} per N and H",
     statement=(
-        "For every N, H and n <= N, the one RASP program U_{N,H} (built for N x N, H merged heads of value "
-        "width N stacked, W_O and the encoder parts): for every real input with eps1, eps2 > 0, U_{N,H} run "
-        "on <[n, N, c], X, A, V, W_O, W1, b1, W2, b2, g1, be1, eps1, g2, be2, eps2> (X in the first n rows of "
-        "its N x N block, any values below; A = [A_0 | ... | A_{H-1}], V likewise) outputs "
-        "LN2(Z + ReLU(Z W1 + 1 b1) W2 + 1 b2) with Z = LN1(X + [softmax(c X A_h X^T) X V_h]_h W_O) in its "
-        "first n rows and 0 below. Shapes N x H x n: the whole program at N and H, X zero-padded."),
+        "For every N, H and n, d <= N, the one RASP program U_{N,H} (built for N x N, H merged heads of value "
+        "width N stacked, W_O and the encoder parts): for every real input with eps1, eps2 > 0 (X n x d; "
+        "A = [A_0 | ... | A_{H-1}], V likewise, d x H d; W_O H d x d; W1, W2 d x d; b1, b2, g1, be1, g2, be2 "
+        "1 x d), U_{N,H} run on it placed into its input as usim simulate places it (each block in the "
+        "top-left corner of U's, head h's A_h and V_h at columns h N .., its rows of W_O at rows h N ..; 0 "
+        "elsewhere; the header [n, d, c]) outputs LN2(Z + ReLU(Z W1 + 1 b1) W2 + 1 b2) with "
+        "Z = LN1(X + [softmax(c X A_h X^T) X V_h]_h W_O) in its first n rows and d columns and 0 elsewhere. "
+        "Shapes N x H x n x d: the whole program at N and H."),
     engines=ENGINES, default_max_n=2, ci_max_n=2, category="our statement",
-    notes="merged heads stacked, d_v = N each, W_O, post-norm encoder; T of U's width N and any n <= N tokens; "
+    notes="merged heads stacked, d_v = d each, W_O, post-norm encoder; T of every n, d <= N placed head by head; "
           "for every size its fifteen stages and the equation that composes them (proofs/_stage_equation.py)")
 
 COROLLARY9_1_STACKED = equation_claim(CLAIM, FAMILY, FAMILIES, encoder_formula)
-"""Corollary 9.1 for every N, every H and every n <= N at width N: the fifteen stages and their composition."""
+"""Corollary 9.1 for every N, every H and every n, d <= N: the fifteen stages and their composition."""
 
 CLAIMS = [CLAIM, *STAGE_CLAIMS]
 COMPOSED = (COROLLARY9_1_STACKED,)

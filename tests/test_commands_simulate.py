@@ -114,6 +114,47 @@ def test_an_encoder_with_three_heads_is_run_by_u_n_of_corollary9_1s_family(tmp_p
     assert u.spec == THREE_HEADS.spec_of(3, 3)
 
 
+def _stacked_heads(x, a, v, wo, heads):
+    """[softmax(X A_h X^T) X V_h]_h W_O in numpy, the heads read as column blocks."""
+    d, dv = a.shape[1] // heads, v.shape[1] // heads
+    return np.hstack([_softmax(x @ a[:, h * d:(h + 1) * d] @ x.T) @ x @ v[:, h * dv:(h + 1) * dv]
+                      for h in range(heads)]) @ wo
+
+
+def test_heads_stacked_side_by_side_are_run_by_u_over_stacked_heads_which_theorem9_stacked_proves(
+        tmp_path, capsys):
+    """A = [A_0 | A_1 | A_2] (d x 3 d) with W_O is three heads stacked: with --bound N >= d
+    U_N over stacked heads runs the layer placed head by head, the program
+    `usim prove theorem9_stacked --all-sizes` proves for every n, d <= N and every H."""
+    rng = np.random.default_rng(8)
+    x, a, v, wo = rng.normal(size=(2, 2)), rng.normal(size=(2, 6)) / 2, rng.normal(size=(2, 6)), \
+        rng.normal(size=(6, 2))
+    path, out = tmp_path / "p.npz", tmp_path / "y.npy"
+    np.savez(path, X=x, A=a, V=v, WO=wo)
+    assert main(["simulate", str(path), "--bound", "3", "--out", str(out)]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0].startswith("U for Spec(n=3, d=3, heads=3, ") and "stacked=True" in lines[0], lines[0]
+    assert lines[1].startswith("for every size: this U is U_3, built for 3 x 3, the program of the statement "
+                               "`usim prove theorem9_stacked --all-sizes`"), lines[1]
+    np.testing.assert_allclose(np.load(out), _stacked_heads(x, a, v, wo, 3), atol=1e-10)
+
+
+def test_an_encoder_over_stacked_heads_is_run_by_u_n_of_corollary9_1_stacked(tmp_path, capsys):
+    from usim.proofs.corollary9_1_stacked import spec_of
+
+    rng = np.random.default_rng(9)
+    layer = spec_of(2, 2, 2)
+    arrays = {name: rng.integers(-2, 3, shape).astype(float) for name, shape in layer.parameter_shapes()}
+    arrays.update(X=rng.normal(size=(2, 2)), eps1=np.array([0.5]), eps2=np.array([0.5]), activation="relu",
+                  norm="post")
+    path = tmp_path / "p.npz"
+    np.savez(path, **arrays)
+    assert main(["simulate", str(path), "--bound", "3"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert "`usim prove corollary9_1_stacked --all-sizes` (every n, d <= 3" in lines[1], lines[1]
+    assert spec_from_arrays(arrays)[0] == layer
+
+
 def test_a_layer_of_a_form_no_statement_for_every_size_is_about_says_so(tmp_path, capsys):
     rng = np.random.default_rng(6)
     path = tmp_path / "p.npz"
@@ -148,6 +189,8 @@ def test_simulate_makes_one_interpretation_call(monkeypatch):
     (dict(X=np.eye(2), A=np.eye(3), V=np.eye(2)), "A has shape 3x3"),
     (dict(X=np.eye(2), A=np.eye(2), V=np.eye(2), Z=np.eye(2)), "unexpected array 'Z'"),
     (dict(X=np.eye(2), A=np.eye(2), V=np.eye(2), WQ=np.eye(2)), "either A and V"),
+    (dict(X=np.eye(2), A=np.ones((2, 4)), V=np.ones((2, 3)), WO=np.ones((4, 2))), "V must hold 2 heads"),
+    (dict(X=np.eye(2), A=np.ones((2, 4)), V=np.ones((2, 4))), "A has shape 2x4"),  # no W_O: one head
 ])
 def test_simulate_names_the_mistake(tmp_path, capsys, arrays, message):
     path = tmp_path / "bad.npz"

@@ -46,12 +46,22 @@ def test_theorem6_and_the_users_form_are_registered_as_their_padded_stages():
 
 
 def test_parts_stated_under_different_conditions_are_not_one_claim():
-    unpadded = families()["theorem6_stage3"]  # for every N and n <= N: a condition the padded stages do not state
-    with pytest.raises(UsimError, match="different conditions"):
-        ComposedClaim(THEOREM6.claim, (unpadded,) + THEOREM6.parts[1:], THEOREM6.chain, THEOREM6.program)
+    import dataclasses
+
+    from usim.encodings.sized import both
+
+    stricter = dataclasses.replace(THEOREM6.parts[0], side_condition=lambda N, n, d: both(n < N, d <= N))
+    with pytest.raises(UsimError, match="different conditions"):  # n < N: not every n <= N the claim states
+        ComposedClaim(THEOREM6.claim, (stricter,) + THEOREM6.parts[1:], THEOREM6.chain, THEOREM6.program)
     lemma = families()["lemma3"]  # over r, c: sizes the claim does not have
     with pytest.raises(UsimError, match="different conditions"):
         ComposedClaim(THEOREM6.claim, (lemma,) + THEOREM6.parts[1:], THEOREM6.chain, THEOREM6.program)
+
+
+def test_a_part_whose_conditions_the_claims_imply_holds_under_them():
+    every_n = families()["theorem6_stage3"]  # for every N and n <= N: so for every N and n, d <= N
+    claim = ComposedClaim(THEOREM6.claim, (every_n,) + THEOREM6.parts[1:], THEOREM6.chain, THEOREM6.program)
+    assert claim.describe_conditions() == THEOREM6.describe_conditions()
 
 
 def test_a_part_over_fewer_of_the_claims_sizes_holds_under_its_conditions():

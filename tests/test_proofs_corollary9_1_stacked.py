@@ -1,6 +1,6 @@
 """Corollary 9.1 over stacked heads: the encoder after U over stacked heads, each of its
-fifteen stages stated for every N and H (the header's d set to N), composed by the
-equation into the encoder layer for every N, H and n <= N at width N."""
+fifteen stages stated for every N and H (and the header's n, d where it reads them),
+composed by the equation into the encoder layer for every N, H and n, d <= N."""
 
 from __future__ import annotations
 
@@ -20,9 +20,9 @@ from usim.proofs.corollary9_1_stacked import COROLLARY9_1_STACKED, FAMILIES, FAM
 def test_corollary_9_1_over_stacked_heads_is_its_fifteen_stages_over_n_and_h():
     assert composed()["corollary9_1_stacked"] is COROLLARY9_1_STACKED
     assert [p.id for p in COROLLARY9_1_STACKED.parts] == [f"corollary9_1_stacked_stage{k}" for k in range(1, 16)]
-    assert header_dims(FAMILY) == ("n",)  # the layer norms' d is set to N: T of U's width
-    assert FAMILY.fixed(9, (3, 2, 2)) == {"n": 2, "d": 3}
-    assert COROLLARY9_1_STACKED.describe_conditions() == "N >= 1, h >= 1, n >= 1, n <= N"
+    assert header_dims(FAMILY) == ("n", "d")  # the layer norms read d: T of every width d <= N
+    assert FAMILY.fixed(9, (3, 2, 2, 1)) == {"n": 2, "d": 1}
+    assert COROLLARY9_1_STACKED.describe_conditions() == "N >= 1, h >= 1, n >= 1, d >= 1, (n <= N) and (d <= N)"
 
 
 def test_the_fifteen_stages_compose_to_the_encoder_layer():
@@ -62,18 +62,20 @@ def test_the_encoder_formula_is_the_numpy_layer():
     np.testing.assert_allclose(np.array(got.evalf(30), dtype=float), _numpy_encoder(m, 0.6), atol=1e-12)
 
 
-def test_u_over_stacked_heads_with_the_encoder_computes_the_numpy_layer_on_the_first_n_rows():
+@pytest.mark.parametrize("n, d", [(2, 3), (2, 2), (3, 1)])
+def test_u_over_stacked_heads_with_the_encoder_computes_the_numpy_layer_on_the_first_n_rows(n, d):
     from usim.constructions.universal.embed import embed_arrays
     from usim.encodings.runners import run_numeric
 
     rng = np.random.default_rng(12)
     u = FAMILY.at(3, 2)
-    small = spec_of(2, 3, 2)
+    small = spec_of(n, d, 2)
     m = _parameters(small, rng)
     sequence = embed_arrays(u, small, m, scale=0.6)
     got = u.output_layout.decode_numeric(run_numeric(u.runnable_program, sequence)["Y"])[0]
-    np.testing.assert_allclose(got[:2], _numpy_encoder(m, 0.6), rtol=1e-9, atol=1e-12)
-    np.testing.assert_allclose(got[2:], 0, atol=1e-12)
+    np.testing.assert_allclose(got[:n, :d], _numpy_encoder(m, 0.6), rtol=1e-9, atol=1e-12)
+    np.testing.assert_allclose(got[n:], 0, atol=1e-12)
+    np.testing.assert_allclose(got[:, d:], 0, atol=1e-12)
 
 
 def test_a_part_assuming_more_than_u_s_input_does_not_compose():
@@ -107,7 +109,7 @@ def test_the_composed_meanings_at_integers_are_the_layer_on_the_first_n_rows_and
     m = {b.name: sympy.Matrix(rng.integers(-2, 3, size=(b.shape.rows, b.shape.cols))) for b in u.input_layout.blocks}
     m["eps1"], m["eps2"] = sympy.Matrix([[1]]), sympy.Matrix([[2]])
     m[HEADER] = sympy.Matrix([[n, big, sympy.Rational(1, 2)]])
-    got = composed_targets(FAMILY, big, heads, n)(m)["N2"]
+    got = composed_targets(FAMILY, big, heads, n, big)(m)["N2"]
     want = encoder_formula(spec_of(n, big, heads), m, sympy.Rational(1, 2))
     assert all(abs(float(x)) < 1e-12 for x in (got[:n, :] - want).evalf(30))
     assert got[n:, :] == sympy.zeros(big - n, big)

@@ -135,7 +135,9 @@ def largest_score(spec: LayerSpec, m: Mapping[str, np.ndarray], scale: float) ->
     with np.errstate(all="ignore"):
         for h in range(spec.heads):
             name = lambda base: spec.head(base, h)  # noqa: E731
-            if spec.form == "merged":
+            if spec.stacked:  # head h's A_h: A's columns h d ..
+                s = x @ m["A"][:, h * spec.d:(h + 1) * spec.d] @ x.T
+            elif spec.form == "merged":
                 s = x @ m[name("A")] @ x.T
             else:
                 q, k = x @ m[name("WQ")], x @ m[name("WK")]

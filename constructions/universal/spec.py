@@ -175,7 +175,9 @@ def spec_for(shapes: Mapping[str, tuple[int, int]], norm: bool | None = None) ->
     T's blocks as :meth:`LayerSpec.parameter_shapes` names them; ``scale`` may be
     among them and is ignored). ``norm`` says whether an encoder has its layer
     norms (default: where g1 is given). Every block the LayerSpec needs must be there
-    with its shape, and nothing else: each mistake is one line naming the block."""
+    with its shape, and nothing else: each mistake is one line naming the block.
+    An A of H d columns (H >= 2) with W_O is H merged heads stacked, A = [A_0 | ... |
+    A_{H-1}] and V likewise (U over stacked heads, one list of steps for every H)."""
     if "X" not in shapes:
         raise InputError("the parameters have no array X (the input, n x d)")
     n, d = shapes["X"]
@@ -186,17 +188,23 @@ def spec_for(shapes: Mapping[str, tuple[int, int]], norm: bool | None = None) ->
     first = "A" if merged else "WQ"
     heads = 1 if first in shapes else sum(1 for k in shapes if k.startswith(first + "_"))
     head = (lambda b, h: b) if heads == 1 else (lambda b, h: f"{b}_{h}")  # noqa: E731
+    stacked = merged and "A" in shapes and shapes["A"][1] > d and shapes["A"][1] % d == 0 and "WO" in shapes
+    if stacked:  # A = [A_0 | ... | A_{H-1}] (d x H d), V = [V_0 | ... | V_{H-1}]: H heads stacked
+        heads = shapes["A"][1] // d
+        if "V" not in shapes or shapes["V"][1] % heads:
+            raise ShapeError(f"A holds {heads} heads side by side (d x {heads} d): V must hold {heads} heads' "
+                             f"values side by side too, got {shape_label(shapes['V']) if 'V' in shapes else 'none'}")
     try:
         if merged:
             d_k = d
-            d_v = shapes[head("V", 0)][1]
+            d_v = shapes[head("V", 0)][1] // (heads if stacked else 1)
         else:
             d_k = shapes[head("WQ", 0)][1]
             d_v = shapes[head("WV", 0)][1]
     except KeyError as missing:
         raise InputError(f"the parameters have no array {missing.args[0]}") from None
     kw: dict = dict(n=n, d=d, heads=heads, form="merged" if merged else "projected", d_k=d_k, d_v=d_v,
-                    bias="bQ" in shapes or "bQ_0" in shapes, out_proj="WO" in shapes)
+                    bias="bQ" in shapes or "bQ_0" in shapes, out_proj="WO" in shapes, stacked=stacked)
     if "WO" in shapes:
         kw["d_out"] = shapes["WO"][1]
     if "W1" in shapes:

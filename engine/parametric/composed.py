@@ -79,7 +79,8 @@ class ComposedClaim:
     is recorded); ``mutants``: broken variant name -> (part index, the part's
     broken variant); ``layers``: for a claim about U, the layers it is about,
     each a function of the sizes (n, d) giving T's specification there (one per
-    program U_{N,H}; U_N is the function at (N, N)), so that a command can tell
+    program U_{N,H}; U_N is the function at (N, N)), or of (n, d, H) for a U whose
+    head count is a size of its own (U over stacked heads), so that a command can tell
     whether the program it runs is one this claim proves; empty for other claims.
     ``over``: the claim's sizes and conditions where they are wider than every
     part's (an equation of its chain ranging also over a size no part reads: T's
@@ -91,7 +92,7 @@ class ComposedClaim:
     chain: Callable[[], Chain]
     program: Callable[[], Program]
     mutants: Mapping[str, tuple[int, str]] = field(default_factory=dict)
-    layers: tuple[Callable[[Any, Any], Any], ...] = ()
+    layers: tuple[Callable[..., Any], ...] = ()
     over: Equation | None = None
 
     def __post_init__(self) -> None:
@@ -99,8 +100,10 @@ class ComposedClaim:
             raise UsimError(f"{self.claim.id}: a composed claim needs at least one part")
         widest = self.widest
         for p in self.parts:  # a part stated over fewer sizes holds, in particular, under the widest's conditions
+            # (those over as many sizes: under the same conditions)
             if not set(p.dims) <= set(widest.dims) or \
-                    not {str(c) for c in p.conditions()} <= {str(c) for c in widest.conditions()}:
+                    not implies(widest.dims, widest.conditions(), p.conditions()) or \
+                    (len(p.dims) == len(widest.dims) and not implies(p.dims, p.conditions(), widest.conditions())):
                 raise UsimError(f"{self.claim.id}: its parts are stated under different conditions "
                                 f"({p.describe_conditions()}; {widest.describe_conditions()})")
         if self.over is not None and (not set(widest.dims) <= set(self.over.dims)

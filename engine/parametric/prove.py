@@ -374,8 +374,12 @@ def _prove_equation(run: ProofRun) -> Found:
                 if region and prover.satisfiable(inside, CASES).holds is False:
                     continue
                 context.facts = list(inside)
-                with active(context), written_powers() as written:
-                    left = sides[0][name][a, b]
+                context.skip_zero = equation.left_defined
+                try:
+                    with active(context), written_powers() as written:
+                        left = sides[0][name][a, b]
+                finally:
+                    context.skip_zero = False
                 written_divisors(evaluator, written, case_values(left), inside, f"the left side's {name}[a, b]")
                 with active(context), written_powers() as written:
                     right = sides[1][name][a, b]
@@ -402,7 +406,7 @@ def _prove_equation(run: ProofRun) -> Found:
 
 def _simplifier(prover: Prover) -> Callable[[list[Formula], Term], Term]:
     """A target's index term as the facts state it (``Prover.simplify``: equal wherever they hold)."""
-    return lambda facts, term: prover.simplify(facts, term, READS, small=True)
+    return lambda facts, term: prover.simplify(facts, term, READS)
 
 
 def case_values(entry: Any) -> list[Any]:

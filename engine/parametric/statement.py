@@ -265,7 +265,12 @@ class Equation:
     its conditions among the facts (a side that is 0 on rows a >= n and a
     product elsewhere: the split a < n decides the cases inside its sums);
     ``preconditions``: input matrices -> relations the inputs meet (a layer
-    norm's eps > 0), as a :class:`FamilyClaim`'s.
+    norm's eps > 0), as a :class:`FamilyClaim`'s. ``left_defined``: the left side
+    is a composition of functions each shown, elsewhere, to give real numbers on
+    every input meeting the preconditions (U's stages' meanings, each stage's proof
+    checking its divisions): a product's term whose right factor is 0 is then 0
+    without its left factor being evaluated (T's weights placed into U's are 0 past
+    their corner, and the rows they meet there cost a whole layer norm each).
     """
 
     name: str
@@ -277,6 +282,7 @@ class Equation:
     side_condition: Callable[..., Condition | bool] | None = None
     splits: Callable[..., Callable[[Any, Any], Sequence[Condition]]] | None = None
     preconditions: Callable[[Mapping[str, Any]], Sequence[Any]] | None = None
+    left_defined: bool = False
 
     def symbols(self) -> tuple[SymbolicInt, ...]:
         return symbols_of(self.dims)

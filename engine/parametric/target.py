@@ -67,13 +67,14 @@ class TargetContext:
     _deciding: int = 0  # inside a sum split at a threshold: cases the facts decide are pruned
     prune: bool = False  # everywhere: a case the facts decide is its branch alone (an equation's sides)
     simplify: Callable[[list[Formula], Term], Term] | None = None  # an equal term where the facts hold
+    skip_zero: bool = False  # a product's term whose right factor is 0 is 0, its left factor not evaluated
     _blocked: int = 0  # inside a sum re-indexed by blocks: quotients simplified by the facts
 
     def term(self, value: Index, what: str) -> Term:
         t = translate(value, self.env, self.dims, self.positive)
         for condition in t.defined:
             self.obligations.append((list(self.facts), condition, f"{what}: a division by zero"))
-        if self.simplify is not None and has_quotient(t.term):
+        if self._blocked and self.simplify is not None and has_quotient(t.term):
             return self.simplify(list(self.facts), t.term)  # (g q + t) // q is g where 0 <= t < q
         return t.term
 
@@ -235,6 +236,13 @@ class TargetContext:
             else:
                 out.append((holds, value))
         return Cases(tuple(out))
+
+    def vanishes(self, factor: Any) -> bool:
+        """Whether a product's term is 0 by its right factor alone (``skip_zero``: only
+        where the left factor is known to be a real number, defined: an equation's left
+        side, U's stages' meanings composed, each proved defined on every input
+        meeting the preconditions by its stage's own proof)."""
+        return self.skip_zero and isinstance(factor, (int, sympy.Integer)) and factor == 0
 
     def whole(self, value: SymbolicInt) -> sympy.Expr:
         """An integer term (a size) as a value: the atom the program's side gives it too.

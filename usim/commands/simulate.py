@@ -22,7 +22,9 @@ Array names in PARAMS.npz (numeric 2-D arrays; a vector may be 1-D):
 
 * ``X`` (n x d), the input; ``scale`` (optional, one positive number c: scores
   are c X A X^T; default 1 for the merged form, 1/sqrt(d_k) for the projected form);
-* merged form: ``A`` (d x d) and ``V`` (d x d_v), or per head ``A_0``, ``V_0``, ...;
+* merged form: ``A`` (d x d) and ``V`` (d x d_v), or per head ``A_0``, ``V_0``, ...,
+  or H >= 2 heads stacked: ``A`` = [A_0 | ... | A_{H-1}] (d x H d), ``V`` likewise
+  (d x H d_v) and ``WO`` (U over stacked heads: one program for every H);
 * projected form: ``WQ``, ``WK`` (d x d_k), ``WV`` (d x d_v) (per head ``WQ_0``...)
   and optionally ``bQ``, ``bK``, ``bV`` (1 x d_k / d_v) (all or none);
 * optional ``WO`` (H d_v x d_out) with ``bO`` (when the q/k/v biases are given);
@@ -73,7 +75,8 @@ more than 1e-10 (relative, for values above 1).
 Which statement for every size is about the program that ran is said in one
 line (also with --compiled). usim's statements for every size are about U_N,
 built for N x N, of their forms (one merged head, the users' form with biases,
-H <= 4 merged heads with W_O, and the encoder after them;
+H <= 4 merged heads with W_O, any H merged heads stacked with W_O, and the
+encoder after them;
 ``usim.proofs.about_layer``): for every n, d <= N, U_N on the layer zero-padded
 gives the layer's output (their verdicts: paper_map.md). With ``--bound N`` a
 layer of such a form is run by that U_N where N >= d; otherwise by U for its
