@@ -131,22 +131,29 @@ def about_layer(layer: "LayerSpec") -> list[tuple[str, Callable[[int, int], "Lay
     found = []
     for statement in composed().values():
         for spec_of in statement.layers:
-            at = _at_heads(spec_of, layer.heads)
             try:
-                if at(layer.n, layer.d) == layer:
-                    found.append((statement.id, at))
+                at = _at_layer(spec_of, layer)
             except UsimError:  # no layer of that form at these sizes
                 continue
+            if at is not None:
+                found.append((statement.id, at))
     return found
 
 
-def _at_heads(spec_of: Callable[..., "LayerSpec"], heads: int) -> Callable[[int, int], "LayerSpec"]:
-    """A composed claim's layer as a function of (n, d): itself, or, for a U whose head
-    count is a size of its own (a function of (n, d, H): U over stacked heads), at the
-    layer's H."""
-    if len(inspect.signature(spec_of).parameters) == 2:
-        return spec_of
-    return lambda n, d: spec_of(n, d, heads)
+def _at_layer(spec_of: Callable[..., "LayerSpec"], layer: "LayerSpec") -> Callable[[int, int], "LayerSpec"] | None:
+    """A composed claim's layer function of (n, d) if ``layer`` is of its form, else None.
+
+    ``spec_of`` takes (n, d), then U's own sizes (no default: the head count of U over
+    stacked heads, given the layer's), then T's sizes placed into U's (a default that
+    is U's: the value width d_v), each named as the LayerSpec's field (other
+    parameters keep their defaults); the layer is of its form where ``spec_of`` at the
+    layer's sizes is the layer, and U_N is the returned function at (N, N)."""
+    parameters = [p for p in list(inspect.signature(spec_of).parameters.values())[2:] if hasattr(layer, p.name)]
+    own = {p.name: getattr(layer, p.name) for p in parameters if p.default is inspect.Parameter.empty}
+    placed = {p.name: getattr(layer, p.name) for p in parameters if p.default is not inspect.Parameter.empty}
+    if spec_of(layer.n, layer.d, **own, **placed) != layer:
+        return None
+    return (lambda n, d: spec_of(n, d, **own)) if own else spec_of
 
 
 def family(claim_id: str) -> "FamilyClaim | ComposedClaim":

@@ -100,10 +100,12 @@ class _ClaimSizes:
         return tuple(self.named[d] for d in self.family.dims(k))
 
     def small(self) -> LayerSpec:
-        """T: the header's sizes no stage has as a dimension are N."""
+        """T: the header's sizes no stage has as a dimension are N; a placed size other
+        than n and d (T's value width d_v) is ``spec_of``'s keyword of its name."""
         N = self.named["N"]
+        more = {f: self.named[f] for f in self.family.placed if f not in ("n", "d")}
         return self.family.spec_of(self.named.get("n", N), self.named.get("d", N),
-                                   *(self.named[e] for e in self.family.extra))
+                                   *(self.named[e] for e in self.family.extra), **more)
 
     def big(self) -> LayerSpec:
         return self.family.built_for(self.sizes).spec

@@ -12,9 +12,9 @@ Claims ``corollary9_1_stacked_stage1`` ... ``_stage15``: stage k for every N and
 n and d in the layer norms, over the first d columns), on its whole workspace,
 every eps > 0.
 
-Claim ``corollary9_1_stacked``: for every N, H and n, d <= N and every real input
-with eps1, eps2 > 0, U_{N,H} run on T (n tokens of width d, H heads, the encoder's
-parts) placed into its input as ``usim simulate`` places it (each block in the
+Claim ``corollary9_1_stacked``: for every N, H and n, d, d_v <= N and every real
+input with eps1, eps2 > 0, U_{N,H} run on T (n tokens of width d, H heads of value
+width d_v, the encoder's parts) placed into its input as ``usim simulate`` places it (each block in the
 top-left corner of U's, head h's A_h and V_h at columns h N .., its rows of W_O at
 rows h N ..; 0 elsewhere; the header [n, d, c]) outputs LN2(Z + ReLU(Z W1 + 1 b1)
 W2 + 1 b2), Z = LN1(X + [softmax(c X A_h X^T) X V_h]_h W_O), on its first n rows and
@@ -47,21 +47,22 @@ from usim.proofs.theorem9_stacked import ATTENTION_BOUNDED, ATTENTION_BROKEN, AT
 from usim.rasp.expr import indices
 
 
-def spec_of(n: Any, d: Any, heads: Any) -> LayerSpec:
+def spec_of(n: Any, d: Any, heads: Any, d_v: Any = None) -> LayerSpec:
     """T's layer.
 
     Args:
         n: the tokens.
-        d: the width (each head's value width too).
+        d: the width.
         heads: H.
+        d_v: each head's value width (default d: U's, N).
 
     Returns:
-        H merged heads of value width d, stacked, with W_O, then the post-norm encoder.
+        H merged heads of value width d_v, stacked, with W_O (H d_v x d), then the post-norm encoder.
     """
-    return LayerSpec(n, d, heads=heads, d_v=d, out_proj=True, stacked=True, encoder=True)
+    return LayerSpec(n, d, heads=heads, d_v=d if d_v is None else d_v, out_proj=True, stacked=True, encoder=True)
 
 
-FAMILY = UniversalFamily(spec_of, extra=("h",), label="U_{N,h}", placed=("d",))
+FAMILY = UniversalFamily(spec_of, extra=("h",), label="U_{N,h}", placed=("d", "d_v"))
 """U_{N,H} over stacked heads with the encoder; its layer norms read the header's d (T of every width d <= N)."""
 
 
@@ -91,24 +92,24 @@ STAGE_CLAIMS, FAMILIES = stage_claims(
 
 CLAIM = whole_claim(
     "corollary9_1_stacked", FAMILY, encoder_formula,
-    paper="Corollary 9.1 (every H, every n, d <= N)",
+    paper="Corollary 9.1 (every H, every n, d, d_v <= N)",
     title="U over stacked heads simulates the post-norm encoder layer with H heads and W_O, for every H and "
-          "every n, d <= N: one RASP program U_{N,H} per N and H",
+          "every n, d, d_v <= N: one RASP program U_{N,H} per N and H",
     statement=(
-        "For every N, H and n, d <= N, the one RASP program U_{N,H} (built for N x N, H merged heads of value "
-        "width N stacked, W_O and the encoder parts): for every real input with eps1, eps2 > 0 (X n x d; "
-        "A = [A_0 | ... | A_{H-1}], V likewise, d x H d; W_O H d x d; W1, W2 d x d; b1, b2, g1, be1, g2, be2 "
-        "1 x d), U_{N,H} run on it placed into its input as usim simulate places it (each block in the "
+        "For every N, H and n, d, d_v <= N, the one RASP program U_{N,H} (built for N x N, H merged heads of "
+        "value width N stacked, W_O and the encoder parts): for every real input with eps1, eps2 > 0 (X n x d; "
+        "A = [A_0 | ... | A_{H-1}] d x H d, V likewise d x H d_v; W_O H d_v x d; W1, W2 d x d; b1, b2, g1, be1, "
+        "g2, be2 1 x d), U_{N,H} run on it placed into its input as usim simulate places it (each block in the "
         "top-left corner of U's, head h's A_h and V_h at columns h N .., its rows of W_O at rows h N ..; 0 "
         "elsewhere; the header [n, d, c]) outputs LN2(Z + ReLU(Z W1 + 1 b1) W2 + 1 b2) with "
         "Z = LN1(X + [softmax(c X A_h X^T) X V_h]_h W_O) in its first n rows and d columns and 0 elsewhere. "
-        "Shapes N x H x n x d: the whole program at N and H."),
+        "Shapes N x H x n x d x d_v: the whole program at N and H."),
     engines=ENGINES, default_max_n=2, ci_max_n=2, category="our statement",
-    notes="merged heads stacked, d_v = d each, W_O, post-norm encoder; T of every n, d <= N placed head by head; "
+    notes="merged heads stacked, W_O, post-norm encoder; T of every n, d, d_v <= N placed head by head; "
           "for every size its fifteen stages and the equation that composes them (proofs/_stage_equation.py)")
 
 COROLLARY9_1_STACKED = equation_claim(CLAIM, FAMILY, FAMILIES, encoder_formula)
-"""Corollary 9.1 for every N, every H and every n, d <= N: the fifteen stages and their composition."""
+"""Corollary 9.1 for every N, every H and every n, d, d_v <= N: the fifteen stages and their composition."""
 
 CLAIMS = [CLAIM, *STAGE_CLAIMS]
 COMPOSED = (COROLLARY9_1_STACKED,)

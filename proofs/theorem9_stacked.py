@@ -36,13 +36,13 @@ size too: a routing head reading one position too far (``misplaced-block``,
 (``product-off-by-one``, bounded only, as for Theorem 6). A softmax without its
 key mask is refuted too, but its replay keeps cvc5 busy for its whole budget.
 
-Claim ``theorem9_stacked`` composes them: for every N, H and n, d <= N, U_{N,H}
-run on T (n tokens of width d, H heads) placed into its input as ``usim
-simulate`` places it (X and each A_h, V_h in the top-left corner of their N x N
-room, head h's at columns h N ..; W_O's rows of head h at rows h N ..; 0
+Claim ``theorem9_stacked`` composes them: for every N, H and n, d, d_v <= N,
+U_{N,H} run on T (n tokens of width d, H heads of value width d_v) placed into
+its input as ``usim simulate`` places it (X and each A_h, V_h in the top-left
+corner of their N x N room, head h's at columns h N ..; W_O's rows of head h at rows h N ..; 0
 elsewhere; the header [n, d, c]) outputs [softmax(c X A_h X^T) X V_h]_h W_O on its
 first n rows and d columns, and 0 elsewhere. Bounded (:data:`CLAIM`): the whole
-program against the formula at N, H <= the bound and every n, d <= N. For every
+program against the formula at N, H <= the bound and every n, d, d_v <= N. For every
 size (:data:`THEOREM9_STACKED`): the seven stages and their chain
 (:mod:`usim.proofs._stage_equation`), whose equation, the stages' meanings
 composed on T placed = the formula zero-padded, is
@@ -65,21 +65,22 @@ from usim.proofs.theorem6_stages import misplaced, product_off_by_one
 from usim.rasp.expr import indices
 
 
-def spec_of(n: Any, d: Any, heads: Any) -> LayerSpec:
+def spec_of(n: Any, d: Any, heads: Any, d_v: Any = None) -> LayerSpec:
     """T's layer.
 
     Args:
         n: the tokens.
-        d: the width (each head's value width too).
+        d: the width.
         heads: H.
+        d_v: each head's value width (default d: U's, N).
 
     Returns:
-        H merged heads of value width d, stacked, with W_O.
+        H merged heads of value width d_v, stacked, with W_O (H d_v x d).
     """
-    return LayerSpec(n, d, heads=heads, d_v=d, out_proj=True, stacked=True)
+    return LayerSpec(n, d, heads=heads, d_v=d if d_v is None else d_v, out_proj=True, stacked=True)
 
 
-FAMILY = UniversalFamily(spec_of, extra=("h",), label="U_{N,h}", placed=("d",))
+FAMILY = UniversalFamily(spec_of, extra=("h",), label="U_{N,h}", placed=("d", "d_v"))
 """U_{N,H} over stacked heads, N and H symbolic or integers; composed for T of every width d <= N."""
 
 HEADS_WRAP = 8
@@ -133,23 +134,23 @@ CLAIMS, FAMILIES = stage_claims(
 
 CLAIM = whole_claim(
     "theorem9_stacked", FAMILY, attention_formula,
-    paper="Theorem 9 (every H, every n, d <= N)",
+    paper="Theorem 9 (every H, every n, d, d_v <= N)",
     title="U over stacked heads simulates H heads with W_O, [head_0 | ... | head_{H-1}] W_O, for every H and "
-          "every n, d <= N: one RASP program U_{N,H} per N and H",
+          "every n, d, d_v <= N: one RASP program U_{N,H} per N and H",
     statement=(
-        "For every N, H and n, d <= N, the one RASP program U_{N,H} (built for N x N, H merged heads of value "
-        "width N stacked, and W_O): for every real X (n x d), A = [A_0 | ... | A_{H-1}], V = [V_0 | ... | "
-        "V_{H-1}] (d x H d), W_O (H d x d) and scale c, U_{N,H} run on them placed into its input as usim "
-        "simulate places them (X, A_h and V_h in the top-left corners of their N x N rooms, head h's at columns "
-        "h N ..; head h's rows of W_O at rows h N ..; 0 elsewhere; the header [n, d, c]) outputs "
+        "For every N, H and n, d, d_v <= N, the one RASP program U_{N,H} (built for N x N, H merged heads of "
+        "value width N stacked, and W_O): for every real X (n x d), A = [A_0 | ... | A_{H-1}] (d x H d), "
+        "V = [V_0 | ... | V_{H-1}] (d x H d_v), W_O (H d_v x d) and scale c, U_{N,H} run on them placed into its "
+        "input as usim simulate places them (X, A_h and V_h in the top-left corners of their N x N rooms, head "
+        "h's at columns h N ..; head h's rows of W_O at rows h N ..; 0 elsewhere; the header [n, d, c]) outputs "
         "[softmax(c X A_0 X^T) X V_0 | ... | softmax(c X A_{H-1} X^T) X V_{H-1}] W_O in its first n rows and d "
-        "columns and 0 elsewhere. Shapes N x H x n x d: the whole program at N and H."),
+        "columns and 0 elsewhere. Shapes N x H x n x d x d_v: the whole program at N and H."),
     engines=ENGINES, default_max_n=2, ci_max_n=2, category="our statement",
-    notes="merged heads stacked, d_v = d each, W_O; T of every n, d <= N placed head by head; for every size "
+    notes="merged heads stacked, W_O; T of every n, d, d_v <= N placed head by head; for every size "
           "its seven stages and the equation that composes them (proofs/_stage_equation.py)")
 
 THEOREM9_STACKED = equation_claim(CLAIM, FAMILY, FAMILIES, attention_formula)
-"""Theorem 9 for every N, every H and every n, d <= N: the seven stages and their composition."""
+"""Theorem 9 for every N, every H and every n, d, d_v <= N: the seven stages and their composition."""
 
 CLAIMS = [CLAIM, *CLAIMS]
 COMPOSED = (THEOREM9_STACKED,)

@@ -137,6 +137,11 @@ def test_heads_stacked_side_by_side_are_run_by_u_over_stacked_heads_which_theore
     assert lines[1].startswith("for every size: this U is U_3, built for 3 x 3, the program of the statement "
                                "`usim prove theorem9_stacked --all-sizes`"), lines[1]
     np.testing.assert_allclose(np.load(out), _stacked_heads(x, a, v, wo, 3), atol=1e-10)
+    narrow = tmp_path / "narrow.npz"  # each head's values 1 wide: d_v = 1, W_O 3 x 2
+    np.savez(narrow, X=x, A=a, V=v[:, :3], WO=wo[:3])
+    assert main(["simulate", str(narrow), "--bound", "3", "--out", str(out)]) == 0
+    assert "`usim prove theorem9_stacked --all-sizes`" in capsys.readouterr().out
+    np.testing.assert_allclose(np.load(out), _stacked_heads(x, a, v[:, :3], wo[:3], 3), atol=1e-10)
 
 
 def test_an_encoder_over_stacked_heads_is_run_by_u_n_of_corollary9_1_stacked(tmp_path, capsys):

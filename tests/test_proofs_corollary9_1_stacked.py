@@ -1,6 +1,6 @@
 """Corollary 9.1 over stacked heads: the encoder after U over stacked heads, each of its
 fifteen stages stated for every N and H (and the header's n, d where it reads them),
-composed by the equation into the encoder layer for every N, H and n, d <= N."""
+composed by the equation into the encoder layer for every N, H and n, d, d_v <= N."""
 
 from __future__ import annotations
 
@@ -22,7 +22,8 @@ def test_corollary_9_1_over_stacked_heads_is_its_fifteen_stages_over_n_and_h():
     assert [p.id for p in COROLLARY9_1_STACKED.parts] == [f"corollary9_1_stacked_stage{k}" for k in range(1, 16)]
     assert header_dims(FAMILY) == ("n", "d")  # the layer norms read d: T of every width d <= N
     assert FAMILY.fixed(9, (3, 2, 2, 1)) == {"n": 2, "d": 1}
-    assert COROLLARY9_1_STACKED.describe_conditions() == "N >= 1, h >= 1, n >= 1, d >= 1, (n <= N) and (d <= N)"
+    assert COROLLARY9_1_STACKED.describe_conditions() == \
+        "N >= 1, h >= 1, n >= 1, d >= 1, d_v >= 1, ((n <= N) and (d <= N)) and (d_v <= N)"
 
 
 def test_the_fifteen_stages_compose_to_the_encoder_layer():
@@ -34,11 +35,12 @@ def _numpy_encoder(m, c):
     """The post-norm encoder in numpy, written apart from usim's meanings: heads as column blocks."""
     X, d = m["X"], m["X"].shape[1]
     heads = m["A"].shape[1] // d
+    dv = m["V"].shape[1] // heads
     outputs = []
     for h in range(heads):
         S = c * X @ m["A"][:, h * d:(h + 1) * d] @ X.T
         P = np.exp(S) / np.exp(S).sum(axis=1, keepdims=True)
-        outputs.append(P @ X @ m["V"][:, h * d:(h + 1) * d])
+        outputs.append(P @ X @ m["V"][:, h * dv:(h + 1) * dv])
 
     def norm(z, g, b, eps):
         mu = z.mean(axis=1, keepdims=True)
@@ -62,14 +64,14 @@ def test_the_encoder_formula_is_the_numpy_layer():
     np.testing.assert_allclose(np.array(got.evalf(30), dtype=float), _numpy_encoder(m, 0.6), atol=1e-12)
 
 
-@pytest.mark.parametrize("n, d", [(2, 3), (2, 2), (3, 1)])
-def test_u_over_stacked_heads_with_the_encoder_computes_the_numpy_layer_on_the_first_n_rows(n, d):
+@pytest.mark.parametrize("n, d, d_v", [(2, 3, 3), (2, 2, 2), (3, 1, 1), (2, 3, 1)])
+def test_u_over_stacked_heads_with_the_encoder_computes_the_numpy_layer_on_the_first_n_rows(n, d, d_v):
     from usim.constructions.universal.embed import embed_arrays
     from usim.encodings.runners import run_numeric
 
     rng = np.random.default_rng(12)
     u = FAMILY.at(3, 2)
-    small = spec_of(n, d, 2)
+    small = spec_of(n, d, 2, d_v)
     m = _parameters(small, rng)
     sequence = embed_arrays(u, small, m, scale=0.6)
     got = u.output_layout.decode_numeric(run_numeric(u.runnable_program, sequence)["Y"])[0]
@@ -109,7 +111,7 @@ def test_the_composed_meanings_at_integers_are_the_layer_on_the_first_n_rows_and
     m = {b.name: sympy.Matrix(rng.integers(-2, 3, size=(b.shape.rows, b.shape.cols))) for b in u.input_layout.blocks}
     m["eps1"], m["eps2"] = sympy.Matrix([[1]]), sympy.Matrix([[2]])
     m[HEADER] = sympy.Matrix([[n, big, sympy.Rational(1, 2)]])
-    got = composed_targets(FAMILY, big, heads, n, big)(m)["N2"]
+    got = composed_targets(FAMILY, big, heads, n, big, big)(m)["N2"]
     want = encoder_formula(spec_of(n, big, heads), m, sympy.Rational(1, 2))
     assert all(abs(float(x)) < 1e-12 for x in (got[:n, :] - want).evalf(30))
     assert got[n:, :] == sympy.zeros(big - n, big)

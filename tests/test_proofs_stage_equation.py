@@ -1,5 +1,5 @@
 """U's stages composed by an equation: U over stacked heads proved for every N, H and
-n, d <= N from its seven stages and the equation (the stages' meanings composed on T
+n, d, d_v <= N from its seven stages and the equation (the stages' meanings composed on T
 placed into U's input = Theorem 9's formula, zero-padded); and chains that must fail:
 parts out of order, a formula the stages do not compute, a placement that is not
 usim simulate's, a header not carried to the stage that sets n."""
@@ -32,8 +32,9 @@ def test_theorem9_over_stacked_heads_is_registered_as_its_seven_stages_over_n_an
     assert composed()["theorem9_stacked"] is THEOREM9_STACKED
     assert [p.id for p in THEOREM9_STACKED.parts] == [f"theorem9_stacked_stage{k}" for k in range(1, 8)]
     assert header_dims(FAMILY) == ("n",)  # only the softmax stage reads the header's n; none reads d
-    assert THEOREM9_STACKED.dims == ("N", "h", "n", "d")  # d: T's width, placed head by head, read by no stage
-    assert THEOREM9_STACKED.describe_conditions() == "N >= 1, h >= 1, n >= 1, d >= 1, (n <= N) and (d <= N)"
+    assert THEOREM9_STACKED.dims == ("N", "h", "n", "d", "d_v")  # T's widths, placed head by head, read by no stage
+    assert THEOREM9_STACKED.describe_conditions() == \
+        "N >= 1, h >= 1, n >= 1, d >= 1, d_v >= 1, ((n <= N) and (d <= N)) and (d_v <= N)"
 
 
 def test_the_stages_compose_to_theorem_9_for_every_n_h_and_tokens():
@@ -52,10 +53,10 @@ def test_the_equation_alone_is_proved_with_its_divisors_and_reads_checked():
 
 def test_the_equation_reads_t_placed_head_by_head_at_every_width():
     equation = wiring_equation(FAMILY, attention_formula)
-    N, h, n, d = equation.symbols()
-    assert [str(x) for x in dict(equation.inputs(N, h, n, d))["A"]] == ["d", "h * d"]  # T's blocks, not U's
-    assert dict(equation.inputs(2, 3, 1, 1)) == {HEADER: (1, 3), "X": (1, 1), "A": (1, 3), "V": (1, 3),
-                                                 "WO": (3, 1)}
+    N, h, n, d, d_v = equation.symbols()
+    assert [str(x) for x in dict(equation.inputs(N, h, n, d, d_v))["V"]] == ["d", "h * d_v"]  # T's blocks, not U's
+    assert dict(equation.inputs(2, 3, 1, 2, 1)) == {HEADER: (1, 3), "X": (1, 2), "A": (2, 6), "V": (2, 3),
+                                                    "WO": (3, 2)}
 
 
 def test_a_placement_that_is_not_usim_simulate_s_is_found(monkeypatch):
@@ -101,6 +102,16 @@ def test_a_formula_reading_head_0_for_every_head_is_not_what_the_stages_compose_
     assert _not_proved(chain), chain
 
 
+def test_a_formula_reading_each_head_s_values_at_the_models_width_is_not_what_the_stages_compose_to():
+    def values_at_d(spec, m, c):  # V_h read at columns h d .. as if d_v were d
+        V, dv, d = m["V"], spec.d_v, spec.d
+        wide = matrix_of(V.rows, V.cols, lambda i, j: V[i, ((j // dv) * d + j % dv) % V.cols])
+        return attention_formula(spec, {**m, "V": wide}, c)
+
+    chain = equation_composition(FAMILY, list(FAMILIES), values_at_d)
+    assert _not_proved(chain), chain
+
+
 def test_a_formula_with_a_zero_token_more_is_not_what_the_stages_compose_to():
     from usim.encodings.sized import when
 
@@ -139,8 +150,7 @@ def test_usim_proves_theorem9_for_every_h_and_n_from_its_stages(tmp_path):
                           "--max-n", "1", "--json", str(path), "-q", "-j", "2"],
                          capture_output=True, text=True, timeout=900)
     assert run.returncode == 0, run.stdout[-2000:] + run.stderr[-2000:]
-    assert "theorem9_stacked: PROVED for every size (N >= 1, h >= 1, n >= 1, d >= 1, (n <= N) and (d <= N))" \
-        in run.stdout
+    assert "theorem9_stacked: PROVED for every size (N >= 1, h >= 1, n >= 1, d >= 1, d_v >= 1, " in run.stdout
     section = json.loads(path.read_text())["all_sizes"]
     assert [p["status"] for p in section["result"]["parts"]] == ["PROVED"] * 7
     assert section["result"]["chain"]["problems"] == []
