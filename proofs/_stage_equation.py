@@ -188,7 +188,46 @@ def wiring_equation(family: UniversalFamily, formula: LayerFormula) -> Equation:
                     left_defined=True)  # the stages' meanings: each stage's proof checks its divisions
 
 
-def equation_composition(family: UniversalFamily, parts: list[FamilyClaim], formula: LayerFormula) -> Chain:
+PLACEMENT_SAMPLES = ((3, 2, 2, 2, 1), (2, 3, 1, 2, 2))
+"""Sizes (N, then U's extra sizes and T's, in the claim's order, each cut to the claim's
+number of sizes) where the placement the equation reads T through is compared with
+``usim simulate``'s."""
+
+
+def placement_problems(family: UniversalFamily) -> list[str]:
+    """Where :func:`placed_blocks` (the placement written for every size, read by the
+    equation's left side) differs from ``embed_arrays`` (what ``usim simulate`` runs U
+    on, read from the routing table of ``embed_pieces``), at :data:`PLACEMENT_SAMPLES`
+    on integer inputs: the tie that makes the claim about the program people run.
+
+    Args:
+        family: U's family, with ``placed`` sizes.
+
+    Returns:
+        One problem per block that differs, naming the sizes.
+    """
+    import numpy as np
+
+    from usim.constructions.universal import embed_arrays
+
+    dims = claim_dims(family)
+    problems = []
+    for sample in PLACEMENT_SAMPLES:
+        sizes = sample[:len(dims)]
+        at = _ClaimSizes(family, sizes)
+        u, small = family.built_for(sizes), at.small()
+        rng = np.random.default_rng(sum(sizes))
+        arrays = {name: rng.integers(-5, 6, size=shape).astype(float) for name, shape in small.parameter_shapes()}
+        sequence = embed_arrays(u, small, arrays, scale=0.5)
+        placed = placed_blocks(u.spec, small, {k: sympy.Matrix(v) for k, v in arrays.items()})
+        for name, matrix in placed.items():
+            if np.array(matrix, dtype=float).tolist() != u.input_layout.decode_numeric(sequence, name)[0].tolist():
+                problems.append(f"at {shape_label(sizes)} T's {name} is placed where usim simulate does not place it")
+    return problems
+
+
+def equation_composition(family: UniversalFamily, parts: list[FamilyClaim], formula: LayerFormula,
+                         equation: Equation | None = None) -> Chain:
     """Why the stages compose to ``formula`` on T (the module docstring), each
     reason checked at symbolic sizes.
 
@@ -196,6 +235,7 @@ def equation_composition(family: UniversalFamily, parts: list[FamilyClaim], form
         family: U's family (not zero-padded).
         parts: its stages' statements for every size, in order.
         formula: T's output from its blocks and the scale.
+        equation: the composed claim's equation (:func:`wiring_equation`; made here if None).
 
     Returns:
         The checks made and every problem found.
@@ -249,6 +289,9 @@ def equation_composition(family: UniversalFamily, parts: list[FamilyClaim], form
         blocks = placed_blocks(big, small, {name: SymbolicMatrix(*shape, lambda i, j: 0) for name, shape in theirs})
         problems += layout_problems("U's parameters and T's placed", SequenceLayout.of(*ours),
                                     SequenceLayout.of(*((name, blocks[name].shape) for name, _ in ours)))
+        checks.append("that placement is usim simulate's (embed_arrays, read from the routing table) at sizes "
+                      + " and ".join(shape_label(p[:len(dims)]) for p in PLACEMENT_SAMPLES))
+        problems += placement_problems(family)
     else:
         checks.append("U's input is the header and T's blocks, in T's order, each T's block in the top-left corner "
                       "of U's of the same name (a size of T that is not U's is a header size, <= N)")
@@ -279,7 +322,7 @@ def equation_composition(family: UniversalFamily, parts: list[FamilyClaim], form
                                     SequenceLayout.of((result, u.output_layout.blocks[0].shape),
                                                       length=u.output_layout.length),
                                     SequenceLayout(last.blocks[:1], last.length))
-    equation = wiring_equation(family, formula)
+    equation = equation if equation is not None else wiring_equation(family, formula)
     widest = max(parts, key=lambda p: len(p.dims)) if parts else None
     if family.placed:
         checks.append(f"the equation is stated over the claim's sizes and conditions: its widest part's, and "
@@ -375,7 +418,8 @@ def equation_claim(bounded: Claim, family: UniversalFamily, parts: list[FamilyCl
         U's width only, not about every T a U_N runs.
     """
     mutants = {f"stage{k}:{name}": (k - 1, name) for k, part in enumerate(parts, start=1) for name in part.mutants}
-    return ComposedClaim(bounded, tuple(parts), chain=lambda: equation_composition(family, parts, formula),
+    equation = wiring_equation(family, formula)  # the one the chain proves and, with placed sizes, the claim's sizes
+    return ComposedClaim(bounded, tuple(parts), chain=lambda: equation_composition(family, parts, formula, equation),
                          program=lambda: family.symbolic().program, mutants=mutants,
-                         over=wiring_equation(family, formula) if family.placed else None,
+                         over=equation if family.placed else None,
                          layers=(family.spec_of,) if family.placed else ())

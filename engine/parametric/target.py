@@ -133,6 +133,8 @@ class TargetContext:
             self._met.pop()
             del self.facts[-2:]
             del self.env[var.decl().name()]
+            if start is not None:  # its keys' name, read only by this evaluation
+                del self.env[offset]
         if blocks is not None:  # evaluated again by blocks: what this evaluation read is read there again
             del self.obligations[recorded[0]:], self.size_values[recorded[1]:]
             return self._by_blocks(*blocks, term, splits - 1)
@@ -145,11 +147,7 @@ class TargetContext:
                          ((start, first), (base + first, size - first)) if not self.proves(list(self.facts), extent <= 0)]
             finally:
                 self._deciding -= 1
-            if start is not None:
-                del self.env[offset]
             return sympy.Add(*parts)
-        if start is not None:
-            del self.env[offset]
         at_least_one = self.proves(list(self.facts), size >= 1)
         return self.atoms.total(var, size, body, positive=positive and at_least_one,
                                 nonnegative=at_least_one or self.proves(list(self.facts), size >= 0))
