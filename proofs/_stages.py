@@ -84,19 +84,14 @@ class UniversalFamily:
     ``spec_of(N, N, H)``); the stages' sizes are then (N, *extra, n, d).
     ``label``: how the statements name U. ``at_bound``: header sizes that every
     stage reading them sets to N rather than to a dimension of its own (("d",):
-    T of U's own width, whose layer norms normalise over all N columns).
-    ``placed``: sizes of T that no stage reads over which a composition of the
-    stages ranges too (("d",): T of every width d <= N, its blocks placed into U's
-    input as ``usim simulate`` places them, 0 elsewhere:
+    T of U's own width). ``placed``: T's sizes a composition of the stages ranges
+    over too, T placed into U's input as ``usim simulate`` places it (("d", "d_v"):
     :func:`~usim.constructions.universal.embed.placed_blocks`)."""
 
     def __init__(self, spec_of: Callable[..., LayerSpec], extra: tuple[str, ...] = (), label: str = "U_N",
                  at_bound: tuple[str, ...] = (), placed: tuple[str, ...] = ()) -> None:
-        self.spec_of = spec_of
-        self.extra = extra
-        self.label = label
-        self.at_bound = at_bound
-        self.placed = placed
+        self.spec_of, self.extra, self.label = spec_of, extra, label
+        self.at_bound, self.placed = at_bound, placed
         self._built: dict[Any, Universal] = {}
         self._targets: dict[tuple, Callable] = {}
         self._embedded: dict[tuple, dict[str, tuple[Rectangle, ...]]] = {}
