@@ -156,7 +156,7 @@ def test_an_encoder_over_stacked_heads_is_run_by_u_n_of_corollary9_1_stacked(tmp
     np.savez(path, **arrays)
     assert main(["simulate", str(path), "--bound", "3"]) == 0
     lines = capsys.readouterr().out.splitlines()
-    assert "`usim prove corollary9_1_stacked --all-sizes` (every n, d <= 3" in lines[1], lines[1]
+    assert "`usim prove corollary9_1_stacked --all-sizes` (every n, d, d_v <= 3" in lines[1], lines[1]
     assert spec_from_arrays(arrays)[0] == layer
 
 

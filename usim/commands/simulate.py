@@ -369,8 +369,9 @@ def statement_line(layer: LayerSpec, u_spec: LayerSpec, about: list) -> str:
     size = u_spec.n
     proving = [claim_id for claim_id, spec_of in about if spec_of(size, size) == u_spec]
     if proving:
+        widths = "n, d, d_v" if u_spec.stacked else "n, d"  # over stacked heads, T's value width is placed too
         return (f"for every size: this U is U_{size}, built for {size} x {size}, the program of the statement "
-                f"`usim prove {proving[0]} --all-sizes` (every n, d <= {size}"
+                f"`usim prove {proving[0]} --all-sizes` (every {widths} <= {size}"
                 + (f"; also {', '.join(proving[1:])}" if proving[1:] else "") + "; its verdict: paper_map.md)")
     if about:
         wanted = max(layer.n, layer.d)
