@@ -96,18 +96,24 @@ def test_u_n_of_a_family_cannot_hold_a_wider_layer_one_line():
         check_limits(LayerSpec(2, 3), 2, PADDED.spec_of)
 
 
+def _encoder_file(layer, seed, tmp_path):
+    """An encoder layer's arrays (small integer weights, eps 0.5, post-norm ReLU) written to
+    a file and run by usim simulate --bound 3 (exit 0 checked); the arrays."""
+    rng = np.random.default_rng(seed)
+    arrays = {name: rng.integers(-2, 3, shape).astype(float) for name, shape in layer.parameter_shapes()}
+    arrays.update(X=rng.normal(size=(layer.n, layer.d)), eps1=np.array([0.5]), eps2=np.array([0.5]),
+                  activation="relu", norm="post")
+    path = tmp_path / "p.npz"
+    np.savez(path, **arrays)
+    assert main(["simulate", str(path), "--bound", "3"]) == 0
+    return arrays
+
+
 def test_an_encoder_with_three_heads_is_run_by_u_n_of_corollary9_1s_family(tmp_path, capsys):
     from usim.constructions.universal import LayerSpec
     from usim.proofs.corollary9_1_stages import THREE_HEADS
 
-    rng = np.random.default_rng(7)
-    layer = LayerSpec(2, 2, heads=3, d_v=2, out_proj=True, encoder=True)
-    arrays = {name: rng.integers(-2, 3, shape).astype(float) for name, shape in layer.parameter_shapes()}
-    arrays.update(X=rng.normal(size=(2, 2)), eps1=np.array([0.5]), eps2=np.array([0.5]), activation="relu",
-                  norm="post")
-    path = tmp_path / "p.npz"
-    np.savez(path, **arrays)
-    assert main(["simulate", str(path), "--bound", "3"]) == 0
+    arrays = _encoder_file(LayerSpec(2, 2, heads=3, d_v=2, out_proj=True, encoder=True), 7, tmp_path)
     lines = capsys.readouterr().out.splitlines()
     assert "`usim prove corollary9_1_three_heads --all-sizes` (every n, d <= 3; also corollary9_1;" in lines[1]
     _, u = simulate({k: v for k, v in arrays.items()}, bound=3, at_bound=THREE_HEADS.spec_of)
@@ -147,14 +153,8 @@ def test_heads_stacked_side_by_side_are_run_by_u_over_stacked_heads_which_theore
 def test_an_encoder_over_stacked_heads_is_run_by_u_n_of_corollary9_1_stacked(tmp_path, capsys):
     from usim.proofs.corollary9_1_stacked import spec_of
 
-    rng = np.random.default_rng(9)
     layer = spec_of(2, 2, 2)
-    arrays = {name: rng.integers(-2, 3, shape).astype(float) for name, shape in layer.parameter_shapes()}
-    arrays.update(X=rng.normal(size=(2, 2)), eps1=np.array([0.5]), eps2=np.array([0.5]), activation="relu",
-                  norm="post")
-    path = tmp_path / "p.npz"
-    np.savez(path, **arrays)
-    assert main(["simulate", str(path), "--bound", "3"]) == 0
+    arrays = _encoder_file(layer, 9, tmp_path)
     lines = capsys.readouterr().out.splitlines()
     assert "`usim prove corollary9_1_stacked --all-sizes` (every n, d, d_v <= 3" in lines[1], lines[1]
     assert spec_from_arrays(arrays)[0] == layer
