@@ -79,8 +79,9 @@ class ComposedClaim:
     is recorded); ``mutants``: broken variant name -> (part index, the part's
     broken variant); ``layers``: for a claim about U, the layers it is about,
     each a function of the sizes (n, d) giving T's specification there (one per
-    program U_{N,H}; U_N is the function at (N, N)), or of (n, d, H) for a U whose
-    head count is a size of its own (U over stacked heads), so that a command can tell
+    program U_{N,H}; U_N is the function at (N, N)), or of (n, d) and keywords named
+    as LayerSpec's fields (U's own head count over stacked heads; T's placed d_v, with
+    U's as default: :func:`usim.proofs.about_layer`), so that a command can tell
     whether the program it runs is one this claim proves; empty for other claims.
     ``over``: the claim's sizes and conditions where they are wider than every
     part's (an equation of its chain ranging also over a size no part reads: T's
