@@ -188,7 +188,7 @@ def wiring_equation(family: UniversalFamily, formula: LayerFormula) -> Equation:
                     left_defined=True)  # the stages' meanings: each stage's proof checks its divisions
 
 
-PLACEMENT_SAMPLES = ((3, 2, 2, 2, 1), (2, 3, 1, 2, 2))
+PLACEMENT_SAMPLES = ((3, 2, 2, 2, 1, 2), (2, 3, 1, 2, 2, 1))
 """Sizes (N, then U's extra sizes and T's, in the claim's order, each cut to the claim's
 number of sizes) where the placement the equation reads T through is compared with
 ``usim simulate``'s."""

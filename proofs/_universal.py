@@ -498,33 +498,54 @@ def attention_formula(spec: LayerSpec, m: Mapping[str, sympy.Matrix], c: sympy.E
 
 def stacked_attention_formula(spec: LayerSpec, m: Mapping[str, Any], c: Any) -> Any:
     """[softmax(c X A_0 X^T) X V_0 | ... | softmax(c X A_{H-1} X^T) X V_{H-1}] W_O, entry
-    by entry, written once for every size (the head count too may be a symbol).
+    by entry, written once for every size (the head count too may be a symbol); in
+    the projected form [softmax(c Q_0 K_0^T) V_0 | ...] W_O (+ 1 b_O).
 
     Head g's A_g is A's columns g d .. g d + d - 1 (A = [A_0 | ... | A_{H-1}], d x H d)
     and V_g is V's columns g d_v ..; column g d_v + t of the concatenation is head g's
     column t, which W_O's row g d_v + t multiplies:
 
-        Att[i, j] = sum_{g < H} sum_{t < d_v} O_g[i, t] W_O[g d_v + t, j],
-        O_g[i, t] = sum_{l < n} exp(c s_g(i, l)) / (sum_{q < n} exp(c s_g(i, q))) (X V_g)[l, t],
-        s_g(i, l) = sum_{b < d} (X A_g)[i, b] X[l, b].
+        Att[i, j] = sum_{g < H} sum_{t < d_v} O_g[i, t] W_O[g d_v + t, j]  (+ b_O[j]),
+        O_g[i, t] = sum_{l < n} exp(c s_g(i, l)) / (sum_{q < n} exp(c s_g(i, q))) v_g(l, t),
+        merged:     s_g(i, l) = sum_{b < d} (X A_g)[i, b] X[l, b],  v_g(l, t) = (X V_g)[l, t],
+        projected:  s_g(i, l) = sum_{u < d_k} Q_g[i, u] K_g[l, u],  v_g(l, t) = V_g[l, t],
+                    Q_g[i, u] = (X W_Q)[i, g d_k + u] (+ b_Q[g d_k + u]), K_g, V_g likewise.
 
     Args:
-        spec: T, its heads stacked (merged form, W_O).
-        m: T's blocks X, A, V and WO (sympy matrices, or symbolic ones over symbolic sizes).
+        spec: T, its heads stacked (W_O; merged or projected, with or without biases).
+        m: T's blocks X, A and V (or W_Q, W_K, W_V and the biases) and WO (sympy
+            matrices, or symbolic ones over symbolic sizes).
         c: the scale.
 
     Returns:
         Att (n x d_out): a sympy matrix at fixed sizes, a symbolic one over symbolic sizes.
     """
-    X, A, V, WO = m["X"], m["A"], m["V"], m["WO"]
-    n, d, dv = spec.n, spec.d, spec.d_v
+    X, WO = m["X"], m["WO"]
+    n, d, dk, dv = spec.n, spec.d, spec.d_k, spec.d_v
 
-    def score(g: Any, i: Any, l: Any) -> Any:
-        return total(d, lambda b: total(d, lambda q: X[i, q] * A[q, g * d + b]) * X[l, b])
+    def product(i: Any, w: Any, col: Any) -> Any:  # (X W)[i, col], with W's bias where the layer has one
+        bias = m["b" + w[1]][0, col] if spec.bias and spec.form == "projected" else 0
+        return total(d, lambda q: X[i, q] * m[w][q, col]) + bias
+
+    if spec.form == "merged":
+        def score(g: Any, i: Any, l: Any) -> Any:
+            return total(d, lambda b: product(i, "A", g * d + b) * X[l, b])
+
+        def value(g: Any, l: Any, t: Any) -> Any:
+            return product(l, "V", g * dv + t)
+    else:
+        def score(g: Any, i: Any, l: Any) -> Any:
+            return total(dk, lambda u: product(i, "WQ", g * dk + u) * product(l, "WK", g * dk + u))
+
+        def value(g: Any, l: Any, t: Any) -> Any:
+            return product(l, "WV", g * dv + t)
 
     def head(i: Any, g: Any, t: Any) -> Any:
         return total(n, lambda l: sympy.exp(c * score(g, i, l)) / total(n, lambda q: sympy.exp(c * score(g, i, q)))
-                     * total(d, lambda q: X[l, q] * V[q, g * dv + t]))
+                     * value(g, l, t))
 
-    return matrix_of(n, spec.d_out, lambda i, j: total(spec.heads, lambda g: total(
-        dv, lambda t: head(i, g, t) * WO[g * dv + t, j])))
+    def out(i: Any, j: Any) -> Any:
+        bias = m["bO"][0, j] if spec.bias else 0
+        return total(spec.heads, lambda g: total(dv, lambda t: head(i, g, t) * WO[g * dv + t, j])) + bias
+
+    return matrix_of(n, spec.d_out, out)

@@ -72,8 +72,9 @@ def embed_pieces(u: Universal, small: LayerSpec) -> dict[str, tuple[Piece, ...]]
     Raises:
         ShapeError: T's parts differ from U's, or a size exceeds U's bound.
 
-    With the heads stacked, A = [A_0 | ... | A_{H-1}] and V likewise are placed head
-    by head, as W_O's rows are: one piece per head (an integer H).
+    With the heads stacked, A = [A_0 | ... | A_{H-1}] and V likewise (the projected
+    form's W_Q, W_K, W_V and biases) are placed head by head, as W_O's rows are: one
+    piece per head (an integer H).
     """
     big = u.spec
     if small.heads != big.heads or small.form != big.form or small.bias != big.bias or small.stacked != big.stacked \
@@ -91,8 +92,8 @@ def embed_pieces(u: Universal, small: LayerSpec) -> dict[str, tuple[Piece, ...]]
         if name == "WO":
             pieces[name] = tuple(Piece("WO", row=h * big.d_v, src_row=h * small.d_v, rows=small.d_v)
                                  for h in range(small.heads))
-        elif small.stacked and name in ("A", "V"):  # head h's columns h*d .. to columns h*D ..
-            width, bound = (small.d, big.d) if name == "A" else (small.d_v, big.d_v)  # A_h is d x d
+        elif small.head_width(name) is not None:  # head h's columns h*w .. to columns h*W ..
+            width, bound = small.head_width(name), big.head_width(name)
             pieces[name] = tuple(Piece(name, col=h * bound, src_col=h * width, cols=width)
                                  for h in range(small.heads))
         else:
@@ -106,9 +107,11 @@ def placed_blocks(big: LayerSpec, small: LayerSpec, blocks: Mapping[str, Any]) -
 
         corner:              U_B[i, j] = B[i, j] where i < rows(B) and j < cols(B)
         W_O, head by head:   U_WO[k, j] = WO[(k // D_v) d_v + k mod D_v, j] where k mod D_v < d_v, j < d_out
-        A, V stacked:        U_A[i, j] = A[i, (j // D) d + j mod D] where i < d and j mod D < d
+        A, V stacked:        U_A[i, j] = A[i, (j // D) d + j mod D] where i < rows(A) and j mod D < d
 
-    (D, D_v: U's widths; d, d_v: T's; V's columns by d_v and D_v.) The header is not
+    (D, D_v: U's widths; d, d_v: T's; V's columns by d_v and D_v; the projected form's
+    W_Q, W_K and b_Q, b_K by d_k and D_k, W_V and b_V by d_v and D_v:
+    :meth:`~usim.constructions.universal.spec.LayerSpec.head_width`.) The header is not
     among them: U's header holds T's n, d and the scale.
 
     Args:
@@ -127,8 +130,8 @@ def placed_blocks(big: LayerSpec, small: LayerSpec, blocks: Mapping[str, Any]) -
             big_dv, dv = big.d_v, small.d_v
             return matrix_of(rows, cols, lambda k, j: when(both(k % big_dv < dv, j < c),
                                                            lambda: t[(k // big_dv) * dv + k % big_dv, j], lambda: 0))
-        if small.stacked and name in ("A", "V"):
-            width, bound = (small.d, big.d) if name == "A" else (small.d_v, big.d_v)
+        if small.head_width(name) is not None:
+            width, bound = small.head_width(name), big.head_width(name)
             return matrix_of(rows, cols, lambda i, j: when(both(i < r, j % bound < width),
                                                            lambda: t[i, (j // bound) * width + j % bound], lambda: 0))
         return matrix_of(rows, cols, lambda i, j: when(both(i < r, j < c), lambda: t[i, j], lambda: 0))

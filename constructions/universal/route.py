@@ -108,10 +108,54 @@ def stacked_heads_route(spec: LayerSpec) -> tuple[list[Step], str]:
             Step("C", "diagonal", ("Z",), (h, n, dv))], "C"
 
 
+def stacked_projected_route(spec: LayerSpec) -> tuple[list[Step], str]:
+    """The H heads of the users' form at once, stacked (one list of steps for every H),
+    W_Q = [W_Q0 | ... | W_Q{H-1}] (d x H d_k) and W_K, W_V, the biases likewise:
+
+        Q = X W_Q;  K = X W_K;  Vp = X W_V                     (n x H d_k, n x H d_v)
+        Qb, Kb, Vpb = Q, K, Vp + 1 b on rows i < n           (with biases)
+        SQ = stack(Qb) = [Q_0; ...; Q_{H-1}];  SK = stack(Kb)  (H n x d_k)
+        KT = SK^T = [K_0^T | ... | K_{H-1}^T]                  (d_k x H n)
+        G  = SQ KT                                  (H n x H n: its blocks Q_g K_h^T)
+        D  = diagonal(G) = [Q_0 K_0^T | ... | Q_{H-1} K_{H-1}^T]   (n x H n)
+        S  = stack(D) = [Q_0 K_0^T; ...; Q_{H-1} K_{H-1}^T]    (H n x n)
+        P  = stacked_softmax(S)                     (each head's row softmax of c S_h)
+        Z  = P Vpb                                  (H n x H d_v: its blocks P_g V_h)
+        C  = diagonal(Z) = [P_0 V_0 | ... | P_{H-1} V_{H-1}]   (n x H d_v)
+
+    Every step is a kind the merged route uses (or Theorem 6's users' form: the
+    bias); the scores' two routing heads (diagonal, then stack) take head h's own
+    block Q_h K_h^T out of the product of every head's queries with every head's keys.
+
+    Args:
+        spec: the layer's bounds and parts (projected form, heads stacked).
+
+    Returns:
+        (the steps in data-flow order; the name of C).
+    """
+    h, n, dk, dv = spec.heads, spec.n, spec.d_k, spec.d_v
+    q, k, v = "Q", "K", "Vp"
+    steps = [Step(q, "matmul", ("X", "WQ")), Step(k, "matmul", ("X", "WK")), Step(v, "matmul", ("X", "WV"))]
+    if spec.bias:
+        steps += [Step(q + "b", "bias", (q, "bQ")), Step(k + "b", "bias", (k, "bK")),
+                  Step(v + "b", "bias", (v, "bV"))]
+        q, k, v = q + "b", k + "b", v + "b"
+    return steps + [Step("SQ", "stack", (q,), (h, n, dk)),
+                    Step("SK", "stack", (k,), (h, n, dk)),
+                    Step("KT", "transpose", ("SK",)),
+                    Step("G", "matmul", ("SQ", "KT")),
+                    Step("D", "diagonal", ("G",), (h, n, n)),
+                    Step("S", "stack", ("D",), (h, n, n)),
+                    Step("P", "stacked_softmax", ("S",)),
+                    Step("Z", "matmul", ("P", v)),
+                    Step("C", "diagonal", ("Z",), (h, n, dv))], "C"
+
+
 def theorem9_route(spec: LayerSpec) -> Route:
     """H heads side by side, concatenated, then W_O (+ b_O) where the LayerSpec has it.
-    With the heads stacked, :func:`stacked_heads_route` makes all H heads' outputs,
-    concatenated, in one list of steps.
+    With the heads stacked, :func:`stacked_heads_route` (merged form) or
+    :func:`stacked_projected_route` makes all H heads' outputs, concatenated, in one
+    list of steps.
 
     Args:
         spec: the layer's bounds and parts.
@@ -121,8 +165,10 @@ def theorem9_route(spec: LayerSpec) -> Route:
     """
     room = 0
     if spec.stacked:
-        steps, att = stacked_heads_route(spec)
+        steps, att = (stacked_projected_route if spec.form == "projected" else stacked_heads_route)(spec)
         room = spec.heads * spec.n * spec.heads * spec.d_v  # Z's entries
+        if spec.form == "projected":  # and G's
+            room += spec.heads * spec.n * spec.heads * spec.n
     else:
         steps, att = _heads_one_by_one(spec)
     if spec.out_proj:

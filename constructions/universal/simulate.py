@@ -134,15 +134,16 @@ def largest_score(spec: LayerSpec, m: Mapping[str, np.ndarray], scale: float) ->
     x, top = m["X"], 0.0
     with np.errstate(all="ignore"):
         for h in range(spec.heads):
-            name = lambda base: spec.head(base, h)  # noqa: E731
-            if spec.stacked:  # head h's A_h: A's columns h d ..
-                s = x @ m["A"][:, h * spec.d:(h + 1) * spec.d] @ x.T
-            elif spec.form == "merged":
-                s = x @ m[name("A")] @ x.T
+            def block(base: str) -> np.ndarray:  # head h's block (stacked: its columns of the block)
+                width = spec.head_width(base)
+                return m[spec.head(base, h)] if width is None else m[base][:, h * width:(h + 1) * width]
+
+            if spec.form == "merged":
+                s = x @ block("A") @ x.T
             else:
-                q, k = x @ m[name("WQ")], x @ m[name("WK")]
+                q, k = x @ block("WQ"), x @ block("WK")
                 if spec.bias:
-                    q, k = q + m[name("bQ")], k + m[name("bK")]
+                    q, k = q + block("bQ"), k + block("bK")
                 s = q @ k.T
             top = max(top, float(np.nanmax(np.abs(scale * s))))
     return top

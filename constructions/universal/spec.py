@@ -36,10 +36,12 @@ class LayerSpec:
     d) with ``residual`` connections and post-norm ``norm`` layers, each
     switchable; the attention output must then be d wide. ``stacked``: T's heads side
     by side in one block each, A = [A_0 | ... | A_{H-1}] (d x H d) and
-    V = [V_0 | ... | V_{H-1}] (d x H d_v), and U's route over the heads stacked
+    V = [V_0 | ... | V_{H-1}] (d x H d_v) in the merged form, W_Q = [W_Q0 | ... |
+    W_Q{H-1}] (d x H d_k), W_K, W_V (d x H d_v) and their biases likewise in the
+    projected form (torch's in_proj, transposed), and U's route over the heads stacked
     (:func:`~usim.constructions.universal.route.stacked_heads_route`): one list of
-    steps for every H, so ``heads`` may be a symbol (merged form; give d_v and
-    out_proj with a symbolic H).
+    steps for every H, so ``heads`` may be a symbol (give d_v, out_proj and, for
+    the projected form, d_k with a symbolic H).
     """
 
     n: int
@@ -61,8 +63,6 @@ class LayerSpec:
     def __post_init__(self) -> None:
         if self.form not in FORMS:
             raise ShapeError(f"unknown attention form {self.form!r}: use one of {', '.join(FORMS)}")
-        if self.stacked and self.form != "merged":
-            raise ShapeError("the route over stacked heads is built for the merged form (A_h, V_h)")
         for what in ("n", "d", "heads"):
             value = getattr(self, what)
             if is_symbolic(value) and (what != "heads" or self.stacked):
@@ -100,6 +100,14 @@ class LayerSpec:
     def attention_width(self) -> int:
         return self.d_out if self.out_proj else self.heads * self.d_v
 
+    def head_width(self, base: str) -> int | None:
+        """The columns of one head in T's block ``base`` when the heads are stacked side
+        by side in it (A: d; W_Q, W_K, b_Q, b_K: d_k; V, W_V, b_V: d_v), else None."""
+        if not self.stacked:
+            return None
+        return {"A": self.d, "V": self.d_v, "WQ": self.d_k, "WK": self.d_k, "bQ": self.d_k, "bK": self.d_k,
+                "WV": self.d_v, "bV": self.d_v}.get(base)
+
     def head(self, base: str, h: int) -> str:
         """Head h's block named ``base`` (``A``, ``V_1``, ...).
 
@@ -115,8 +123,13 @@ class LayerSpec:
         """T's parameter blocks (and X), in input order, at these sizes."""
         n, d, dk, dv = self.n, self.d, self.d_k, self.d_v
         out: list[tuple[str, tuple[int, int]]] = [("X", (n, d))]
-        if self.stacked:  # merged: [A_0 | ... | A_{H-1}], [V_0 | ... | V_{H-1}]
+        if self.stacked and self.form == "merged":  # [A_0 | ... | A_{H-1}], [V_0 | ... | V_{H-1}]
             out += [("A", (d, self.heads * d)), ("V", (d, self.heads * dv))]
+        elif self.stacked:  # [W_Q0 | ... | W_Q{H-1}], ... and the biases likewise
+            h = self.heads
+            out += [("WQ", (d, h * dk)), ("WK", (d, h * dk)), ("WV", (d, h * dv))]
+            if self.bias:
+                out += [("bQ", (1, h * dk)), ("bK", (1, h * dk)), ("bV", (1, h * dv))]
         for h in (() if self.stacked else range(self.heads)):
             if self.form == "merged":
                 out += [(self.head("A", h), (d, d)), (self.head("V", h), (d, dv))]
