@@ -160,6 +160,63 @@ def test_an_encoder_over_stacked_heads_is_run_by_u_n_of_corollary9_1_stacked(tmp
     assert spec_from_arrays(arrays)[0] == layer
 
 
+def _users_heads(arrays, heads):
+    """[softmax(Q_h K_h^T / sqrt(d_k)) V_h]_h W_O + b_O in numpy, the heads read as column blocks."""
+    x, dk, dv = arrays["X"], arrays["WQ"].shape[1] // heads, arrays["WV"].shape[1] // heads
+    part = lambda name, h, w: x @ arrays["W" + name][:, h * w:(h + 1) * w] + arrays["b" + name][:, h * w:(h + 1) * w]  # noqa: E731
+    return np.hstack([_softmax(part("Q", h, dk) @ part("K", h, dk).T / np.sqrt(dk)) @ part("V", h, dv)
+                      for h in range(heads)]) @ arrays["WO"] + arrays["bO"]
+
+
+def test_the_users_heads_side_by_side_with_heads_given_are_run_by_u_over_stacked_heads(tmp_path, capsys):
+    """W_Q = [W_Q0 | W_Q1] (torch's in_proj, transposed) with heads = 2: with --bound N >= d
+    U_N over stacked heads runs it, the program `usim prove theorem9_users_stacked
+    --all-sizes` proves for every n, d, d_k, d_v <= N and every H."""
+    rng = np.random.default_rng(11)
+    arrays = dict(X=rng.normal(size=(2, 3)), WQ=rng.normal(size=(3, 2)), WK=rng.normal(size=(3, 2)),
+                  WV=rng.normal(size=(3, 4)), bQ=rng.normal(size=(1, 2)), bK=rng.normal(size=(1, 2)),
+                  bV=rng.normal(size=(1, 4)), WO=rng.normal(size=(4, 3)), bO=rng.normal(size=(1, 3)))
+    path, out = tmp_path / "p.npz", tmp_path / "y.npy"
+    np.savez(path, heads=2, **arrays)
+    assert main(["simulate", str(path), "--bound", "3", "--out", str(out)]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0].startswith("U for Spec(n=3, d=3, heads=2, form='projected', d_k=3, d_v=3, ") and \
+        "stacked=True" in lines[0], lines[0]
+    assert "`usim prove theorem9_users_stacked --all-sizes` (every n, d, d_k, d_v <= 3" in lines[1], lines[1]
+    np.testing.assert_allclose(np.load(out), _users_heads(arrays, 2), atol=1e-10)
+
+
+def test_per_head_blocks_placed_side_by_side_are_the_same_layer():
+    from usim.constructions.universal.simulate import heads_side_by_side
+
+    rng = np.random.default_rng(12)
+    arrays = {"X": rng.normal(size=(3, 2)), "WO": rng.normal(size=(4, 2)), "bO": rng.normal(size=(1, 2))}
+    for h in range(2):
+        arrays.update({f"WQ_{h}": rng.normal(size=(2, 1)), f"WK_{h}": rng.normal(size=(2, 1)),
+                       f"WV_{h}": rng.normal(size=(2, 2)), f"bQ_{h}": rng.normal(size=(1, 1)),
+                       f"bK_{h}": rng.normal(size=(1, 1)), f"bV_{h}": rng.normal(size=(1, 2))})
+    side = heads_side_by_side(arrays)
+    assert sorted(side) == ["WK", "WO", "WQ", "WV", "X", "bK", "bO", "bQ", "bV", "heads"]
+    np.testing.assert_array_equal(side["WV"], np.hstack([arrays["WV_0"], arrays["WV_1"]]))
+    spec = spec_from_arrays(side)[0]
+    assert (spec.heads, spec.d_k, spec.d_v, spec.stacked) == (2, 1, 2, True)
+    np.testing.assert_allclose(simulate(side)[0], simulate(arrays)[0], atol=1e-12)
+    assert heads_side_by_side(side) is None and heads_side_by_side({"X": arrays["X"], "A": np.eye(2)}) is None
+
+
+def test_a_torch_layer_with_a_bound_is_run_by_u_n_over_stacked_heads_its_heads_placed_side_by_side(capsys):
+    pytest.importorskip("torch")
+    assert main(["simulate", "--torch", "mha", "--n", "3", "--d", "4", "--heads", "2", "--bound", "4"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert "stacked=True" in lines[0] and "`usim prove theorem9_users_stacked --all-sizes`" in lines[1], lines[:2]
+    assert any("(agree, tolerance 1e-10)" in line for line in lines)
+    assert main(["simulate", "--torch", "mha", "--n", "3", "--d", "4", "--heads", "2"]) == 0  # its own sizes
+    lines = capsys.readouterr().out.splitlines()
+    assert "stacked=True" not in lines[0] and lines[1].startswith(
+        "for every size: this U (built for 3 x 4) is no statement's program; --bound 4 runs U_4, the program of "
+        "`usim prove theorem9_users_stacked --all-sizes`"), lines[:2]
+
+
 def test_a_layer_of_a_form_no_statement_for_every_size_is_about_says_so(tmp_path, capsys):
     rng = np.random.default_rng(6)
     path = tmp_path / "p.npz"
@@ -196,6 +253,15 @@ def test_simulate_makes_one_interpretation_call(monkeypatch):
     (dict(X=np.eye(2), A=np.eye(2), V=np.eye(2), WQ=np.eye(2)), "either A and V"),
     (dict(X=np.eye(2), A=np.ones((2, 4)), V=np.ones((2, 3)), WO=np.ones((4, 2))), "V must hold 2 heads"),
     (dict(X=np.eye(2), A=np.ones((2, 4)), V=np.ones((2, 4))), "A has shape 2x4"),  # no W_O: one head
+    (dict(X=np.eye(2), WQ=np.ones((2, 3)), WK=np.ones((2, 3)), WV=np.ones((2, 2)), heads=2),
+     "the array WQ has 3 columns: heads = 2 side by side need a multiple of 2"),
+    (dict(X=np.eye(2), WQ=np.ones((2, 2)), WK=np.ones((2, 2)), WV=np.ones((2, 2)), heads=1.5),
+     "heads must be a whole number >= 1, got 1.5"),
+    (dict(X=np.eye(2), WQ=np.ones((2, 2)), WK=np.ones((2, 2)), WV=np.ones((2, 2)), heads=[1, 2]),
+     "heads must be one number"),
+    (dict(X=np.eye(2), WQ=np.ones((2, 2)), WK=np.ones((2, 2)), WV=np.ones((2, 2)), heads=0),
+     "heads must be a whole number >= 1, got 0"),
+    (dict(X=np.eye(2), A=np.eye(2), V=np.eye(2), heads=2), "heads = 2, but the arrays hold 1 head(s)"),
 ])
 def test_simulate_names_the_mistake(tmp_path, capsys, arrays, message):
     path = tmp_path / "bad.npz"

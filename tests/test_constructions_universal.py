@@ -380,6 +380,8 @@ def test_embed_arrays_places_each_entry_where_the_routing_table_says(small, big)
      LayerSpec(n=3, d=3, heads=2, d_v=3, out_proj=True, stacked=True)),
     (LayerSpec(n=2, d=2, heads=2, d_v=2, out_proj=True, encoder=True),
      LayerSpec(n=3, d=3, heads=2, d_v=3, out_proj=True, encoder=True)),
+    (LayerSpec(n=2, d=2, heads=2, form="projected", d_k=1, d_v=2, bias=True, out_proj=True, stacked=True),
+     LayerSpec(n=3, d=3, heads=2, form="projected", d_k=3, d_v=3, bias=True, out_proj=True, stacked=True)),
 ])
 def test_placed_blocks_are_the_blocks_usim_simulate_places(small, big):
     """The placement written as a formula for every size (what an equation for every

@@ -55,6 +55,17 @@ def test_the_route_is_the_same_seven_stages_for_every_head_count():
         ["matmul"]]
 
 
+def test_the_users_form_over_stacked_heads_is_twelve_stages_of_the_same_kinds_for_every_head_count():
+    """Q_h K_h^T for every head from one product of every head's queries with every head's
+    keys: its diagonal blocks, stacked; no kind the merged route and Theorem 6 lack."""
+    described = {heads: [[st.kind for st in stage.steps] for stage in build(LayerSpec(
+        2, 2, heads=heads, form="projected", d_k=2, d_v=2, bias=True, out_proj=True, stacked=True)).stages]
+        for heads in (1, 3)}
+    assert described[1] == described[3] == [
+        ["matmul"] * 3, ["bias"] * 3, ["stack"] * 2, ["transpose"], ["matmul"], ["diagonal"], ["stack"],
+        ["stacked_softmax"], ["matmul"], ["diagonal"], ["matmul"], ["bias"]]
+
+
 def test_u_is_built_for_a_symbolic_head_count_and_its_length_is_the_input_and_z():
     u = build(stacked(dimension("N"), dimension("N"), dimension("h")))
     assert len(u.stages) == 7

@@ -82,6 +82,16 @@ def _positive_number(name: str, a: np.ndarray) -> float:
     return value
 
 
+def _head_count(a: np.ndarray) -> int:
+    """The entry ``heads`` (H heads side by side in WQ, WK, WV): one whole number >= 1."""
+    if a.size != 1:
+        raise ShapeError(f"heads must be one number, got an array of shape {tuple(a.shape)}")
+    value = float(a.reshape(()))
+    if value != int(value) or value < 1:
+        raise InputError(f"heads must be a whole number >= 1, got {value:g}")
+    return int(value)
+
+
 def _variant_entry(name: str, value: object) -> str:
     """A string entry (activation, norm), lower-cased."""
     a = np.asarray(value)
@@ -123,10 +133,34 @@ def spec_from_arrays(arrays: Mapping[str, np.ndarray]) -> tuple[LayerSpec, dict[
     if "X" not in m:
         raise InputError("the parameters have no array X (the input, n x d)")
     scalars = {k: _positive_number(k, np.asarray(arrays[k])) for k in SCALARS if k in m}
-    spec = spec_for({k: a.shape for k, a in m.items()}, norm=encoder_norm(variant, "W1" in m))
+    heads = _head_count(m.pop("heads")) if "heads" in m else None
+    spec = spec_for({k: a.shape for k, a in m.items()}, norm=encoder_norm(variant, "W1" in m), heads=heads)
     wanted = dict(spec.parameter_shapes())
     scale = scalars.get("scale", 1.0 if spec.form == "merged" else 1.0 / math.sqrt(spec.d_k))
     return spec, {k: m[k] for k in wanted}, scale
+
+
+def heads_side_by_side(arrays: Mapping[str, np.ndarray]) -> dict[str, np.ndarray] | None:
+    """The same layer with its heads stacked side by side, for U over stacked heads: a
+    projected layer's per-head W_Q0, W_Q1, ... (and W_K, W_V, the biases) placed as
+    W_Q = [W_Q0 | ... | W_Q{H-1}] with the entry ``heads`` = H (one head: its arrays
+    as they are, with ``heads`` = 1); None for a layer of another form or already
+    stacked. An exact rearrangement: the layer computes the same function."""
+    if "heads" in arrays or not ("WQ" in arrays or "WQ_0" in arrays):
+        return None
+    count = 1 if "WQ" in arrays else sum(1 for k in arrays if k.startswith("WQ_"))
+    out = {k: v for k, v in arrays.items() if count == 1 or not any(
+        k.startswith(base + "_") for base in ("WQ", "WK", "WV", "bQ", "bK", "bV"))}
+    if count > 1:
+        for base in ("WQ", "WK", "WV", "bQ", "bK", "bV"):
+            parts = [arrays.get(f"{base}_{h}") for h in range(count)]
+            if any(p is None for p in parts):
+                if all(p is None for p in parts):
+                    continue
+                return None  # a head's block missing: spec_for names it on the layer as given
+            out[base] = np.hstack([_matrix(f"{base}_{h}", p) for h, p in enumerate(parts)])
+    out["heads"] = np.array([[count]])
+    return out
 
 
 def largest_score(spec: LayerSpec, m: Mapping[str, np.ndarray], scale: float) -> float:

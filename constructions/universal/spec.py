@@ -183,14 +183,18 @@ class LayerSpec:
         return "_".join(parts)
 
 
-def spec_for(shapes: Mapping[str, tuple[int, int]], norm: bool | None = None) -> LayerSpec:
+def spec_for(shapes: Mapping[str, tuple[int, int]], norm: bool | None = None, heads: int | None = None) -> LayerSpec:
     """The LayerSpec of a layer given by the names and shapes of its matrices (X and
     T's blocks as :meth:`LayerSpec.parameter_shapes` names them; ``scale`` may be
     among them and is ignored). ``norm`` says whether an encoder has its layer
     norms (default: where g1 is given). Every block the LayerSpec needs must be there
     with its shape, and nothing else: each mistake is one line naming the block.
     An A of H d columns (H >= 2) with W_O is H merged heads stacked, A = [A_0 | ... |
-    A_{H-1}] and V likewise (U over stacked heads, one list of steps for every H)."""
+    A_{H-1}] and V likewise (U over stacked heads, one list of steps for every H).
+    ``heads`` (the file's entry ``heads``) with the projected form's WQ, WK, WV
+    unsuffixed: H heads stacked side by side in them, W_Q = [W_Q0 | ... | W_Q{H-1}]
+    (torch's in_proj, transposed), d_k and d_v their widths over H; with the merged
+    form it must be the head count the arrays' names or A's width give."""
     if "X" not in shapes:
         raise InputError("the parameters have no array X (the input, n x d)")
     n, d = shapes["X"]
@@ -199,21 +203,31 @@ def spec_for(shapes: Mapping[str, tuple[int, int]], norm: bool | None = None) ->
     if merged == projected:
         raise InputError("give either A and V (merged form) or WQ, WK, WV (projected form)")
     first = "A" if merged else "WQ"
-    heads = 1 if first in shapes else sum(1 for k in shapes if k.startswith(first + "_"))
-    head = (lambda b, h: b) if heads == 1 else (lambda b, h: f"{b}_{h}")  # noqa: E731
+    named = 1 if first in shapes else sum(1 for k in shapes if k.startswith(first + "_"))
+    head = (lambda b, h: b) if named == 1 else (lambda b, h: f"{b}_{h}")  # noqa: E731
     stacked = merged and "A" in shapes and shapes["A"][1] > d and shapes["A"][1] % d == 0 and "WO" in shapes
+    count = named
     if stacked:  # A = [A_0 | ... | A_{H-1}] (d x H d), V = [V_0 | ... | V_{H-1}]: H heads stacked
-        heads = shapes["A"][1] // d
-        if "V" not in shapes or shapes["V"][1] % heads:
-            raise ShapeError(f"A holds {heads} heads side by side (d x {heads} d): V must hold {heads} heads' "
+        count = shapes["A"][1] // d
+        if "V" not in shapes or shapes["V"][1] % count:
+            raise ShapeError(f"A holds {count} heads side by side (d x {count} d): V must hold {count} heads' "
                              f"values side by side too, got {shape_label(shapes['V']) if 'V' in shapes else 'none'}")
+    elif heads is not None and not merged and "WQ" in shapes:  # W_Q = [W_Q0 | ... | W_Q{H-1}]: H heads stacked
+        stacked, count = True, heads
+        for name in ("WQ", "WK", "WV"):
+            if name in shapes and shapes[name][1] % heads:
+                raise ShapeError(f"the array {name} has {shapes[name][1]} columns: heads = {heads} side by side "
+                                 f"need a multiple of {heads}")
+    if heads is not None and heads != count:
+        raise ShapeError(f"heads = {heads}, but the arrays hold {count} head(s)")
+    heads = count
     try:
         if merged:
             d_k = d
             d_v = shapes[head("V", 0)][1] // (heads if stacked else 1)
         else:
-            d_k = shapes[head("WQ", 0)][1]
-            d_v = shapes[head("WV", 0)][1]
+            d_k = shapes[head("WQ", 0)][1] // (heads if stacked else 1)
+            d_v = shapes[head("WV", 0)][1] // (heads if stacked else 1)
     except KeyError as missing:
         raise InputError(f"the parameters have no array {missing.args[0]}") from None
     kw: dict = dict(n=n, d=d, heads=heads, form="merged" if merged else "projected", d_k=d_k, d_v=d_v,

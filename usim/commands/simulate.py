@@ -26,7 +26,10 @@ Array names in PARAMS.npz (numeric 2-D arrays; a vector may be 1-D):
   or H >= 2 heads stacked: ``A`` = [A_0 | ... | A_{H-1}] (d x H d), ``V`` likewise
   (d x H d_v) and ``WO`` (U over stacked heads: one program for every H);
 * projected form: ``WQ``, ``WK`` (d x d_k), ``WV`` (d x d_v) (per head ``WQ_0``...)
-  and optionally ``bQ``, ``bK``, ``bV`` (1 x d_k / d_v) (all or none);
+  and optionally ``bQ``, ``bK``, ``bV`` (1 x d_k / d_v) (all or none); or, with the
+  entry ``heads`` = H (one whole number), H heads stacked side by side as torch
+  holds them: ``WQ`` = [W_Q0 | ... | W_Q{H-1}] (d x H d_k, torch's in_proj
+  transposed), ``WK``, ``WV`` and the biases likewise (U over stacked heads);
 * optional ``WO`` (H d_v x d_out) with ``bO`` (when the q/k/v biases are given);
 * optional encoder: ``W1`` (d x F), ``W2`` (F x d), optionally ``b1``, ``b2``;
   with ``norm = "post"`` also ``g1``, ``be1``, ``eps1``, ``g2``, ``be2``, ``eps2``
@@ -75,8 +78,9 @@ more than 1e-10 (relative, for values above 1).
 Which statement for every size is about the program that ran is said in one
 line (also with --compiled). usim's statements for every size are about U_N,
 built for N x N, of their forms (one merged head, the users' form with biases,
-H <= 4 merged heads with W_O, any H merged heads stacked with W_O, and the
-encoder after them;
+H <= 4 merged heads with W_O, any H merged heads stacked with W_O, the
+encoder after them, and any H heads of the users' form stacked with W_O and
+biases, torch's MultiheadAttention;
 ``usim.proofs.about_layer``): for every n, d <= N, U_N on the layer zero-padded
 gives the layer's output (their verdicts: paper_map.md). With ``--bound N`` a
 layer of such a form is run by that U_N where N >= d; otherwise by U for its
@@ -342,6 +346,21 @@ def reuse_freed_memory() -> None:
     mallopt(m_top_pad, 1 << 26)
 
 
+def statements_about(layer: LayerSpec) -> tuple[list, bool]:
+    """The statements for every size about the layer (:func:`usim.proofs.about_layer`),
+    else about the same layer with its heads stacked side by side (a projected
+    layer's per-head blocks, torch's MultiheadAttention as ``--torch`` reads it), and
+    whether they are about the stacked one (``--bound N`` then runs U_N over stacked
+    heads on the arrays so rearranged)."""
+    from usim.proofs import about_layer
+
+    about = about_layer(layer)
+    if about or layer.form != "projected" or layer.stacked:
+        return about, False
+    stacked = about_layer(dataclasses.replace(layer, stacked=True))
+    return stacked, bool(stacked)
+
+
 def _at_bound(about: list, layer: LayerSpec, bound: int | None):
     """U_N's specification for --bound N: that of the first statement for every size
     about the layer's form (``about``, :func:`usim.proofs.about_layer`) where N >= d
@@ -369,7 +388,8 @@ def statement_line(layer: LayerSpec, u_spec: LayerSpec, about: list) -> str:
     size = u_spec.n
     proving = [claim_id for claim_id, spec_of in about if spec_of(size, size) == u_spec]
     if proving:
-        widths = "n, d, d_v" if u_spec.stacked else "n, d"  # over stacked heads, T's value width is placed too
+        # over stacked heads, T's value width (and the users' form's key width) is placed too
+        widths = ("n, d, d_k, d_v" if u_spec.form == "projected" else "n, d, d_v") if u_spec.stacked else "n, d"
         return (f"for every size: this U is U_{size}, built for {size} x {size}, the program of the statement "
                 f"`usim prove {proving[0]} --all-sizes` (every {widths} <= {size}"
                 + (f"; also {', '.join(proving[1:])}" if proving[1:] else "") + "; its verdict: paper_map.md)")
@@ -382,10 +402,10 @@ def statement_line(layer: LayerSpec, u_spec: LayerSpec, about: list) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
-    from usim.constructions.universal.simulate import check_limits, run_simulation, spec_from_arrays
+    from usim.constructions.universal.simulate import (check_limits, heads_side_by_side, run_simulation,
+                                                       spec_from_arrays)
     from usim.encodings.digits import significant
     from usim.encodings.numeric import type_name
-    from usim.proofs import about_layer
     from usim.transformer.torch_layers import torch_layer, torch_layer_spec
 
     options = _torch_options(args)
@@ -402,7 +422,10 @@ def run(args: argparse.Namespace) -> int:
     expected = None
     if args.torch:
         spec = torch_layer_spec(args.torch, options["n"], options["d"], options["heads"], options["ff"])
-        check_limits(spec, args.bound, _at_bound(about_layer(spec), spec, args.bound))  # before PyTorch runs
+        about, restack = statements_about(spec)
+        at_bound = None if args.compiled else _at_bound(about, spec, args.bound)
+        check_limits(dataclasses.replace(spec, stacked=True) if restack and at_bound else spec, args.bound,
+                     at_bound)  # before PyTorch runs
         expected, arrays = torch_layer(args.torch, **options)
     elif args.params:
         arrays = load_arrays(args.params)
@@ -410,7 +433,10 @@ def run(args: argparse.Namespace) -> int:
         raise InputError("give an .npz file of parameters, or --torch mha|encoder")
     code = 0
     layer = spec_from_arrays(arrays)[0]
-    about = about_layer(layer)
+    about, restack = statements_about(layer)
+    if restack and not args.compiled and _at_bound(about, layer, args.bound):  # U_N over stacked heads
+        arrays = heads_side_by_side(arrays)
+        layer = spec_from_arrays(arrays)[0]
     if args.compiled:
         y, u, size, checked_in = _compiled(arrays)
         print(f"U for {spec_text(u.spec)}: sequence length {u.length}; compiled to a network: {size.summary()}; "
