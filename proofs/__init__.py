@@ -41,6 +41,7 @@ MODULES: tuple[str, ...] = (
     "theorem9_stacked",
     "theorem9_users_stacked",
     "corollary9_1_stacked",
+    "corollary9_1_users_stacked",
     "corollary9_1_multihead_encoder",
     "corollary9_1_stages",
     "hierarchy",

@@ -71,14 +71,22 @@ def rows_past_n_kept(stage: int, out: str):
     return lambda *sizes: {f"s{stage}.{out}.kept_entry": lambda node: indices >= 0}
 
 
-ENCODER_BROKEN = {8: {"misplaced-addend": misplaced("s8.Z1.addend")},
-                  9: {"rows-past-n-kept": rows_past_n_kept(9, "N1")},
-                  10: {"misplaced-block": misplaced("s10.route.1")},
-                  11: {"bias-on-every-row": bias_on_every_row(11, "R")},
-                  12: {"misplaced-block": misplaced("s12.route.1")},
-                  13: {"bias-on-every-row": bias_on_every_row(13, "F2b")},
-                  14: {"misplaced-addend": misplaced("s14.Z2.addend")},
-                  15: {"rows-past-n-kept": rows_past_n_kept(15, "N2")}}
+def encoder_broken(first: int) -> dict[int, dict]:
+    """The broken variants of the encoder's eight stages, the first of them stage ``first``:
+    the residual's addend one position too far, a layer norm keeping the rows past n, a
+    product's routing one position too far, a bias on the padded rows too."""
+    k = range(first, first + 8)
+    return {k[0]: {"misplaced-addend": misplaced(f"s{k[0]}.Z1.addend")},
+            k[1]: {"rows-past-n-kept": rows_past_n_kept(k[1], "N1")},
+            k[2]: {"misplaced-block": misplaced(f"s{k[2]}.route.1")},
+            k[3]: {"bias-on-every-row": bias_on_every_row(k[3], "R")},
+            k[4]: {"misplaced-block": misplaced(f"s{k[4]}.route.1")},
+            k[5]: {"bias-on-every-row": bias_on_every_row(k[5], "F2b")},
+            k[6]: {"misplaced-addend": misplaced(f"s{k[6]}.Z2.addend")},
+            k[7]: {"rows-past-n-kept": rows_past_n_kept(k[7], "N2")}}
+
+
+ENCODER_BROKEN = encoder_broken(8)
 """The broken variants of the encoder's stages 8 to 15."""
 
 STAGE_CLAIMS, FAMILIES = stage_claims(

@@ -215,6 +215,11 @@ def test_a_torch_layer_with_a_bound_is_run_by_u_n_over_stacked_heads_its_heads_p
     assert "stacked=True" not in lines[0] and lines[1].startswith(
         "for every size: this U (built for 3 x 4) is no statement's program; --bound 4 runs U_4, the program of "
         "`usim prove theorem9_users_stacked --all-sizes`"), lines[:2]
+    assert main(["simulate", "--torch", "encoder", "--n", "3", "--d", "4", "--heads", "2", "--ff", "4",
+                 "--bound", "4"]) == 0  # an encoder whose feed-forward width is d
+    lines = capsys.readouterr().out.splitlines()
+    assert "`usim prove corollary9_1_users_stacked --all-sizes` (every n, d, d_k, d_v <= 4" in lines[1], lines[:2]
+    assert any("(agree, tolerance 1e-10)" in line for line in lines)
 
 
 def test_a_layer_of_a_form_no_statement_for_every_size_is_about_says_so(tmp_path, capsys):

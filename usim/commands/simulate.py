@@ -83,7 +83,9 @@ encoder after them, and any H heads of the users' form stacked with W_O and
 biases, torch's MultiheadAttention;
 ``usim.proofs.about_layer``): for every n, d <= N, U_N on the layer zero-padded
 gives the layer's output (their verdicts: paper_map.md). With ``--bound N`` a
-layer of such a form is run by that U_N where N >= d; otherwise by U for its
+layer of such a form is run by that U_N where N >= d (a users'-form layer given
+head by head, as ``--torch`` reads it, by U_N over stacked heads, its heads'
+blocks placed side by side: the same function); otherwise by U for its
 parts with sequences up to N. Without it, U is built for the layer's own
 n x d, which is U_N only where n = d.
 
