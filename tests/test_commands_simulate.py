@@ -201,7 +201,22 @@ def test_per_head_blocks_placed_side_by_side_are_the_same_layer():
     spec = spec_from_arrays(side)[0]
     assert (spec.heads, spec.d_k, spec.d_v, spec.stacked) == (2, 1, 2, True)
     np.testing.assert_allclose(simulate(side)[0], simulate(arrays)[0], atol=1e-12)
-    assert heads_side_by_side(side) is None and heads_side_by_side({"X": arrays["X"], "A": np.eye(2)}) is None
+    assert heads_side_by_side(side) is None and heads_side_by_side({"X": arrays["X"], "A": np.ones((2, 4))}) is None
+
+
+def test_five_merged_heads_given_one_by_one_are_run_with_a_bound_by_u_n_over_stacked_heads(tmp_path, capsys):
+    """theorem9 is about U for H <= 4 heads one by one; five heads' A_0, ..., A_4 with
+    --bound N are placed side by side and run by U_N of theorem9_stacked: the same layer."""
+    rng = np.random.default_rng(13)
+    arrays = {"X": rng.normal(size=(2, 2)), "WO": rng.normal(size=(10, 2))}
+    for h in range(5):
+        arrays.update({f"A_{h}": rng.normal(size=(2, 2)) / 2, f"V_{h}": rng.normal(size=(2, 2))})
+    path, out = tmp_path / "p.npz", tmp_path / "y.npy"
+    np.savez(path, **arrays)
+    assert main(["simulate", str(path), "--bound", "3", "--out", str(out)]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert "stacked=True" in lines[0] and "`usim prove theorem9_stacked --all-sizes`" in lines[1], lines[:2]
+    np.testing.assert_allclose(np.load(out), simulate(arrays)[0], atol=1e-12)  # U for the heads one by one
 
 
 def test_a_torch_layer_with_a_bound_is_run_by_u_n_over_stacked_heads_its_heads_placed_side_by_side(capsys):

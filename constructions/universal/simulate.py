@@ -141,18 +141,23 @@ def spec_from_arrays(arrays: Mapping[str, np.ndarray]) -> tuple[LayerSpec, dict[
 
 
 def heads_side_by_side(arrays: Mapping[str, np.ndarray]) -> dict[str, np.ndarray] | None:
-    """The same layer with its heads stacked side by side, for U over stacked heads: a
-    projected layer's per-head W_Q0, W_Q1, ... (and W_K, W_V, the biases) placed as
-    W_Q = [W_Q0 | ... | W_Q{H-1}] with the entry ``heads`` = H (one head: its arrays
-    as they are, with ``heads`` = 1); None for a layer of another form or already
-    stacked. An exact rearrangement: the layer computes the same function."""
-    if "heads" in arrays or not ("WQ" in arrays or "WQ_0" in arrays):
+    """The same layer with its heads stacked side by side, for U over stacked heads: the
+    per-head blocks A_0, A_1, ... (merged form) or W_Q0, W_Q1, ... (projected form, and
+    W_K, W_V, the biases) placed as A = [A_0 | ... | A_{H-1}], W_Q = [W_Q0 | ... |
+    W_Q{H-1}], with the entry ``heads`` = H (one head: its arrays as they are, with
+    ``heads`` = 1); None for a layer already stacked or of neither form. An exact
+    rearrangement: the layer computes the same function."""
+    merged = "A" in arrays or "A_0" in arrays
+    if "heads" in arrays or not (merged or "WQ" in arrays or "WQ_0" in arrays):
         return None
-    count = 1 if "WQ" in arrays else sum(1 for k in arrays if k.startswith("WQ_"))
-    out = {k: v for k, v in arrays.items() if count == 1 or not any(
-        k.startswith(base + "_") for base in ("WQ", "WK", "WV", "bQ", "bK", "bV"))}
+    first = "A" if merged else "WQ"
+    bases = ("A", "V") if merged else ("WQ", "WK", "WV", "bQ", "bK", "bV")
+    count = 1 if first in arrays else sum(1 for k in arrays if k.startswith(first + "_"))
+    if merged and count == 1 and arrays[first].shape[-1] != arrays["X"].shape[-1]:
+        return None  # A wider than d: already side by side
+    out = {k: v for k, v in arrays.items() if count == 1 or not any(k.startswith(base + "_") for base in bases)}
     if count > 1:
-        for base in ("WQ", "WK", "WV", "bQ", "bK", "bV"):
+        for base in bases:
             parts = [arrays.get(f"{base}_{h}") for h in range(count)]
             if any(p is None for p in parts):
                 if all(p is None for p in parts):

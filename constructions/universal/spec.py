@@ -194,7 +194,8 @@ def spec_for(shapes: Mapping[str, tuple[int, int]], norm: bool | None = None, he
     ``heads`` (the file's entry ``heads``) with the projected form's WQ, WK, WV
     unsuffixed: H heads stacked side by side in them, W_Q = [W_Q0 | ... | W_Q{H-1}]
     (torch's in_proj, transposed), d_k and d_v their widths over H; with the merged
-    form it must be the head count the arrays' names or A's width give."""
+    form it must be the head count the arrays' names or A's width give (A of width d
+    with W_O and heads = 1: one head, stacked)."""
     if "X" not in shapes:
         raise InputError("the parameters have no array X (the input, n x d)")
     n, d = shapes["X"]
@@ -212,6 +213,8 @@ def spec_for(shapes: Mapping[str, tuple[int, int]], norm: bool | None = None, he
         if "V" not in shapes or shapes["V"][1] % count:
             raise ShapeError(f"A holds {count} heads side by side (d x {count} d): V must hold {count} heads' "
                              f"values side by side too, got {shape_label(shapes['V']) if 'V' in shapes else 'none'}")
+    elif heads is not None and merged and "A" in shapes and "WO" in shapes and shapes["A"][1] == d:
+        stacked = True  # one merged head, given as stacked by the entry heads
     elif heads is not None and not merged and "WQ" in shapes:  # W_Q = [W_Q0 | ... | W_Q{H-1}]: H heads stacked
         stacked, count = True, heads
         for name in ("WQ", "WK", "WV"):

@@ -83,9 +83,10 @@ encoder after them, and any H heads of the users' form stacked with W_O and
 biases, torch's MultiheadAttention;
 ``usim.proofs.about_layer``): for every n, d <= N, U_N on the layer zero-padded
 gives the layer's output (their verdicts: paper_map.md). With ``--bound N`` a
-layer of such a form is run by that U_N where N >= d (a users'-form layer given
-head by head, as ``--torch`` reads it, by U_N over stacked heads, its heads'
-blocks placed side by side: the same function); otherwise by U for its
+layer of such a form is run by that U_N where N >= d (a layer given head by
+head that only a statement over stacked heads is about, as torch's layers read
+by ``--torch``, by U_N over stacked heads, its heads' blocks placed side by
+side: the same function); otherwise by U for its
 parts with sequences up to N. Without it, U is built for the layer's own
 n x d, which is U_N only where n = d.
 
@@ -350,14 +351,15 @@ def reuse_freed_memory() -> None:
 
 def statements_about(layer: LayerSpec) -> tuple[list, bool]:
     """The statements for every size about the layer (:func:`usim.proofs.about_layer`),
-    else about the same layer with its heads stacked side by side (a projected
-    layer's per-head blocks, torch's MultiheadAttention as ``--torch`` reads it), and
+    else about the same layer with its heads stacked side by side (its per-head
+    blocks, as torch's MultiheadAttention read by ``--torch``, or A_0, ..., A_4 of five
+    merged heads), and
     whether they are about the stacked one (``--bound N`` then runs U_N over stacked
     heads on the arrays so rearranged)."""
     from usim.proofs import about_layer
 
     about = about_layer(layer)
-    if about or layer.form != "projected" or layer.stacked:
+    if about or layer.stacked:
         return about, False
     stacked = about_layer(dataclasses.replace(layer, stacked=True))
     return stacked, bool(stacked)
