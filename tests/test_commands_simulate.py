@@ -237,6 +237,36 @@ def test_a_torch_layer_with_a_bound_is_run_by_u_n_over_stacked_heads_its_heads_p
     assert any("(agree, tolerance 1e-10)" in line for line in lines)
 
 
+def test_a_bound_below_a_head_s_width_runs_u_for_the_layer_s_parts_and_names_the_bound_that_holds_it(
+        tmp_path, capsys):
+    """Per-head d_k = 3 > d = 2: U_2 over stacked heads cannot hold it; --bound 2 runs U for
+    sequences up to 2, and the line names --bound 3, which runs U_3 of the statement."""
+    rng = np.random.default_rng(14)
+    arrays = {"X": rng.normal(size=(2, 2)), "WO": rng.normal(size=(2, 2)), "bO": rng.normal(size=(1, 2))}
+    for h in range(2):
+        arrays.update({f"WQ_{h}": rng.normal(size=(2, 3)), f"WK_{h}": rng.normal(size=(2, 3)),
+                       f"WV_{h}": rng.normal(size=(2, 1)), f"bQ_{h}": rng.normal(size=(1, 3)),
+                       f"bK_{h}": rng.normal(size=(1, 3)), f"bV_{h}": rng.normal(size=(1, 1))})
+    path = tmp_path / "p.npz"
+    np.savez(path, **arrays)
+    assert main(["simulate", str(path), "--bound", "2"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert "stacked=True" not in lines[0] and "--bound 3 runs U_3, the program of " \
+        "`usim prove theorem9_users_stacked --all-sizes`" in lines[1], lines[:2]
+    assert main(["simulate", str(path), "--bound", "3"]) == 0
+    assert "`usim prove theorem9_users_stacked --all-sizes` (every n, d, d_k, d_v <= 3" in \
+        capsys.readouterr().out.splitlines()[1]
+
+
+def test_save_writes_the_torch_layer_s_arrays_as_given_also_when_u_n_runs_them_side_by_side(tmp_path, capsys):
+    pytest.importorskip("torch")
+    saved = tmp_path / "s.npz"
+    assert main(["simulate", "--torch", "mha", "--n", "2", "--d", "2", "--heads", "2", "--bound", "2",
+                 "--save", str(saved)]) == 0
+    assert "stacked=True" in capsys.readouterr().out.splitlines()[0]
+    assert {"WQ_0", "WQ_1"} <= set(np.load(saved).files) and "heads" not in np.load(saved).files
+
+
 def test_a_layer_of_a_form_no_statement_for_every_size_is_about_says_so(tmp_path, capsys):
     rng = np.random.default_rng(6)
     path = tmp_path / "p.npz"
@@ -282,6 +312,11 @@ def test_simulate_makes_one_interpretation_call(monkeypatch):
     (dict(X=np.eye(2), WQ=np.ones((2, 2)), WK=np.ones((2, 2)), WV=np.ones((2, 2)), heads=0),
      "heads must be a whole number >= 1, got 0"),
     (dict(X=np.eye(2), A=np.eye(2), V=np.eye(2), heads=2), "heads = 2, but the arrays hold 1 head(s)"),
+    (dict(X=np.eye(2), WQ=np.ones((2, 2)), WK=np.ones((2, 2)), WV=np.ones((2, 2)), heads=True),
+     "heads must be a whole number >= 1, not a truth value"),
+    (dict(X=np.eye(2), WQ_0=np.ones((2, 1)), WK_0=np.ones((2, 1)), WV_0=np.ones((2, 1)), WQ_1=np.ones((2, 1)),
+          WK_1=np.ones((2, 1)), WV_1=np.ones((2, 1)), WO=np.ones((2, 2)), heads=2),
+     "the arrays are given head by head (WQ_0, ...): leave heads out"),
 ])
 def test_simulate_names_the_mistake(tmp_path, capsys, arrays, message):
     path = tmp_path / "bad.npz"

@@ -92,25 +92,58 @@ def test_the_stages_compose_to_the_users_form_for_every_size():
     assert chain.ok, chain.problems + chain.undecided
 
 
-def test_a_formula_whose_heads_read_head_0_s_keys_is_not_what_the_stages_compose_to():
+def _keys_of_head_0(spec, m, c):
     from usim.encodings.sized import matrix_of
 
-    def keys_of_head_0(spec, m, c):
-        WK, bK = m["WK"], m["bK"]
-        first = {"WK": matrix_of(WK.rows, WK.cols, lambda i, j: WK[i, j % spec.d_k]),
-                 "bK": matrix_of(1, bK.cols, lambda i, j: bK[0, j % spec.d_k])}
-        return attention_formula(spec, {**m, **first}, c)
-
-    assert prove_equation(wiring_equation(FAMILY, keys_of_head_0), timeout=300).status is not Status.PROVED
+    WK, bK = m["WK"], m["bK"]
+    first = {"WK": matrix_of(WK.rows, WK.cols, lambda i, j: WK[i, j % spec.d_k]),
+             "bK": matrix_of(1, bK.cols, lambda i, j: bK[0, j % spec.d_k])}
+    return attention_formula(spec, {**m, **first}, c)
 
 
-def test_a_formula_without_the_key_bias_is_not_what_the_stages_compose_to():
+def _no_query_bias(spec, m, c):
+    """(Without the key bias the layer is the same: it adds q_i . b_K to every score of
+    row i, which the softmax does not see.)"""
+    from usim.encodings.sized import matrix_of
+
+    return attention_formula(spec, {**m, "bQ": matrix_of(1, m["bQ"].cols, lambda i, j: 0)}, c)
+
+
+@pytest.mark.parametrize("wrong", [_keys_of_head_0, _no_query_bias])
+def test_a_formula_the_stages_do_not_compose_to_is_not_proved_and_differs_from_the_layer(wrong):
+    """Each wrong formula is another function (at 2 tokens, 2 heads): the equation with it,
+    which the stages' meanings would have to meet, is not proved."""
+    rng = np.random.default_rng(5)
+    spec = spec_of(2, 2, 2, d_k=1, d_v=1)
+    m = {name: sympy.Matrix(rng.integers(-3, 4, size=shape)) / 4 for name, shape in spec.parameter_shapes()}
+    c = sympy.Rational(1, 2)
+    assert np.max(np.abs(np.array((wrong(spec, m, c) - attention_formula(spec, m, c)).evalf(30), dtype=float))) > 1e-3
+    assert prove_equation(wiring_equation(FAMILY, wrong), timeout=300).status is not Status.PROVED
+
+
+def test_the_layer_without_its_key_bias_is_the_same_function_and_never_refuted():
+    """b_K adds q_i . b_K to every score of row i, which the softmax does not see: the
+    equation with that formula is true, beyond the engine's canonical forms (UNKNOWN), and
+    must not be REFUTED."""
     from usim.encodings.sized import matrix_of
 
     def no_key_bias(spec, m, c):
         return attention_formula(spec, {**m, "bK": matrix_of(1, m["bK"].cols, lambda i, j: 0)}, c)
 
-    assert prove_equation(wiring_equation(FAMILY, no_key_bias), timeout=300).status is not Status.PROVED
+    rng = np.random.default_rng(5)
+    spec = spec_of(2, 2, 2, d_k=1, d_v=1)
+    m = {name: sympy.Matrix(rng.integers(-3, 4, size=shape)) / 4 for name, shape in spec.parameter_shapes()}
+    c = sympy.Rational(1, 2)
+    assert sympy.simplify(sympy.Matrix(no_key_bias(spec, m, c) - attention_formula(spec, m, c))) == sympy.zeros(2, 2)
+    assert prove_equation(wiring_equation(FAMILY, no_key_bias), timeout=300).status is Status.UNKNOWN
+
+
+@pytest.mark.parametrize("claim_id, mutant", [("theorem9_users_stacked_stage2", "bias-on-every-row"),
+                                              ("theorem9_users_stacked_stage3", "off-by-one"),
+                                              ("theorem9_users_stacked_stage12", "bias-on-every-row")])
+def test_a_broken_stage_is_refuted_for_every_size_and_replayed(claim_id, mutant):
+    result = prove_all_sizes(families()[claim_id], mutant, timeout=120)
+    assert result.status is Status.REFUTED and result.counterexample.status is Status.REFUTED
 
 
 @pytest.mark.parametrize("claim_id", STAGES)

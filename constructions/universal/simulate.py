@@ -84,6 +84,8 @@ def _positive_number(name: str, a: np.ndarray) -> float:
 
 def _head_count(a: np.ndarray) -> int:
     """The entry ``heads`` (H heads side by side in WQ, WK, WV): one whole number >= 1."""
+    if a.dtype.kind == "b":
+        raise InputError(f"heads must be a whole number >= 1, not a truth value ({a.dtype})")
     if a.size != 1:
         raise ShapeError(f"heads must be one number, got an array of shape {tuple(a.shape)}")
     value = float(a.reshape(()))
@@ -133,7 +135,7 @@ def spec_from_arrays(arrays: Mapping[str, np.ndarray]) -> tuple[LayerSpec, dict[
     if "X" not in m:
         raise InputError("the parameters have no array X (the input, n x d)")
     scalars = {k: _positive_number(k, np.asarray(arrays[k])) for k in SCALARS if k in m}
-    heads = _head_count(m.pop("heads")) if "heads" in m else None
+    heads = _head_count(np.asarray(arrays["heads"])) if m.pop("heads", None) is not None else None
     spec = spec_for({k: a.shape for k, a in m.items()}, norm=encoder_norm(variant, "W1" in m), heads=heads)
     wanted = dict(spec.parameter_shapes())
     scale = scalars.get("scale", 1.0 if spec.form == "merged" else 1.0 / math.sqrt(spec.d_k))

@@ -39,7 +39,8 @@ class LayerSpec:
     V = [V_0 | ... | V_{H-1}] (d x H d_v) in the merged form, W_Q = [W_Q0 | ... |
     W_Q{H-1}] (d x H d_k), W_K, W_V (d x H d_v) and their biases likewise in the
     projected form (torch's in_proj, transposed), and U's route over the heads stacked
-    (:func:`~usim.constructions.universal.route.stacked_heads_route`): one list of
+    (:func:`~usim.constructions.universal.route.stacked_heads_route`,
+    :func:`~usim.constructions.universal.route.stacked_projected_route`): one list of
     steps for every H, so ``heads`` may be a symbol (give d_v, out_proj and, for
     the projected form, d_k with a symbolic H).
     """
@@ -208,6 +209,9 @@ def spec_for(shapes: Mapping[str, tuple[int, int]], norm: bool | None = None, he
     head = (lambda b, h: b) if named == 1 else (lambda b, h: f"{b}_{h}")  # noqa: E731
     stacked = merged and "A" in shapes and shapes["A"][1] > d and shapes["A"][1] % d == 0 and "WO" in shapes
     count = named
+    if heads is not None and first not in shapes:
+        raise InputError(f"heads = {heads} says the heads are side by side in {first}, but the arrays are given "
+                         f"head by head ({first}_0, ...): leave heads out")
     if stacked:  # A = [A_0 | ... | A_{H-1}] (d x H d), V = [V_0 | ... | V_{H-1}]: H heads stacked
         count = shapes["A"][1] // d
         if "V" not in shapes or shapes["V"][1] % count:

@@ -83,7 +83,7 @@ encoder after them, and any H heads of the users' form stacked with W_O and
 biases, torch's MultiheadAttention;
 ``usim.proofs.about_layer``): for every n, d <= N, U_N on the layer zero-padded
 gives the layer's output (their verdicts: paper_map.md). With ``--bound N`` a
-layer of such a form is run by that U_N where N >= d (a layer given head by
+layer of such a form is run by that U_N where N >= n, d, d_k, d_v (a layer given head by
 head that only a statement over stacked heads is about, as torch's layers read
 by ``--torch``, by U_N over stacked heads, its heads' blocks placed side by
 side: the same function); otherwise by U for its
@@ -365,11 +365,18 @@ def statements_about(layer: LayerSpec) -> tuple[list, bool]:
     return stacked, bool(stacked)
 
 
+def widest(layer: LayerSpec) -> int:
+    """The least N whose U_N (built for N x N, every width N) holds the layer: its n, d,
+    d_k and d_v (the merged form's d_k is d)."""
+    return max(layer.n, layer.d, layer.d_k, layer.d_v)
+
+
 def _at_bound(about: list, layer: LayerSpec, bound: int | None):
     """U_N's specification for --bound N: that of the first statement for every size
-    about the layer's form (``about``, :func:`usim.proofs.about_layer`) where N >= d
-    (U_N is built for N x N), else None (the layer's parts for sequences up to N)."""
-    if bound is None or not about or bound < layer.d:
+    about the layer's form (``about``, :func:`usim.proofs.about_layer`) where U_N, built
+    for N x N, holds the layer (N >= :func:`widest`), else None (the layer's parts for
+    sequences up to N)."""
+    if bound is None or not about or bound < widest(layer):
         return None
     return about[0][1]
 
@@ -398,7 +405,7 @@ def statement_line(layer: LayerSpec, u_spec: LayerSpec, about: list) -> str:
                 f"`usim prove {proving[0]} --all-sizes` (every {widths} <= {size}"
                 + (f"; also {', '.join(proving[1:])}" if proving[1:] else "") + "; its verdict: paper_map.md)")
     if about:
-        wanted = max(layer.n, layer.d)
+        wanted = widest(layer)
         return (f"for every size: this U (built for {u_spec.n} x {u_spec.d}) is no statement's program; "
                 f"--bound {wanted} runs U_{wanted}, the program of `usim prove {about[0][0]} --all-sizes`")
     return ("for every size: no statement is about a layer of this form (those of paper_map.md's "
@@ -438,9 +445,10 @@ def run(args: argparse.Namespace) -> int:
     code = 0
     layer = spec_from_arrays(arrays)[0]
     about, restack = statements_about(layer)
-    if restack and not args.compiled and _at_bound(about, layer, args.bound):  # U_N over stacked heads
-        arrays = heads_side_by_side(arrays)
-        layer = spec_from_arrays(arrays)[0]
+    as_given = arrays  # what --save writes: the layer's arrays as given
+    side_by_side = heads_side_by_side(arrays) if restack else None
+    if side_by_side is not None and not args.compiled and _at_bound(about, layer, args.bound):
+        arrays, layer = side_by_side, spec_from_arrays(side_by_side)[0]  # run by U_N over stacked heads
     if args.compiled:
         y, u, size, checked_in = _compiled(arrays)
         print(f"U for {spec_text(u.spec)}: sequence length {u.length}; compiled to a network: {size.summary()}; "
@@ -471,7 +479,7 @@ def run(args: argparse.Namespace) -> int:
               f"tolerance {TOLERANCE:g})")
         code = 0 if deviation <= TOLERANCE else 1
     if save is not None:
-        write_atomically(save, lambda f: np.savez(f, **arrays))
+        write_atomically(save, lambda f: np.savez(f, **as_given))
     if out is not None:
         write_atomically(out, lambda f: np.save(f, y))
     return code
