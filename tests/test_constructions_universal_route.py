@@ -88,8 +88,9 @@ def test_a_symbolic_head_count_needs_the_heads_stacked_and_its_widths():
         LayerSpec(2, 2, heads=H, d_v=2, out_proj=True)
     with pytest.raises(ShapeError, match="give d_v and out_proj"):
         LayerSpec(2, 2, heads=H, stacked=True)
-    with pytest.raises(ShapeError, match="merged form"):
-        LayerSpec(2, 2, heads=2, form="projected", stacked=True)
+    with pytest.raises(ShapeError, match="give d_k and d_v"):  # the users' form: its key width too
+        LayerSpec(2, 2, heads=H, form="projected", d_v=2, out_proj=True, stacked=True)
+    assert LayerSpec(2, 2, heads=H, form="projected", d_k=1, d_v=2, out_proj=True, stacked=True).d_k == 1
 
 
 def test_stacked_heads_take_their_blocks_side_by_side_in_us_input():
