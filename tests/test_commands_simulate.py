@@ -186,15 +186,19 @@ def test_the_users_heads_side_by_side_with_heads_given_are_run_by_u_over_stacked
     np.testing.assert_allclose(np.load(out), _users_heads(arrays, 2), atol=1e-10)
 
 
+def _users_head_by_head(rng, n, d, heads, d_k, d_v):
+    """A users'-form layer with biases and W_O given head by head (WQ_0, ..., bV_{H-1}), as --torch reads one."""
+    arrays = {"X": rng.normal(size=(n, d)), "WO": rng.normal(size=(heads * d_v, d)), "bO": rng.normal(size=(1, d))}
+    for h in range(heads):
+        for base, width in (("Q", d_k), ("K", d_k), ("V", d_v)):
+            arrays.update({f"W{base}_{h}": rng.normal(size=(d, width)), f"b{base}_{h}": rng.normal(size=(1, width))})
+    return arrays
+
+
 def test_per_head_blocks_placed_side_by_side_are_the_same_layer():
     from usim.constructions.universal.simulate import heads_side_by_side
 
-    rng = np.random.default_rng(12)
-    arrays = {"X": rng.normal(size=(3, 2)), "WO": rng.normal(size=(4, 2)), "bO": rng.normal(size=(1, 2))}
-    for h in range(2):
-        arrays.update({f"WQ_{h}": rng.normal(size=(2, 1)), f"WK_{h}": rng.normal(size=(2, 1)),
-                       f"WV_{h}": rng.normal(size=(2, 2)), f"bQ_{h}": rng.normal(size=(1, 1)),
-                       f"bK_{h}": rng.normal(size=(1, 1)), f"bV_{h}": rng.normal(size=(1, 2))})
+    arrays = _users_head_by_head(np.random.default_rng(12), n=3, d=2, heads=2, d_k=1, d_v=2)
     side = heads_side_by_side(arrays)
     assert sorted(side) == ["WK", "WO", "WQ", "WV", "X", "bK", "bO", "bQ", "bV", "heads"]
     np.testing.assert_array_equal(side["WV"], np.hstack([arrays["WV_0"], arrays["WV_1"]]))
@@ -241,12 +245,7 @@ def test_a_bound_below_a_head_s_width_runs_u_for_the_layer_s_parts_and_names_the
         tmp_path, capsys):
     """Per-head d_k = 3 > d = 2: U_2 over stacked heads cannot hold it; --bound 2 runs U for
     sequences up to 2, and the line names --bound 3, which runs U_3 of the statement."""
-    rng = np.random.default_rng(14)
-    arrays = {"X": rng.normal(size=(2, 2)), "WO": rng.normal(size=(2, 2)), "bO": rng.normal(size=(1, 2))}
-    for h in range(2):
-        arrays.update({f"WQ_{h}": rng.normal(size=(2, 3)), f"WK_{h}": rng.normal(size=(2, 3)),
-                       f"WV_{h}": rng.normal(size=(2, 1)), f"bQ_{h}": rng.normal(size=(1, 3)),
-                       f"bK_{h}": rng.normal(size=(1, 3)), f"bV_{h}": rng.normal(size=(1, 1))})
+    arrays = _users_head_by_head(np.random.default_rng(14), n=2, d=2, heads=2, d_k=3, d_v=1)
     path = tmp_path / "p.npz"
     np.savez(path, **arrays)
     assert main(["simulate", str(path), "--bound", "2"]) == 0

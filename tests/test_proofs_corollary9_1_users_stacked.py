@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from usim.constructions.universal import embed_arrays
-from usim.constructions.universal.simulate import Prepared
+from usim.constructions.universal.simulate import Prepared, heads_side_by_side, spec_from_arrays
 from usim.engine.claim import Status
 from usim.engine.parametric.allsizes import prove_all_sizes
 from usim.proofs import composed, families
@@ -37,12 +37,8 @@ def test_u_n_over_stacked_heads_with_the_encoder_is_torch_s_encoder_layer():
     from usim.transformer.torch_layers import torch_layer
 
     want, arrays = torch_layer("encoder", 3, 4, 2, 4, seed=4)  # feed-forward width d, as the claim's T
-    e = arrays["X"].shape[1]
-    stacked = {k: v for k, v in arrays.items() if k[:2] not in ("WQ", "WK", "WV", "bQ", "bK", "bV")
-               and k not in ("activation", "norm", "scale")}
-    for base in ("WQ", "WK", "WV", "bQ", "bK", "bV"):  # the heads side by side, as in_proj holds them
-        stacked[base] = np.hstack([arrays[f"{base}_{h}"] for h in range(2)])
-    small, c = spec_of(3, e, 2, d_k=2, d_v=2), float(arrays["scale"][0, 0])
+    small, stacked, c = spec_from_arrays(heads_side_by_side(arrays))  # the heads side by side, as in_proj holds them
+    assert small == spec_of(3, 4, 2, d_k=2, d_v=2)
     u = FAMILY.at(4, 2)
     y = Prepared(small, stacked, c, u, embed_arrays(u, small, stacked, c)).checked_run().y
     assert np.max(np.abs(y - want)) < 1e-12

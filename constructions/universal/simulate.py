@@ -155,7 +155,7 @@ def heads_side_by_side(arrays: Mapping[str, np.ndarray]) -> dict[str, np.ndarray
     first = "A" if merged else "WQ"
     bases = ("A", "V") if merged else ("WQ", "WK", "WV", "bQ", "bK", "bV")
     count = 1 if first in arrays else sum(1 for k in arrays if k.startswith(first + "_"))
-    if merged and count == 1 and arrays[first].shape[-1] != arrays["X"].shape[-1]:
+    if merged and count == 1 and np.shape(arrays[first])[-1] != np.shape(arrays.get("X", arrays[first]))[-1]:
         return None  # A wider than d: already side by side
     out = {k: v for k, v in arrays.items() if count == 1 or not any(k.startswith(base + "_") for base in bases)}
     if count > 1:
