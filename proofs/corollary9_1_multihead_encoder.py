@@ -1,6 +1,6 @@
 """Corollary 9.1 (arXiv v2): one RASP program U simulates an H-head encoder layer.
 
-Claim ``corollary9_1``, for a bound N and every H <= min(4, N): as Corollary
+Claim ``corollary9_1``, bounded: for a bound N and every H <= min(4, N), as Corollary
 6.1 (:mod:`usim.proofs.corollary6_1_encoder`) with the attention of Theorem 9
 ([head_0 | ... | head_{H-1}] W_O, merged heads, d_v = d), the one program
 U_{N,H} for every n, d <= N, zero-padded:
@@ -10,6 +10,11 @@ U_{N,H} for every n, d <= N, zero-padded:
 
 Obligations ``N x H x n x d x k`` (see :mod:`usim.proofs._universal`); the
 engine is sympy, as for Corollary 6.1.
+
+For every size (``usim prove corollary9_1 --all-sizes``,
+:data:`usim.proofs.corollary9_1_stages.COROLLARY9_1`) the claim holds for every H: U_{N,H}
+over stacked heads with the encoder (:mod:`usim.proofs.corollary9_1_stacked`) for every N, H
+and n, d, d_v <= N, and the programs above for H <= 4, each proved as its stages and their chain.
 """
 
 from __future__ import annotations
@@ -35,12 +40,15 @@ CLAIM = universal_claim(
     paper="Corollary 9.1",
     title="U simulates an H-head post-norm encoder layer",
     statement=(
-        "For every N and H <= min(4, N), one RASP program U_{N,H}: for every n, d <= N and every "
+        "For every N and H, one RASP program U_{N,H}: for every n, d <= N and every "
         "real input with eps1, eps2 > 0, U_{N,H} run on <[n, d, c], X, A_0, V_0, ..., W_O, W1, b1, "
         "W2, b2, g1, be1, eps1, g2, be2, eps2>, each zero-padded to its blocks, outputs "
         "LN2(Z + ReLU(Z W1 + 1 b1) W2 + 1 b2) with Z = LN1(X + [softmax(c X A_h X^T) X V_h]_h W_O), "
-        "zero-padded to N x N. Shapes N x H x n x d x k: stage k of U_{N,H} at header n, d "
-        "(0: free); k = 0 the padding lemma."
+        "zero-padded to N x N. For H <= min(4, N) U_{N,H} reads each head's blocks on their own; for every H, "
+        "U_{N,H} over stacked heads (corollary9_1_stacked's program) reads A = [A_0 | ... ] and V likewise, and "
+        "every value width d_v <= N. Bounded: the heads read on their own, shapes N x H x n x d x k: stage k of "
+        "U_{N,H} at header n, d (0: free); k = 0 the padding lemma (the stacked program's bounded check: "
+        "corollary9_1_stacked). For every size (--all-sizes): both programs, every N, H and n, d, d_v <= N."
     ),
     engines=ENGINES,
     default_max_n=8,

@@ -26,8 +26,9 @@ for two, three and four heads): stage k on its workspace zero-padded to n x d,
 for every N and every n, d <= N; ``usim prove corollary9_1_three_heads
 --all-sizes`` proves each for every size and checks the chain that composes
 them. ``usim prove corollary9_1 --all-sizes`` proves the claim ``corollary9_1``
-(every H <= min(4, N)) as the four side by side (:func:`~usim.proofs._heads.over_heads`).
-H symbolic is not proved: U's route has one list of steps per head.
+as the four side by side and U_{N,H} over stacked heads with the encoder
+(:mod:`usim.proofs.corollary9_1_stacked`, H a dimension) after them
+(:func:`~usim.proofs._heads.over_heads`): for every N, H and n, d, d_v <= N.
 
 Broken variants, refuted for every size with an input replayed: a carried or
 routed block one position too far, the last head's softmax without its key
@@ -44,9 +45,10 @@ from usim.engine.claim import Claim
 from usim.engine.parametric.composed import ComposedClaim
 from usim.engine.parametric.statement import FamilyClaim
 from usim.proofs import corollary9_1_multihead_encoder as multihead_encoder
-from usim.proofs._heads import over_heads
+from usim.proofs import corollary9_1_stacked as stacked
+from usim.proofs._heads import EveryHead, over_heads
 from usim.proofs._stages import PaddedFamily, composed_claim, stage_claims
-from usim.proofs._universal import encoder_term, universal_claim
+from usim.proofs._universal import encoder_formula, encoder_term, universal_claim
 from usim.proofs.corollary6_1_encoder import ENGINES
 from usim.proofs.corollary6_1_stages import mean_over_the_block
 from usim.proofs.theorem6_stages import bias_on_every_row, misplaced
@@ -121,9 +123,12 @@ FOUR_HEADS_CLAIM, FOUR_HEADS, FOUR_HEADS_CLAIMS, FOUR_HEADS_FAMILIES, COROLLARY9
 COROLLARY9_1 = over_heads(multihead_encoder.CLAIM, multihead_encoder.spec_of, {
     1: (ONE_HEAD, COROLLARY9_1_ONE_HEAD), 2: (TWO_HEADS, COROLLARY9_1_TWO_HEADS),
     3: (THREE_HEADS, COROLLARY9_1_THREE_HEADS), 4: (FOUR_HEADS, COROLLARY9_1_FOUR_HEADS)},
-    encoder_term, heads=range(1, MAX_HEADS + 1))
-"""Corollary 9.1 for every N, every n, d <= N and every H <= 4 (:data:`~usim.proofs.theorem9_multihead.MAX_HEADS`):
-U_{N,H} for each H, each proved as its thirteen padded stages and their chain."""
+    encoder_term, heads=range(1, MAX_HEADS + 1),
+    every_h=EveryHead(stacked.FAMILY, stacked.COROLLARY9_1_STACKED, encoder_formula))
+"""Corollary 9.1 for every N, every H and every n, d, d_v <= N: U_{N,H} over stacked heads with the encoder
+(:data:`~usim.proofs.corollary9_1_stacked.COROLLARY9_1_STACKED`), and for every H <= 4
+(:data:`~usim.proofs.theorem9_multihead.MAX_HEADS`) U_{N,H} head by head too, each proved as its stages
+and their chain."""
 
 CLAIMS = (ONE_HEAD_CLAIM, *ONE_HEAD_CLAIMS, TWO_HEADS_CLAIM, *TWO_HEADS_CLAIMS, THREE_HEADS_CLAIM,
           *THREE_HEADS_CLAIMS, FOUR_HEADS_CLAIM, *FOUR_HEADS_CLAIMS)

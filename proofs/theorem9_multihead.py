@@ -1,6 +1,6 @@
 """Theorem 9 (arXiv v2): one RASP program U simulates H-head attention.
 
-Claim ``theorem9``, for a bound N and every H <= min(4, N): the one program
+Claim ``theorem9``, bounded: for a bound N and every H <= min(4, N), the one program
 U_{N,H} built for N x N and H heads (merged form, d_v = N, W_O), given
 <hdr = [n, d, c], X (n x d), A_h (d x d), V_h (d x d) for h < H, W_O (H d x d)>
 zero-padded to its blocks (W_O per head: rows h*d .. to rows h*N ..), outputs
@@ -16,6 +16,11 @@ the others once), k = 0 the padding lemma, which checks that the concatenation
 of padded heads times the per-head padded W_O is the padded product. The
 heads' blocks are computed side by side in the same stages, so U's depth does
 not grow with H (tests/test_constructions_universal.py asserts it).
+
+For every size (``usim prove theorem9 --all-sizes``, :data:`usim.proofs.theorem9_stages.THEOREM9`)
+the claim holds for every H: U_{N,H} over stacked heads
+(:mod:`usim.proofs.theorem9_stacked`, one list of steps for every H) for every N, H and
+n, d, d_v <= N, and the programs above for H <= 4, each proved as its stages and their chain.
 """
 
 from __future__ import annotations
@@ -46,11 +51,14 @@ CLAIM = universal_claim(
     paper="Theorem 9",
     title="U simulates H-head attention: heads concatenated and projected by W_O",
     statement=(
-        "For every N and H <= min(4, N), one RASP program U_{N,H}: for every n, d <= N and every "
-        "real X (n x d), A_h, V_h (d x d), W_O (H d x d) and scale c, U_{N,H} run on "
-        "<[n, d, c], X, A_0, V_0, ..., W_O>, each zero-padded to its blocks (W_O head by head), "
-        "outputs [softmax(c X A_0 X^T) X V_0 | ... ] W_O zero-padded to N x N. Shapes "
-        "N x H x n x d x k: stage k of U_{N,H} at header n, d (0: free); k = 0 the padding lemma."
+        "For every N and H, one RASP program U_{N,H}: for every n, d <= N and every real X (n x d), A_h, "
+        "V_h (d x d), W_O (H d x d) and scale c, U_{N,H} run on <[n, d, c], X, A_0, V_0, ..., W_O>, each "
+        "zero-padded to its blocks (W_O head by head), outputs [softmax(c X A_0 X^T) X V_0 | ... ] W_O "
+        "zero-padded to N x N. For H <= min(4, N) U_{N,H} reads each head's blocks on their own; for every H, "
+        "U_{N,H} over stacked heads (theorem9_stacked's program) reads A = [A_0 | ... ] and V likewise, and "
+        "every value width d_v <= N. Bounded: the heads read on their own, shapes N x H x n x d x k: stage k "
+        "of U_{N,H} at header n, d (0: free); k = 0 the padding lemma (the stacked program's bounded "
+        "check: theorem9_stacked). For every size (--all-sizes): both programs, every N, H and n, d, d_v <= N."
     ),
     engines=("sympy", "cvc5"),
     default_max_n=8,

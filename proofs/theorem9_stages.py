@@ -46,11 +46,13 @@ the product's sums at the heads' boundaries. ``theorem9_three_heads`` and
 output at columns h N .. of C, W_O's rows h d .. at rows h N ..): stage 5 splits
 each sum of C W_O at the 2H - 1 boundaries of C's padded blocks.
 
-Claim ``theorem9`` (every H <= min(4, N), :mod:`usim.proofs.theorem9_multihead`)
-for every size: :data:`THEOREM9`, the four composed claims H = 1 .. 4 side by
-side (:func:`~usim.proofs._stages.over_heads`), so it holds for every N, every
-n, d <= N and every H <= 4. H symbolic is not proved: U's route has one list of
-steps per head, one program U_{N,H} per H.
+Claim ``theorem9`` (:mod:`usim.proofs.theorem9_multihead`) for every size:
+:data:`THEOREM9`, the four composed claims H = 1 .. 4 side by side and U_{N,H}
+over stacked heads (:mod:`usim.proofs.theorem9_stacked`, its seven stages and
+their equation, H a dimension) after them (:func:`~usim.proofs._heads.over_heads`),
+so it holds for every N, every H and every n, d, d_v <= N, and for H <= 4 the
+programs with each head's blocks on their own (U's route one list of steps per
+head: one program U_{N,H} per H) hold too.
 
 Broken variants, refuted for every size with an input replayed: stages 1, 2
 and 4 routing a carried block one position too far, the softmax without its
@@ -80,9 +82,10 @@ from usim.engine.claim import Claim
 from usim.engine.parametric.composed import ComposedClaim
 from usim.engine.parametric.statement import FamilyClaim
 from usim.proofs import theorem9_multihead as multihead
-from usim.proofs._heads import over_heads
+from usim.proofs import theorem9_stacked as stacked
+from usim.proofs._heads import EveryHead, over_heads
 from usim.proofs._stages import PaddedFamily, composed_claim, stage_claims
-from usim.proofs._universal import attention_term, universal_claim
+from usim.proofs._universal import attention_formula, attention_term, universal_claim
 from usim.proofs.theorem6_attention import ENGINES
 from usim.proofs.theorem6_stages import misplaced, no_key_mask, wrapping
 from usim.rasp.rewrite import Replacements
@@ -243,9 +246,12 @@ FOUR_HEADS_CLAIM, FOUR_HEADS, FOUR_HEADS_CLAIMS, FOUR_HEADS_FAMILIES, THEOREM9_F
 THEOREM9 = over_heads(multihead.CLAIM, multihead.spec_of, {
     1: (PADDED, THEOREM9_ONE_HEAD), 2: (TWO_HEADS, THEOREM9_TWO_HEADS),
     3: (THREE_HEADS, THEOREM9_THREE_HEADS), 4: (FOUR_HEADS, THEOREM9_FOUR_HEADS)},
-    attention_term, heads=range(1, multihead.MAX_HEADS + 1))
-"""Theorem 9 for every N, every n, d <= N and every H <= 4 (:data:`~usim.proofs.theorem9_multihead.MAX_HEADS`):
-U_{N,H} for each H, each proved as its padded stages and their chain."""
+    attention_term, heads=range(1, multihead.MAX_HEADS + 1),
+    every_h=EveryHead(stacked.FAMILY, stacked.THEOREM9_STACKED, attention_formula))
+"""Theorem 9 for every N, every H and every n, d, d_v <= N: U_{N,H} over stacked heads
+(:data:`~usim.proofs.theorem9_stacked.THEOREM9_STACKED`), and for every H <= 4
+(:data:`~usim.proofs.theorem9_multihead.MAX_HEADS`) U_{N,H} head by head too, each proved as its
+padded stages and their chain."""
 
 CLAIMS = (CLAIM, *PADDED_CLAIMS, TWO_HEADS_CLAIM, *TWO_HEADS_CLAIMS, THREE_HEADS_CLAIM, *THREE_HEADS_CLAIMS,
           FOUR_HEADS_CLAIM, *FOUR_HEADS_CLAIMS)

@@ -127,11 +127,10 @@ def _stacked_heads(x, a, v, wo, heads):
                       for h in range(heads)]) @ wo
 
 
-def test_heads_stacked_side_by_side_are_run_by_u_over_stacked_heads_which_theorem9_stacked_proves(
-        tmp_path, capsys):
+def test_heads_stacked_side_by_side_are_run_by_u_over_stacked_heads_which_theorem9_proves(tmp_path, capsys):
     """A = [A_0 | A_1 | A_2] (d x 3 d) with W_O is three heads stacked: with --bound N >= d
     U_N over stacked heads runs the layer placed head by head, the program
-    `usim prove theorem9_stacked --all-sizes` proves for every n, d <= N and every H."""
+    `usim prove theorem9 --all-sizes` (and theorem9_stacked) proves for every n, d <= N and every H."""
     rng = np.random.default_rng(8)
     x, a, v, wo = rng.normal(size=(2, 2)), rng.normal(size=(2, 6)) / 2, rng.normal(size=(2, 6)), \
         rng.normal(size=(6, 2))
@@ -141,22 +140,25 @@ def test_heads_stacked_side_by_side_are_run_by_u_over_stacked_heads_which_theore
     lines = capsys.readouterr().out.splitlines()
     assert lines[0].startswith("U for Spec(n=3, d=3, heads=3, ") and "stacked=True" in lines[0], lines[0]
     assert lines[1].startswith("for every size: this U is U_3, built for 3 x 3, the program of the statement "
-                               "`usim prove theorem9_stacked --all-sizes`"), lines[1]
+                               "`usim prove theorem9 --all-sizes` (every n, d, d_v <= 3; also theorem9_stacked;"), \
+        lines[1]
     np.testing.assert_allclose(np.load(out), _stacked_heads(x, a, v, wo, 3), atol=1e-10)
     narrow = tmp_path / "narrow.npz"  # each head's values 1 wide: d_v = 1, W_O 3 x 2
     np.savez(narrow, X=x, A=a, V=v[:, :3], WO=wo[:3])
     assert main(["simulate", str(narrow), "--bound", "3", "--out", str(out)]) == 0
-    assert "`usim prove theorem9_stacked --all-sizes`" in capsys.readouterr().out
+    assert "`usim prove theorem9 --all-sizes` (every n, d, d_v <= 3; also theorem9_stacked;" in \
+        capsys.readouterr().out
     np.testing.assert_allclose(np.load(out), _stacked_heads(x, a, v[:, :3], wo[:3], 3), atol=1e-10)
 
 
-def test_an_encoder_over_stacked_heads_is_run_by_u_n_of_corollary9_1_stacked(tmp_path, capsys):
+def test_an_encoder_over_stacked_heads_is_run_by_u_n_of_corollary9_1(tmp_path, capsys):
     from usim.proofs.corollary9_1_stacked import spec_of
 
     layer = spec_of(2, 2, 2)
     arrays = _encoder_file(layer, 9, tmp_path)
     lines = capsys.readouterr().out.splitlines()
-    assert "`usim prove corollary9_1_stacked --all-sizes` (every n, d, d_v <= 3" in lines[1], lines[1]
+    assert "`usim prove corollary9_1 --all-sizes` (every n, d, d_v <= 3; also corollary9_1_stacked;" in lines[1], \
+        lines[1]
     assert spec_from_arrays(arrays)[0] == layer
 
 
@@ -209,8 +211,9 @@ def test_per_head_blocks_placed_side_by_side_are_the_same_layer():
 
 
 def test_five_merged_heads_given_one_by_one_are_run_with_a_bound_by_u_n_over_stacked_heads(tmp_path, capsys):
-    """theorem9 is about U for H <= 4 heads one by one; five heads' A_0, ..., A_4 with
-    --bound N are placed side by side and run by U_N of theorem9_stacked: the same layer."""
+    """theorem9 is about U for H <= 4 heads one by one and about U over stacked heads for
+    every H; five heads' A_0, ..., A_4 with --bound N are placed side by side and run by
+    U_N over stacked heads, the program of theorem9 and of theorem9_stacked: the same layer."""
     rng = np.random.default_rng(13)
     arrays = {"X": rng.normal(size=(2, 2)), "WO": rng.normal(size=(10, 2))}
     for h in range(5):
@@ -219,7 +222,8 @@ def test_five_merged_heads_given_one_by_one_are_run_with_a_bound_by_u_n_over_sta
     np.savez(path, **arrays)
     assert main(["simulate", str(path), "--bound", "3", "--out", str(out)]) == 0
     lines = capsys.readouterr().out.splitlines()
-    assert "stacked=True" in lines[0] and "`usim prove theorem9_stacked --all-sizes`" in lines[1], lines[:2]
+    assert "stacked=True" in lines[0] and "`usim prove theorem9 --all-sizes` (every n, d, d_v <= 3; also " \
+        "theorem9_stacked;" in lines[1], lines[:2]
     np.testing.assert_allclose(np.load(out), simulate(arrays)[0], atol=1e-12)  # U for the heads one by one
 
 

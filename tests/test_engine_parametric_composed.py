@@ -216,3 +216,21 @@ def test_stages_that_leave_t_s_result_off_the_corner_do_not_compose_to_the_padde
     chain = composition(_ResultOffCorner(PADDED.spec_of), list(PADDED_FAMILIES), attention_term)
     assert any("not in its top-left corner" in p for p in chain.problems)
     assert not composition(PADDED, list(PADDED_FAMILIES), attention_term).problems
+
+
+def test_with_its_sizes_stated_a_claim_refuses_a_part_its_conditions_do_not_give():
+    """A claim whose sizes are stated (``over``: theorem9 for every H ranges over N, h, n,
+    d, d_v) holds each part under those conditions: a part stated for n < N only, or over
+    a size the claim does not have, is not one of its parts."""
+    from usim.encodings.sized import both
+    from usim.proofs.theorem9_stacked import THEOREM9_STACKED
+
+    softmax = THEOREM9_STACKED.parts[3]  # for every N, h and n <= N
+    stricter = dataclasses.replace(softmax, side_condition=lambda N, h, n: both(n < N, h <= N))
+    parts = THEOREM9_STACKED.parts[:3] + (stricter,) + THEOREM9_STACKED.parts[4:]
+    with pytest.raises(UsimError, match="do not meet the conditions of its part theorem9_stacked_stage4"):
+        dataclasses.replace(THEOREM9_STACKED, parts=parts)
+    lemma = families()["lemma3"]  # over r, c
+    with pytest.raises(UsimError, match="do not meet the conditions of its part lemma3"):
+        dataclasses.replace(THEOREM9_STACKED, parts=(lemma,) + THEOREM9_STACKED.parts[1:])
+    assert dataclasses.replace(THEOREM9_STACKED, parts=THEOREM9_STACKED.parts).dims == THEOREM9_STACKED.dims

@@ -71,6 +71,8 @@ def test_the_statements_for_every_size_about_a_layer_are_those_whose_family_has_
     assert ids(LayerSpec(4, 4, heads=2, d_v=4, out_proj=True)) == ["theorem9_two_heads", "theorem9"]
     assert ids(LayerSpec(3, 3, heads=3, d_v=3, out_proj=True, encoder=True)) == \
         ["corollary9_1_three_heads", "corollary9_1"]
+    assert ids(LayerSpec(3, 3, heads=5, d_v=3, out_proj=True, stacked=True)) == ["theorem9", "theorem9_stacked"]
+    assert ids(LayerSpec(3, 3, heads=5, d_v=3, out_proj=True)) == []  # five heads one by one: no program holds it
     assert ids(LayerSpec(3, 3, heads=2)) == []  # d_v = d // H: no family has it
     assert ids(LayerSpec(3, 3, encoder=True, d_ff=5)) == []  # a feed-forward width other than d
     for claim_id, spec_of in about_layer(LayerSpec(2, 2, form="projected", bias=True)):

@@ -50,13 +50,16 @@ def test_a_residual_reading_its_addend_one_position_off_refutes_corollary9_1_at_
     assert result.status is Status.REFUTED, [p.reason for p in result.parts]
 
 
-def test_corollary9_1_for_every_size_is_u_at_one_to_four_heads_side_by_side():
+def test_corollary9_1_for_every_size_is_u_at_one_to_four_heads_then_every_head_count_stacked():
     assert composed()["corollary9_1"] is COROLLARY9_1
     assert [p.id for p in COROLLARY9_1.parts] == [f"corollary9_1_{TAGS[h]}_padded_stage{k}"
-                                                  for h in range(1, 5) for k in range(1, 14)]
+                                                  for h in range(1, 5) for k in range(1, 14)] + \
+        [f"corollary9_1_stacked_stage{k}" for k in range(1, 16)]
+    assert COROLLARY9_1.dims == ("N", "h", "n", "d", "d_v")
     chain = COROLLARY9_1.chain()
     assert chain.ok, chain.problems
     assert any(check.startswith("H = 4: ") for check in chain.checks)
+    assert any(check.startswith("every H: ") for check in chain.checks)
 
 
 @pytest.mark.parametrize("heads, last", [(2, "second"), (3, "third"), (4, "fourth")])

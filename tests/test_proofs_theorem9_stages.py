@@ -133,21 +133,44 @@ def test_theorem9_for_two_heads_is_proved_for_every_size():
     assert result.status is Status.PROVED, [p.reason for p in result.parts]
 
 
-# -- three and four heads, and theorem9 for every size: U_{N,H} for H = 1 .. 4 side by side ----
+# -- three and four heads, and theorem9 for every size: U_{N,H} for H = 1 .. 4 and over stacked heads ----
 
-def test_theorem9_for_every_size_is_the_four_head_counts_each_composed_in_turn():
+def test_theorem9_for_every_size_is_the_four_head_counts_then_every_head_count_stacked():
     from usim.proofs.theorem9_stages import THEOREM9
 
     assert composed()["theorem9"] is THEOREM9
     assert [p.id for p in THEOREM9.parts] == [f"theorem9_{word}_padded_stage{k}"
                                               for word in ("one_head", "two_heads", "three_heads", "four_heads")
-                                              for k in range(1, 6)]
+                                              for k in range(1, 6)] + \
+        [f"theorem9_stacked_stage{k}" for k in range(1, 8)]
+    assert THEOREM9.dims == ("N", "h", "n", "d", "d_v")  # H a size of the claim: every H
     chain = THEOREM9.chain()
     assert chain.ok, chain.problems
     assert sum("composes, as terms, to the claim's formula" in c for c in chain.checks) == 4
+    assert any(c.startswith("every H: ") and "equation" in c for c in chain.checks), chain.checks
     assert "H4.stage4:fourth-head-misplaced" in THEOREM9.mutants
     index, broken = THEOREM9.mutants["H3.stage3:no-key-mask"]
     assert THEOREM9.parts[index].id == "theorem9_three_heads_padded_stage3" and broken == "no-key-mask"
+    index, broken = THEOREM9.mutants["stacked.stage6:heads-mod-8"]  # wrong only past H = 8
+    assert THEOREM9.parts[index].id == "theorem9_stacked_stage6" and broken == "heads-mod-8"
+
+
+def test_a_member_for_every_head_count_of_another_layer_breaks_the_chain():
+    """The encoder's U over stacked heads given as theorem9's member for every H: its
+    family is not T's attention layer with H heads stacked, nor its stages the formula's."""
+    from usim.proofs import corollary9_1_stacked, theorem9_multihead, theorem9_stacked
+    from usim.proofs._heads import EveryHead, over_heads
+    from usim.proofs._universal import attention_formula
+
+    wrong = EveryHead(corollary9_1_stacked.FAMILY, corollary9_1_stacked.COROLLARY9_1_STACKED, attention_formula)
+    claim = over_heads(theorem9_multihead.CLAIM, theorem9_multihead.spec_of, {1: (PADDED, THEOREM9_ONE_HEAD)},
+                       attention_term, (1,), every_h=wrong)
+    problems = claim.chain().problems
+    assert problems and problems[0].startswith("every H: the member is U for "), problems
+    right = EveryHead(theorem9_stacked.FAMILY, corollary9_1_stacked.COROLLARY9_1_STACKED, attention_formula)
+    problems = over_heads(theorem9_multihead.CLAIM, theorem9_multihead.spec_of, {1: (PADDED, THEOREM9_ONE_HEAD)},
+                          attention_term, (1,), every_h=right).chain().problems
+    assert problems and all(p.startswith("every H: ") for p in problems), problems  # the encoder's parts
 
 
 def _over_heads(members, heads=(1, 2)):

@@ -100,17 +100,20 @@ class ComposedClaim:
         if not self.parts:
             raise UsimError(f"{self.claim.id}: a composed claim needs at least one part")
         widest = self.widest
-        for p in self.parts:  # a part stated over fewer sizes holds, in particular, under the widest's conditions
+        if self.over is not None:  # the claim's sizes and conditions are stated: each part holds under them
+            for p in self.parts:
+                if not set(p.dims) <= set(self.over.dims) or \
+                        not implies(self.over.dims, self.over.conditions(), p.conditions()):
+                    raise UsimError(f"{self.claim.id}: its sizes ({self.over.describe_conditions()}) do not meet "
+                                    f"the conditions of its part {p.id} ({p.describe_conditions()})")
+        for p in () if self.over is not None else self.parts:
+            # a part stated over fewer sizes holds, in particular, under the widest's conditions
             # (those over as many sizes: under the same conditions)
             if not set(p.dims) <= set(widest.dims) or \
                     not implies(widest.dims, widest.conditions(), p.conditions()) or \
                     (len(p.dims) == len(widest.dims) and not implies(p.dims, p.conditions(), widest.conditions())):
                 raise UsimError(f"{self.claim.id}: its parts are stated under different conditions "
                                 f"({p.describe_conditions()}; {widest.describe_conditions()})")
-        if self.over is not None and (not set(widest.dims) <= set(self.over.dims)
-                                      or not implies(self.over.dims, self.over.conditions(), widest.conditions())):
-            raise UsimError(f"{self.claim.id}: its sizes ({self.over.describe_conditions()}) do not meet its "
-                            f"parts' conditions ({widest.describe_conditions()})")
         for name, (index, broken) in self.mutants.items():
             if not 0 <= index < len(self.parts) or broken not in self.parts[index].mutants:
                 raise UsimError(f"{self.claim.id}: the broken variant {name} names no broken variant of a part")
