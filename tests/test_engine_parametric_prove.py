@@ -117,23 +117,3 @@ def test_a_split_does_not_make_a_wrong_row_equal():
     verdict = prove_equation(_equation(_first_row_summed, on_every_row, splits=lambda N: lambda a, b: [a < 1]))
     assert verdict.status is Status.UNKNOWN
     assert all(h["N"] >= 2 for h in verdict.hints)  # only rows a >= 1 differ
-
-
-def _zero_weight_times_a_quotient(left_defined: bool) -> Equation:
-    """Y = Q W with Q[i, l] = 1 / S[i, l] and W = 0: 0 on the right, and on the left a
-    sum of terms 0 * (1 / S[i, l]), undefined where an entry of S is 0."""
-    def left(N, S):
-        Q = matrix_of(N, N, lambda i, j: 1 / S[i, j])
-        return Q * matrix_of(N, N, lambda i, j: 0)
-
-    return Equation("test", ("N",), lambda N: [("S", (N, N))], lambda N: [("Y", (N, N))],
-                    lambda N: lambda m: {"Y": left(N, m["S"])},
-                    lambda N: lambda m: {"Y": matrix_of(N, N, lambda i, j: 0)}, left_defined=left_defined)
-
-
-def test_a_left_factor_is_skipped_only_where_the_equation_says_its_left_side_is_defined():
-    """A term whose right factor is 0 is 0 without its left factor only where the left
-    side is known defined (U's stages' meanings, each stage's proof checking its
-    divisions); elsewhere the quotient 1 / S[i, l] is read and its divisor checked."""
-    assert prove_equation(_zero_weight_times_a_quotient(False)).status is not Status.PROVED
-    assert prove_equation(_zero_weight_times_a_quotient(True)).status is Status.PROVED

@@ -270,7 +270,10 @@ class Equation:
     every input meeting the preconditions (U's stages' meanings, each stage's proof
     checking its divisions): a product's term whose right factor is 0 is then 0
     without its left factor being evaluated (T's weights placed into U's are 0 past
-    their corner, and the rows they meet there cost a whole layer norm each).
+    their corner, and the rows they meet there cost a whole layer norm each). It is
+    the caller's statement, not checked here: a verdict that used it says so in its
+    reason, and the one caller (``proofs/_stage_equation.py``) is a composed claim's
+    chain, PROVED only with every stage's proof, the ones that show it.
     """
 
     name: str

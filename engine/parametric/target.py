@@ -68,6 +68,7 @@ class TargetContext:
     prune: bool = False  # everywhere: a case the facts decide is its branch alone (an equation's sides)
     simplify: Callable[[list[Formula], Term], Term] | None = None  # an equal term where the facts hold
     skip_zero: bool = False  # a product's term whose right factor is 0 is 0, its left factor not evaluated
+    skipped: int = 0  # how many terms were 0 by their right factor alone (skip_zero)
     _blocked: int = 0  # inside a sum re-indexed by blocks: quotients simplified by the facts
 
     def term(self, value: Index, what: str) -> Term:
@@ -239,8 +240,12 @@ class TargetContext:
         """Whether a product's term is 0 by its right factor alone (``skip_zero``: only
         where the left factor is known to be a real number, defined: an equation's left
         side, U's stages' meanings composed, each proved defined on every input
-        meeting the preconditions by its stage's own proof)."""
-        return self.skip_zero and isinstance(factor, (int, sympy.Integer)) and factor == 0
+        meeting the preconditions by its stage's own proof); each such term is counted in
+        ``skipped``, so that a verdict resting on it says so."""
+        if self.skip_zero and isinstance(factor, (int, sympy.Integer)) and factor == 0:
+            self.skipped += 1
+            return True
+        return False
 
     def whole(self, value: SymbolicInt) -> sympy.Expr:
         """An integer term (a size) as a value: the atom the program's side gives it too.
