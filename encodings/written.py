@@ -16,8 +16,9 @@ own conditions cover it.
 
 A division that is meant only where a data condition holds is written with
 :func:`piecewise`, whose branches are recorded on their own: a power a branch
-keeps is the branch's (its conditions hold only where the branch is taken),
-one it cancels is required everywhere.
+keeps is required where the branch is taken (recorded guarded by the branch's
+condition, so that it stays required when the whole Piecewise is cancelled
+later, 0 * piecewise(...)), one it cancels is required everywhere.
 
 >>> import sympy
 >>> x, y = sympy.symbols("x y")
@@ -250,9 +251,10 @@ def piecewise(condition: Any, then: Callable[[], Any], otherwise: Callable[[], A
     divisions and roots its own (1/v where v > 0 is defined everywhere).
 
     Each branch is built inside its own :func:`written_powers`; the powers a
-    branch's value keeps are covered by the Piecewise's own conditions (taken
-    only where the branch is), those it cancels are passed to the enclosing
-    record, to be required everywhere. With no record open it is the plain
+    branch's value keeps are passed to the enclosing record guarded by the
+    branch's condition (:func:`guarded`: required where the branch is taken, also
+    when the Piecewise itself is cancelled later), those it cancels are passed on
+    as they are, to be required everywhere. With no record open it is the plain
     Piecewise.
 
     Args:
@@ -266,15 +268,35 @@ def piecewise(condition: Any, then: Callable[[], Any], otherwise: Callable[[], A
     >>> v = sympy.Symbol("v")
     >>> with written_powers() as powers:
     ...     value = piecewise(v > 0, lambda: 1 / v, lambda: 0)
-    >>> value, powers
-    (Piecewise((1/v, v > 0), (0, True)), set())
+    >>> value, written_conditions(powers)
+    (Piecewise((1/v, v > 0), (0, True)), [Ne(Piecewise((v, v > 0), (1, True)), 0)])
     """
     if not _RECORDS:
         return sympy.Piecewise((then(), condition), (otherwise(), True))
     branches = []
-    for branch in (then, otherwise):
+    for branch, taken in ((then, condition), (otherwise, sympy.Not(condition))):
         with written_powers() as inside:
             value = sympy.sympify(branch())
-        _RECORDS[-1].update(cancelled_powers(inside, [value]))
+        cancelled = cancelled_powers(inside, [value])
+        _RECORDS[-1].update(cancelled)
+        _RECORDS[-1].update(guarded(power, taken) for power in inside - cancelled)
         branches.append(value)
     return sympy.Piecewise((branches[0], condition), (branches[1], True))
+
+
+def guarded(power: Power, taken: Any) -> Power:
+    """A written power required only where ``taken`` holds: its base replaced by
+    ``Piecewise((base, taken), (1, True))``, whose domain condition (!= 0, >= 0) is
+    the base's where ``taken`` holds and true elsewhere (1 is in every power's domain).
+
+    Args:
+        power: (base, exponent), as :func:`written_powers` records it.
+        taken: a sympy Boolean: where the power is evaluated.
+
+    Returns:
+        The guarded (base, exponent); the power itself where ``taken`` is true.
+    """
+    base, exponent = power
+    if taken is sympy.true:
+        return power
+    return sympy.Piecewise((base, taken), (sympy.Integer(1), True)), exponent

@@ -50,10 +50,15 @@ def test_sympys_questions_about_an_expression_write_nothing():
     assert powers == {(p, -1)}
 
 
-def test_a_branch_keeps_its_own_division_and_passes_on_a_cancelled_one():
+def test_a_branch_keeps_its_own_division_where_it_is_taken_and_passes_on_a_cancelled_one():
     with written_powers() as powers:
         kept = piecewise(v > 0, lambda: 1 / v, lambda: 0)
-    assert kept == sympy.Piecewise((1 / v, v > 0), (0, True)) and powers == set()
+    assert kept == sympy.Piecewise((1 / v, v > 0), (0, True))
+    (condition,) = written_conditions(cancelled_powers(powers, [kept]))  # 1/v required where v > 0 only
+    assert [condition.subs(v, value) for value in (2, 0, -3)] == [sympy.true, sympy.true, sympy.true]
+    with written_powers() as powers:
+        piecewise(v >= 0, lambda: 1 / v, lambda: 0)  # taken at v = 0: undefined there
+    assert [c.subs(v, 0) for c in written_conditions(powers)] == [sympy.false]
     with written_powers() as powers:
         piecewise(v > 0, lambda: x * y / y, lambda: 0)
     assert powers == {(y, -1)}

@@ -13,7 +13,9 @@ calling it PROVED (paper_map.md, "What PROVED means", states them):
   the evaluation at sizes where w = 0 (the second line kept beside the record);
 * fixed: an input entry's log or Mod written and cancelled (only powers were
   recorded; a log is now recorded as the power of its domain, a Mod as a division);
-* open: a usim ``piecewise`` that is cancelled as a whole (0 * piecewise(...));
+* fixed (seventeenth session): a usim ``piecewise`` that is cancelled as a whole
+  (0 * piecewise(...)): a branch's kept division is recorded guarded by the branch's
+  condition (``written.guarded``), required where the branch is taken;
 * open: a target helper cached with functools (a value from the cache writes nothing);
 * open: a target that branches in Python on a symbolic test (M[0, 0] == 0 is
   False on symbols, so the branch for 0 is never built).
@@ -82,11 +84,12 @@ def test_an_entry_mod_itself_is_not_proved():
     assert _bounded(_transpose_with(lambda M, i, j: M[j, i] + sympy.Mod(M[0, 0], M[0, 0]))) is not Status.PROVED
 
 
-@OPEN
 def test_a_piecewise_cancelled_as_a_whole_keeps_its_branch_division():
-    def entry(M, i, j):
-        return M[j, i] + 0 * piecewise(M[0, 0] > -1, lambda: 1 / M[0, 0], lambda: sympy.Integer(0))
-    assert _bounded(_transpose_with(entry)) is not Status.PROVED
+    def entry(bound):
+        return lambda M, i, j: M[j, i] + 0 * piecewise(M[0, 0] > bound, lambda: 1 / M[0, 0],
+                                                        lambda: sympy.Integer(0))
+    assert _bounded(_transpose_with(entry(-1))) is Status.REFUTED  # taken at M[0, 0] = 0
+    assert _bounded(_transpose_with(entry(0))) is Status.PROVED  # taken only where M[0, 0] > 0
 
 
 @functools.lru_cache(maxsize=None)
