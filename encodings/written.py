@@ -278,8 +278,10 @@ def piecewise(condition: Any, then: Callable[[], Any], otherwise: Callable[[], A
         with written_powers() as inside:
             value = sympy.sympify(branch())
         cancelled = cancelled_powers(inside, [value])
-        _RECORDS[-1].update(cancelled)
-        _RECORDS[-1].update(guarded(power, taken) for power in inside - cancelled)
+        # kept, or guarded already (an inner piecewise's: its guard and this branch's both)
+        for power in inside:
+            _RECORDS[-1].add(guarded(power, taken) if power not in cancelled or _guard(power[0]) is not None
+                             else power)
         branches.append(value)
     return sympy.Piecewise((branches[0], condition), (branches[1], True))
 
@@ -293,10 +295,23 @@ def guarded(power: Power, taken: Any) -> Power:
         power: (base, exponent), as :func:`written_powers` records it.
         taken: a sympy Boolean: where the power is evaluated.
 
+    A power guarded already (by an inner :func:`piecewise`) keeps one guard, both
+    conditions: ``Piecewise((base, inner & taken), (1, True))``.
+
     Returns:
         The guarded (base, exponent); the power itself where ``taken`` is true.
     """
     base, exponent = power
     if taken is sympy.true:
         return power
+    inner = _guard(base)
+    if inner is not None:
+        base, taken = inner[0], sympy.And(inner[1], taken)
     return sympy.Piecewise((base, taken), (sympy.Integer(1), True)), exponent
+
+
+def _guard(base: Any) -> tuple[Any, Any] | None:
+    """(base, condition) of a base :func:`guarded` made, Piecewise((base, condition), (1, True)); else None."""
+    if isinstance(base, sympy.Piecewise) and len(base.args) == 2 and base.args[1] == (1, sympy.true):
+        return base.args[0].expr, base.args[0].cond
+    return None

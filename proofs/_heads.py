@@ -20,7 +20,7 @@ from usim.constructions.universal.terms import Term
 from usim.engine.claim import Claim
 from usim.engine.parametric.composed import Chain, ComposedClaim
 from usim.engine.parametric.statement import FamilyClaim
-from usim.proofs._stage_equation import LayerFormula, equation_composition
+from usim.proofs._stage_equation import LayerFormula, equation_composition, wiring_equation
 from usim.proofs._stages import PaddedFamily, UniversalFamily, composition
 from usim.rasp.family import dimension
 from usim.rasp.program import Program
@@ -36,8 +36,9 @@ class EveryHead:
     (one list of steps for every H, :mod:`usim.proofs._stage_equation`).
 
     ``family``: its family (``family.spec_of(n, d, h)``: T's layer with its heads
-    stacked); ``claim``: its composed claim (the parts are read from it, its chain is
-    derived again); ``formula``: T's result from its blocks, as the equation reads it.
+    stacked); ``claim``: its composed claim (its parts and broken variants are read
+    from it; its chain, equation, program and layers are made again from ``family`` and
+    ``formula``); ``formula``: T's result from its blocks, as the equation reads it.
     """
 
     family: UniversalFamily
@@ -69,10 +70,11 @@ def over_heads(bounded: Claim, spec_of: Callable[[Any, Any, int], LayerSpec],
     its chain also checks that the member's family is T's layer with H heads (H
     symbolic) stacked and derives again the :func:`equation_composition` of that
     family's stages from the member's parts to ``every_h.formula``; the claim's
-    sizes and conditions are the member's equation's (the head count among them), its
-    program and broken variants include the member's (``stacked.{name}``), and its
-    layers include the member's, so that ``usim simulate`` names this claim for U over
-    stacked heads too.
+    sizes and conditions are that equation's (:func:`wiring_equation`, made here from
+    the family and the formula, the one the chain proves: the head count among them),
+    its program includes the family's (``stacked.{name}``), its broken variants the
+    member's, and its layers the family's, so that ``usim simulate`` names this claim
+    for U over stacked heads too.
 
     Args:
         bounded: the bounded claim (its statement names the H it covers).
@@ -93,6 +95,7 @@ def over_heads(bounded: Claim, spec_of: Callable[[Any, Any, int], LayerSpec],
         mutants.update({f"H{h}.{name}": (len(parts) + index, broken)
                         for name, (index, broken) in member.mutants.items()})
         parts.extend(member.parts)
+    equation = wiring_equation(every_h.family, every_h.formula) if every_h is not None else None
     if every_h is not None:
         mutants.update({f"{STACKED}.{name}": (len(parts) + index, broken)
                         for name, (index, broken) in every_h.claim.mutants.items()})
@@ -122,7 +125,7 @@ def over_heads(bounded: Claim, spec_of: Callable[[Any, Any, int], LayerSpec],
             if every_h.family.spec_of(n, d, h) != stacked:
                 problems.append(f"every H: the member is U for {every_h.family.spec_of(n, d, h).tag}, not for "
                                 f"{stacked.tag}")
-            found = equation_composition(every_h.family, list(every_h.claim.parts), every_h.formula)
+            found = equation_composition(every_h.family, list(every_h.claim.parts), every_h.formula, equation)
             checks += [f"every H: {check}" for check in found.checks]
             problems += [f"every H: {problem}" for problem in found.problems]
             undecided = tuple(f"every H: {what}" for what in found.undecided)
@@ -132,10 +135,10 @@ def over_heads(bounded: Claim, spec_of: Callable[[Any, Any, int], LayerSpec],
         outputs = {f"H{h}.{name}": sop for h in order for name, sop in members[h][1].program().outputs}
         title = f"U_{{N,H}} for H = {', '.join(map(str, order))}"
         if every_h is not None:
-            outputs.update({f"{STACKED}.{name}": sop for name, sop in every_h.claim.program().outputs})
+            outputs.update({f"{STACKED}.{name}": sop for name, sop in every_h.family.symbolic().program.outputs})
             title += ", and over stacked heads for every H"
         return Program.of(bounded.id, outputs, title)
 
-    layers = tuple(members[h][0].spec_of for h in order) + (every_h.claim.layers if every_h is not None else ())
+    layers = tuple(members[h][0].spec_of for h in order) + ((every_h.family.spec_of,) if every_h is not None else ())
     return ComposedClaim(bounded, tuple(parts), chain=chain, program=program, mutants=mutants, layers=layers,
-                         over=every_h.claim.over if every_h is not None else None)
+                         over=equation)

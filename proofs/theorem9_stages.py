@@ -8,7 +8,7 @@ every n, d <= N,
     softmax(c X A X^T) X V W_O
 
 zero-padded to N x N: Theorem 9 at H = 1, the projection included (the claim
-``theorem9`` states every H <= min(4, N), up to a bound only). U_{N,1} is five
+``theorem9`` states every H: bounded, the per-head programs for H <= min(4, N)). U_{N,1} is five
 stages, each a function of one sequence:
 
     stage 1: XT = X^T;  Y1 = X A;  Y4 = X V     (W_O carried)

@@ -64,6 +64,18 @@ def test_a_branch_keeps_its_own_division_where_it_is_taken_and_passes_on_a_cance
     assert powers == {(y, -1)}
 
 
+def test_a_division_in_a_branch_of_a_branch_is_required_where_both_are_taken():
+    w = sympy.Symbol("w")
+    with written_powers() as powers:
+        nested = piecewise(v > 0, lambda: piecewise(w > 0, lambda: 1 / v, lambda: 0), lambda: 0)
+    (condition,) = written_conditions(cancelled_powers(powers, [0 * nested]))  # cancelled as a whole
+    assert condition.subs({v: 0, w: 1}) is sympy.true  # the outer branch is not taken at v = 0
+    with written_powers() as powers:
+        piecewise(v >= 0, lambda: piecewise(w > 0, lambda: 1 / v, lambda: 0), lambda: 0)
+    (condition,) = written_conditions(powers)
+    assert condition.subs({v: 0, w: 1}) is sympy.false and condition.subs({v: 0, w: -1}) is sympy.true
+
+
 def test_sympys_piecewise_leaves_a_division_in_a_branch_required_everywhere():
     with written_powers() as powers:
         value = sympy.Piecewise((1 / v, v > 0), (0, True))

@@ -155,6 +155,27 @@ def test_theorem9_for_every_size_is_the_four_head_counts_then_every_head_count_s
     assert THEOREM9.parts[index].id == "theorem9_stacked_stage6" and broken == "heads-mod-8"
 
 
+def test_the_claims_sizes_are_those_of_the_equation_its_chain_proves_not_the_members_say_so():
+    """Found in the seventeenth session's review: the sizes were read from the member's own
+    claim, so a member stating fewer conditions (d_v <= N left out: no part reads d_v)
+    made a claim over every d_v from a chain proving d_v <= N only."""
+    import dataclasses
+
+    from usim.encodings.sized import both
+    from usim.proofs import theorem9_multihead, theorem9_stacked
+    from usim.proofs._heads import EveryHead, over_heads
+    from usim.proofs._universal import attention_formula
+
+    right = theorem9_stacked.THEOREM9_STACKED
+    narrowed = dataclasses.replace(right.over, side_condition=lambda N, h, n, d, d_v: both(n <= N, d <= N))
+    member = dataclasses.replace(right, over=narrowed)
+    assert "d_v <= N" not in member.describe_conditions()
+    claim = over_heads(theorem9_multihead.CLAIM, theorem9_multihead.spec_of, {1: (PADDED, THEOREM9_ONE_HEAD)},
+                       attention_term, (1,), every_h=EveryHead(theorem9_stacked.FAMILY, member, attention_formula))
+    assert claim.describe_conditions() == right.describe_conditions()
+    assert "d_v <= N" in claim.describe_conditions()
+
+
 def test_a_member_for_every_head_count_of_another_layer_breaks_the_chain():
     """The encoder's U over stacked heads given as theorem9's member for every H: its
     family is not T's attention layer with H heads stacked, nor its stages the formula's."""

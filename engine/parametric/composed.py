@@ -83,9 +83,11 @@ class ComposedClaim:
     as LayerSpec's fields (U's own head count over stacked heads; T's placed d_v, with
     U's as default: :func:`usim.proofs.about_layer`), so that a command can tell
     whether the program it runs is one this claim proves; empty for other claims.
-    ``over``: the claim's sizes and conditions where they are wider than every
-    part's (an equation of its chain ranging also over a size no part reads: T's
-    width d placed into U's input); None: the widest part's.
+    ``over``: the claim's sizes and conditions when they are not one part's: an
+    equation of its chain ranging also over a size no part reads (T's width d placed
+    into U's input), or parts over different sizes (per-head programs over N, n, d and
+    one over stacked heads over N, h, n); each part must hold under them. None: the
+    widest part's.
     """
 
     claim: Claim
@@ -124,8 +126,8 @@ class ComposedClaim:
 
     @property
     def widest(self) -> FamilyClaim:
-        """The part stated over the most sizes: the claim's sizes and conditions are its
-        (every other part's are among them)."""
+        """The part stated over the most sizes: without ``over``, the claim's sizes and
+        conditions are its (every other part's are among them)."""
         return max(self.parts, key=lambda p: len(p.dims))
 
     @property
