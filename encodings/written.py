@@ -290,13 +290,14 @@ def guarded(power: Power, taken: Any) -> Power:
     """A written power required only where ``taken`` holds: its base replaced by
     ``Piecewise((base, taken), (1, True))``, whose domain condition (!= 0, >= 0) is
     the base's where ``taken`` holds and true elsewhere (1 is in every power's domain).
+    A power guarded already (by an inner :func:`piecewise`) keeps one guard, both
+    conditions: ``Piecewise((base, inner & taken), (1, True))``. (The parametric
+    engine reads no Piecewise: a guarded power leaves a proof for every size UNKNOWN,
+    as a target with a Piecewise already does.)
 
     Args:
         power: (base, exponent), as :func:`written_powers` records it.
         taken: a sympy Boolean: where the power is evaluated.
-
-    A power guarded already (by an inner :func:`piecewise`) keeps one guard, both
-    conditions: ``Piecewise((base, inner & taken), (1, True))``.
 
     Returns:
         The guarded (base, exponent); the power itself where ``taken`` is true.
